@@ -1,0 +1,125 @@
+/**
+ * A kind is declared once, as a ResourceDefinition: its names, scope, verbs, schema, strategy and
+ * subresources. Everything generic (routing, discovery, the store, decoding, selectors, deletion)
+ * is driven by these definitions; adding a kind touches nothing generic.
+ */
+import type { FieldError } from '../../shared/api/field.ts';
+import type { KubeObject } from '../../shared/api/types.ts';
+import type { Schema } from '../../shared/api/schema.ts';
+import type { NameRule } from '../../shared/validation/names.ts';
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+export const allVerbs: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+/** Who is calling; filled by authentication. */
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** What a strategy hook may know about the request it serves. */
+export interface RequestContext {
+  user: UserInfo;
+  /** The time of the request; hooks use it instead of reading the clock. */
+  now: Date;
+}
+
+/**
+ * The kind-specific steps of writes. The generic store calls them in a fixed order:
+ * create: metadata defaults → prepareForCreate → validate (+ generic metadata) → admission → storage;
+ * update: prepareForUpdate → validateUpdate (+ generic metadata) → admission → storage.
+ */
+export interface Strategy<T extends KubeObject = KubeObject> {
+  /** Clears what a client may not set on create (status, usually) and applies defaults. May mutate obj. */
+  prepareForCreate?(obj: T, ctx: RequestContext): void;
+  /** Kind-specific validation of a new object. Must not mutate. Metadata is validated generically. */
+  validate(obj: T, ctx: RequestContext): FieldError[];
+  /** Carries over what the main resource may not change (status, usually). May mutate obj, never old. */
+  prepareForUpdate?(obj: T, old: T, ctx: RequestContext): void;
+  /** Validation of an update; without it, validate(obj) runs. Must not mutate. */
+  validateUpdate?(obj: T, old: T, ctx: RequestContext): FieldError[];
+  /** Warnings returned to the client in `Warning` headers; never reject. */
+  warnings?(obj: T, old: T | undefined): string[];
+  /** PUT of a missing object creates it (upstream: true for few kinds, e.g. Node, Lease, Event). */
+  allowCreateOnUpdate?: boolean;
+  /** PUT without metadata.resourceVersion is allowed (last write wins). Default true. */
+  allowUnconditionalUpdate?: boolean;
+  /**
+   * Called on the first delete of an object that must be finalized before removal: returns true
+   * when the object still needs finalization beyond metadata.finalizers (Namespace: spec.finalizers),
+   * and may mark it (Namespace: status.phase Terminating). May mutate obj.
+   */
+  prepareForDelete?(obj: T, ctx: RequestContext): boolean;
+  /** True while the kind's own finalizers (beyond metadata.finalizers) keep the object alive. */
+  hasPendingFinalizers?(obj: T): boolean;
+  /** True when a spec change must bump metadata.generation (default: anything but metadata and status changed). */
+  specChanged?(obj: T, old: T): boolean;
+}
+
+/**
+ * Reads one field of an object as a string, for field selectors. Declared through a method so that
+ * a definition of a specific kind is usable where a definition of any kind is expected.
+ */
+export type FieldReader<T extends KubeObject> = { read(obj: T): string | undefined }['read'];
+
+/** A subresource that writes part of its parent (status, approval, finalize). */
+export interface SubresourceDefinition<T extends KubeObject = KubeObject> {
+  verbs: readonly ('get' | 'update' | 'patch')[];
+  /** Copies everything the subresource may not change from old into obj. May mutate obj. */
+  prepareForUpdate(obj: T, old: T, ctx: RequestContext): void;
+  validateUpdate(obj: T, old: T, ctx: RequestContext): FieldError[];
+}
+
+/** Converts between the served form of a kind and the form stored in etcd (events.k8s.io Event ↔ core Event). */
+export interface StorageConversion<T extends KubeObject = KubeObject> {
+  toStorage(obj: T): KubeObject;
+  fromStorage(stored: KubeObject): T;
+}
+
+/** A read-only kind computed on each request instead of stored (ComponentStatus). */
+export interface ComputedSource<T extends KubeObject = KubeObject> {
+  list(): Promise<T[]>;
+}
+
+export interface ResourceDefinition<T extends KubeObject = KubeObject> {
+  group: string;
+  version: string;
+  kind: string;
+  /** The URL name, lower case plural. */
+  plural: string;
+  singular: string;
+  shortNames?: readonly string[];
+  categories?: readonly string[];
+  namespaced: boolean;
+  verbs: readonly Verb[];
+  /** OpenAPI v3 schema of the whole object (apiVersion, kind, metadata included). */
+  schema: Schema;
+  strategy: Strategy<T>;
+  subresources?: Readonly<Record<string, SubresourceDefinition<T>>>;
+  /** How metadata.name is validated; defaults to a DNS subdomain. */
+  nameRule?: NameRule;
+  /** Field selector keys beyond metadata.name and metadata.namespace, with how to read them. */
+  fieldSelectors?: Readonly<Record<string, FieldReader<T>>>;
+  /** DELETE answers with the object rather than a Status. */
+  deleteReturnsObject?: boolean;
+  /** Where and in which form objects are stored, when not under `<plural>` as served. */
+  storage?: { resource: string } & Partial<StorageConversion<T>>;
+  /** Read-only kinds computed on request rather than stored. */
+  computed?: ComputedSource<T>;
+  /** Kinds of other group versions that are off unless --runtime-config enables them. */
+  enabledByDefault?: boolean;
+  /** A deprecation notice served in a Warning header (upstream's text). */
+  deprecationWarning?: string;
+}
+
+export function apiVersionOf(def: Pick<ResourceDefinition, 'group' | 'version'>): string {
+  return def.group ? `${def.group}/${def.version}` : def.version;
+}
+
+/** Typed identity for declaring a definition with inference of T. */
+export function defineResource<T extends KubeObject>(def: ResourceDefinition<T>): ResourceDefinition<T> {
+  return def;
+}

@@ -1,0 +1,191 @@
+/**
+ * The one error type of the API: a StatusError *is* the wire Status. Build it only through the
+ * factories below; their messages follow upstream's formats exactly because clients parse them
+ * (kubectl matches "not found", "already exists", "the object has been modified", ...).
+ */
+import type { Status, StatusCause } from './types.ts';
+import { fieldErrorBody, fieldErrorString, type FieldError } from './field.ts';
+
+export interface GroupResource {
+  group: string;
+  resource: string;
+}
+
+export interface GroupKind {
+  group: string;
+  kind: string;
+}
+
+export class StatusError extends Error {
+  readonly status: Status;
+  /** Seconds for a Retry-After header, when the client should try again later. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(status: Omit<Status, 'kind' | 'apiVersion' | 'metadata' | 'status'>, retryAfterSeconds?: number) {
+    super(status.message);
+    this.name = 'StatusError';
+    this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', ...status };
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  get code(): number {
+    return this.status.code;
+  }
+
+  get reason(): string | undefined {
+    return this.status.reason;
+  }
+}
+
+export function isStatusError(err: unknown, reason?: string): err is StatusError {
+  return err instanceof StatusError && (reason === undefined || err.status.reason === reason);
+}
+
+/** `configmaps` for the core group, `csidrivers.storage.k8s.io` otherwise. */
+export function qualifiedResource(gr: GroupResource): string {
+  return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
+}
+
+function qualifiedKind(gk: GroupKind): string {
+  return gk.group ? `${gk.kind}.${gk.group}` : gk.kind;
+}
+
+export function notFound(gr: GroupResource, name: string): StatusError {
+  return new StatusError({
+    message: `${qualifiedResource(gr)} "${name}" not found`,
+    reason: 'NotFound',
+    details: { name, group: gr.group, kind: gr.resource },
+    code: 404,
+  });
+}
+
+export function alreadyExists(gr: GroupResource, name: string): StatusError {
+  return new StatusError({
+    message: `${qualifiedResource(gr)} "${name}" already exists`,
+    reason: 'AlreadyExists',
+    details: { name, group: gr.group, kind: gr.resource },
+    code: 409,
+  });
+}
+
+export const optimisticLockMessage = 'the object has been modified; please apply your changes to the latest version and try again';
+
+export function conflict(gr: GroupResource, name: string, detail: string): StatusError {
+  return new StatusError({
+    message: `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${detail}`,
+    reason: 'Conflict',
+    details: { name, group: gr.group, kind: gr.resource },
+    code: 409,
+  });
+}
+
+export function invalid(gk: GroupKind, name: string, errors: readonly FieldError[]): StatusError {
+  const causes: StatusCause[] = errors.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
+  const texts = errors.map(fieldErrorString);
+  const aggregate = texts.length === 1 ? texts[0] : `[${texts.join(', ')}]`;
+  return new StatusError({
+    message: `${qualifiedKind(gk)} "${name}" is invalid: ${aggregate}`,
+    reason: 'Invalid',
+    details: { name, group: gk.group, kind: gk.kind, causes },
+    code: 422,
+  });
+}
+
+export function badRequest(message: string): StatusError {
+  return new StatusError({ message, reason: 'BadRequest', code: 400 });
+}
+
+export function unauthorized(message = 'Unauthorized'): StatusError {
+  return new StatusError({ message, reason: 'Unauthorized', code: 401 });
+}
+
+export function forbidden(gr: GroupResource, name: string, detail: string): StatusError {
+  const what = name ? `${qualifiedResource(gr)} "${name}"` : qualifiedResource(gr);
+  return new StatusError({
+    message: `${what} is forbidden: ${detail}`,
+    reason: 'Forbidden',
+    details: { name, group: gr.group, kind: gr.resource },
+    code: 403,
+  });
+}
+
+export function pathNotFound(): StatusError {
+  return new StatusError({ message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
+}
+
+export function methodNotSupported(gr: GroupResource, action: string): StatusError {
+  return new StatusError({
+    message: `${action} is not supported on resources of kind "${qualifiedResource(gr)}"`,
+    reason: 'MethodNotAllowed',
+    details: { group: gr.group, kind: gr.resource },
+    code: 405,
+  });
+}
+
+export function notAcceptable(accepted: readonly string[]): StatusError {
+  return new StatusError({
+    message: `only the following media types are accepted: ${accepted.join(', ')}`,
+    reason: 'NotAcceptable',
+    code: 406,
+  });
+}
+
+export function unsupportedMediaType(contentType: string, accepted: readonly string[]): StatusError {
+  return new StatusError({
+    message: `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+    reason: 'UnsupportedMediaType',
+    details: { causes: [{ reason: 'UnexpectedHeader', message: contentType, field: 'Content-Type' }] },
+    code: 415,
+  });
+}
+
+export function requestEntityTooLarge(limitBytes: number): StatusError {
+  return new StatusError({
+    message: `Request entity too large: limit is ${limitBytes}`,
+    reason: 'RequestEntityTooLarge',
+    code: 413,
+  });
+}
+
+export function gone(message: string): StatusError {
+  return new StatusError({ message, reason: 'Gone', code: 410 });
+}
+
+/** 410 with reason Expired: a compacted revision or an expired continue token. */
+export function resourceExpired(message: string): StatusError {
+  return new StatusError({ message, reason: 'Expired', code: 410 });
+}
+
+export function internalError(detail: string): StatusError {
+  return new StatusError({
+    message: `Internal error occurred: ${detail}`,
+    reason: 'InternalError',
+    details: { causes: [{ message: detail }] },
+    code: 500,
+  });
+}
+
+export function timeout(message: string, retryAfterSeconds: number): StatusError {
+  return new StatusError(
+    { message: `Timeout: ${message}`, reason: 'Timeout', details: { retryAfterSeconds }, code: 504 },
+    retryAfterSeconds,
+  );
+}
+
+export function tooManyRequests(message: string, retryAfterSeconds: number): StatusError {
+  return new StatusError(
+    { message, reason: 'TooManyRequests', details: { retryAfterSeconds }, code: 429 },
+    retryAfterSeconds,
+  );
+}
+
+export function serviceUnavailable(message: string): StatusError {
+  return new StatusError({ message, reason: 'ServiceUnavailable', code: 503 });
+}
+
+/** Anything that is not a StatusError becomes a 500 whose message hides internals. */
+export function toStatusError(err: unknown): StatusError {
+  if (err instanceof StatusError) return err;
+  const detail = err instanceof Error ? err.message : String(err);
+  return internalError(detail);
+}
