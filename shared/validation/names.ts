@@ -142,7 +142,8 @@ export function isValidPathSegmentName(value: string): string[] {
 /** How a kind's names are validated; generateName prefixes are checked with a trailing '-' tolerated. */
 export type NameRule = (name: string, prefix: boolean) => string[];
 
-const stripDash = (name: string, prefix: boolean): string => (prefix && name.endsWith('-') ? name.slice(0, -1) : name);
+/** Upstream's maskTrailingDash: a generateName may end in '-', checked as if its last two characters were 'a'. */
+const stripDash = (name: string, prefix: boolean): string => (prefix && name.length > 1 && name.endsWith('-') ? `${name.slice(0, -2)}a` : name);
 
 export const nameIsDNSSubdomain: NameRule = (name, prefix) => isDNS1123Subdomain(stripDash(name, prefix));
 export const nameIsDNSLabel: NameRule = (name, prefix) => isDNS1123Label(stripDash(name, prefix));

@@ -1,0 +1,81 @@
+/**
+ * Turns a request body into an object of a kind, as upstream's decoding does: syntax errors and
+ * wrong types are 400 whatever fieldValidation says; unknown and duplicate fields are dropped and,
+ * by fieldValidation, ignored (Ignore), reported as Warning headers (Warn, the default) or
+ * rejected together in one 400 (Strict).
+ */
+import { parse as parseYaml, parseDocument } from 'yaml';
+import { badRequest } from '../../shared/api/errors.ts';
+import { isObject, type KubeObject } from '../../shared/api/types.ts';
+import { findDuplicateKeys, JsonSyntaxError, parseJson } from '../../shared/codec/json.ts';
+import { checkAgainstSchema, SchemaTypeError } from '../../shared/codec/schema-check.ts';
+import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts';
+import type { BodyFormat } from './negotiation.ts';
+
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+export interface Decoded {
+  object: KubeObject;
+  warnings: string[];
+}
+
+/** `ConfigMap in version "v1" cannot be handled as a ConfigMap: <detail>`. */
+export function cannotBeHandled(def: ResourceDefinition, detail: string): Error {
+  return badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${detail}`);
+}
+
+/** Parses JSON or YAML text into a value and the paths of its duplicated keys. */
+export function parseBody(text: string, format: BodyFormat, wantDuplicates: boolean): { value: unknown; duplicates: string[] } {
+  if (format === 'yaml') {
+    const doc = parseDocument(text, { uniqueKeys: false });
+    if (doc.errors.length) throw badRequest(`error converting YAML to JSON: yaml: ${doc.errors[0]?.message ?? 'invalid document'}`);
+    const duplicates = wantDuplicates ? yamlDuplicates(text) : [];
+    return { value: doc.toJS({ maxAliasCount: 100 }) as unknown, duplicates };
+  }
+  try {
+    const value = parseJson(text);
+    return { value, duplicates: wantDuplicates ? findDuplicateKeys(text) : [] };
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) throw badRequest(`couldn't get version/kind; json parse error: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The yaml library reports each duplicated key, with its position, when uniqueKeys is on. */
+function yamlDuplicates(text: string): string[] {
+  const doc = parseDocument(text, { uniqueKeys: true });
+  return doc.errors.filter((e) => e.code === 'DUPLICATE_KEY').map((e) => text.slice(e.pos[0], e.pos[1]).trim());
+}
+
+export function decodeObject(def: ResourceDefinition, body: Buffer, format: BodyFormat, validation: FieldValidation): Decoded {
+  const { value, duplicates } = parseBody(body.toString('utf8'), format, validation !== 'Ignore');
+  if (!isObject(value)) throw cannotBeHandled(def, `json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type struct`);
+  return checkDecoded(def, value, duplicates, validation);
+}
+
+/** Checks an already parsed object (a decoded body or the result of a patch) against its kind. */
+export function checkDecoded(def: ResourceDefinition, value: Record<string, unknown>, duplicates: string[], validation: FieldValidation): Decoded {
+  const expected = apiVersionOf(def);
+  if (value.apiVersion !== undefined && value.apiVersion !== '' && value.apiVersion !== expected) {
+    throw badRequest(`the API version in the data (${String(value.apiVersion)}) does not match the expected API version (${expected})`);
+  }
+  if (value.kind !== undefined && value.kind !== '' && value.kind !== def.kind) {
+    throw cannotBeHandled(def, `no kind "${String(value.kind)}" is registered for version "${expected}"`);
+  }
+  let unknown: string[];
+  try {
+    unknown = checkAgainstSchema(value, def.schema, def.kind);
+  } catch (err) {
+    if (err instanceof SchemaTypeError) throw cannotBeHandled(def, err.message);
+    throw err;
+  }
+  if (value.metadata === undefined) value.metadata = {};
+  const problems = [...unknown.map((f) => `unknown field "${f}"`), ...duplicates.map((f) => `duplicate field "${f}"`)];
+  if (problems.length && validation === 'Strict') throw cannotBeHandled(def, `strict decoding error: ${problems.join(', ')}`);
+  return { object: value as KubeObject, warnings: validation === 'Warn' ? problems : [] };
+}
+
+/** Parses a YAML or JSON body into a plain value (DeleteOptions, patches). */
+export function parseLoose(text: string): unknown {
+  return parseYaml(text) as unknown;
+}

@@ -1,0 +1,99 @@
+/**
+ * Content negotiation: which representation a response takes (from Accept) and which decoder a
+ * request body needs (from Content-Type). Unsupported choices are 406 and 415 Status errors.
+ */
+import { notAcceptable, unsupportedMediaType } from '../../shared/api/errors.ts';
+
+export type Representation =
+  | { kind: 'object'; format: 'json' | 'yaml' }
+  | { kind: 'table'; format: 'json' | 'yaml'; version: 'v1' | 'v1beta1' }
+  | { kind: 'metadata'; format: 'json' | 'yaml'; version: 'v1' | 'v1beta1' };
+
+interface MediaRange {
+  type: string;
+  subtype: string;
+  params: Map<string, string>;
+  q: number;
+}
+
+export const acceptedMediaTypes = ['application/json', 'application/yaml'] as const;
+
+export function parseMediaType(text: string): MediaRange | null {
+  const [full = '', ...paramTexts] = text.split(';');
+  const [type, subtype] = full.trim().toLowerCase().split('/');
+  if (!type || !subtype) return null;
+  const params = new Map<string, string>();
+  let q = 1;
+  for (const p of paramTexts) {
+    const eq = p.indexOf('=');
+    if (eq < 0) continue;
+    const key = p.slice(0, eq).trim().toLowerCase();
+    const value = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+    if (key === 'q') q = Number(value) || 0;
+    else params.set(key, value);
+  }
+  return { type, subtype, params, q };
+}
+
+function formatOf(range: MediaRange): 'json' | 'yaml' | null {
+  if (range.type === '*' && range.subtype === '*') return 'json';
+  if (range.type !== 'application') return null;
+  if (range.subtype === 'json' || range.subtype === '*') return 'json';
+  if (range.subtype === 'yaml') return 'yaml';
+  return null;
+}
+
+/** Picks the representation for a response, honouring order and q values; 406 when none fits. */
+export function negotiate(accept: string | undefined, allowTable: boolean): Representation {
+  if (!accept || accept.trim() === '') return { kind: 'object', format: 'json' };
+  const ranges = accept
+    .split(',')
+    .map(parseMediaType)
+    .filter((r): r is MediaRange => r !== null && r.q > 0)
+    .map((r, index) => ({ r, index }))
+    .sort((a, b) => b.r.q - a.r.q || a.index - b.index)
+    .map(({ r }) => r);
+  for (const range of ranges) {
+    const format = formatOf(range);
+    if (!format) continue;
+    const as = range.params.get('as');
+    if (!as) return { kind: 'object', format };
+    const group = range.params.get('g');
+    const version = range.params.get('v');
+    if (group !== 'meta.k8s.io' || (version !== 'v1' && version !== 'v1beta1')) continue;
+    if (as === 'Table' && allowTable) return { kind: 'table', format, version };
+    if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') return { kind: 'metadata', format, version };
+  }
+  throw notAcceptable(acceptedMediaTypes);
+}
+
+export type BodyFormat = 'json' | 'yaml';
+export type PatchType = 'json-patch' | 'merge-patch' | 'strategic-merge-patch' | 'apply-patch';
+
+const patchTypes: Record<string, PatchType> = {
+  'application/json-patch+json': 'json-patch',
+  'application/merge-patch+json': 'merge-patch',
+  'application/strategic-merge-patch+json': 'strategic-merge-patch',
+  'application/apply-patch+yaml': 'apply-patch',
+};
+
+/** The decoder for a POST/PUT body; 415 for anything but JSON and YAML. */
+export function bodyFormat(contentType: string | undefined): BodyFormat {
+  const range = parseMediaType(contentType ?? 'application/json');
+  const essence = range ? `${range.type}/${range.subtype}` : '';
+  if (!contentType || essence === 'application/json') return 'json';
+  if (essence === 'application/yaml') return 'yaml';
+  throw unsupportedMediaType(contentType, acceptedMediaTypes);
+}
+
+/** The patch type of a PATCH body; 415 with the supported patch types otherwise. */
+export function patchType(contentType: string | undefined, supported: readonly PatchType[]): PatchType {
+  const range = parseMediaType(contentType ?? '');
+  const essence = range ? `${range.type}/${range.subtype}` : '';
+  const type = patchTypes[essence];
+  const offered = Object.entries(patchTypes)
+    .filter(([, t]) => supported.includes(t))
+    .map(([media]) => media);
+  if (!type || !supported.includes(type)) throw unsupportedMediaType(contentType ?? '', offered);
+  return type;
+}

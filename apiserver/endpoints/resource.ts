@@ -1,0 +1,315 @@
+/**
+ * The verb handlers of resource requests: get, list, create, update, patch, delete and
+ * deletecollection, for every kind, driven by its definition. Each handler parses and validates
+ * its query, decodes the body, calls the generic store and shapes the answer; the store does the
+ * rest (validation, admission, storage).
+ */
+import fastJsonPatch from 'fast-json-patch';
+import { badRequest, invalid, methodNotSupported, notFound, pathNotFound, StatusError } from '../../shared/api/errors.ts';
+import { FieldPath, notSupported, tooLong, type FieldError } from '../../shared/api/field.ts';
+import { isObject, type KubeList, type KubeObject } from '../../shared/api/types.ts';
+import { applyMergePatch } from '../../shared/codec/mergepatch.ts';
+import type { RequestContext, ResourceDefinition, Verb } from '../registry/definition.ts';
+import type { Registry, ServedResource } from '../registry/registry.ts';
+import type { DeleteOptions, GenericStore, ListOptions } from '../registry/store.ts';
+import type { RequestInfo } from '../server/requestinfo.ts';
+import { checkDecoded, decodeObject, parseBody, type FieldValidation } from './decode.ts';
+import { buildListFilter } from './list-filter.ts';
+import { bodyFormat, negotiate, patchType, type PatchType } from './negotiation.ts';
+import { partialObjectMetadata, toTable, type IncludeObject } from './table.ts';
+
+export interface ApiRequest {
+  info: RequestInfo;
+  query: URLSearchParams;
+  headers: Record<string, string | string[] | undefined>;
+  /** Reads the whole body (bounded by the server's size limit). */
+  readBody(): Promise<Buffer>;
+  context: RequestContext;
+}
+
+export interface ApiResponse {
+  status: number;
+  body: unknown;
+  /** The representation's format; JSON when absent. */
+  format?: 'json' | 'yaml';
+  warnings: string[];
+}
+
+const supportedPatchTypes: readonly PatchType[] = ['json-patch', 'merge-patch'];
+
+function header(req: ApiRequest, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function optionsInvalid(kind: string, errors: FieldError[]): StatusError {
+  return invalid({ group: 'meta.k8s.io', kind }, '', errors);
+}
+
+/** dryRun, fieldValidation and fieldManager of a write, validated as upstream validates *Options. */
+function writeOptions(req: ApiRequest, optionsKind: string): { dryRun: boolean; fieldValidation: FieldValidation } {
+  const errors: FieldError[] = [];
+  const dryRunValues = req.query.getAll('dryRun');
+  dryRunValues.forEach((v, i) => {
+    if (v !== 'All') errors.push(notSupported(FieldPath.root('dryRun').index(i), v, ['All']));
+  });
+  const fieldValidation = req.query.get('fieldValidation') ?? 'Warn';
+  if (fieldValidation !== 'Ignore' && fieldValidation !== 'Warn' && fieldValidation !== 'Strict' && fieldValidation !== '') {
+    errors.push(notSupported(FieldPath.root('fieldValidation'), fieldValidation, ['Ignore', 'Strict', 'Warn']));
+  }
+  const fieldManager = req.query.get('fieldManager');
+  if (fieldManager && fieldManager.length > 128) errors.push(tooLong(FieldPath.root('fieldManager'), fieldManager, 128));
+  if (errors.length) throw optionsInvalid(optionsKind, errors);
+  return { dryRun: dryRunValues.length > 0, fieldValidation: (fieldValidation || 'Warn') as FieldValidation };
+}
+
+function parseIntParam(req: ApiRequest, name: string): number | undefined {
+  const text = req.query.get(name);
+  if (text === null || text === '') return undefined;
+  if (!/^-?\d+$/.test(text)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
+  return Number(text);
+}
+
+/** List options from the query, with upstream's checks on their combinations. */
+function listOptions(req: ApiRequest, def: ResourceDefinition): ListOptions {
+  const resourceVersion = req.query.get('resourceVersion') ?? undefined;
+  const resourceVersionMatch = req.query.get('resourceVersionMatch') ?? undefined;
+  const continueToken = req.query.get('continue') || undefined;
+  const limit = parseIntParam(req, 'limit');
+  const errors: FieldError[] = [];
+  if (resourceVersionMatch) {
+    if (resourceVersionMatch !== 'Exact' && resourceVersionMatch !== 'NotOlderThan') {
+      errors.push(notSupported(FieldPath.root('resourceVersionMatch'), resourceVersionMatch, ['Exact', 'NotOlderThan']));
+    } else if (!resourceVersion) {
+      errors.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', value: '', detail: 'resourceVersionMatch is forbidden unless resourceVersion is provided' });
+    } else if (continueToken) {
+      errors.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', value: '', detail: 'resourceVersionMatch is forbidden when continue is provided' });
+    } else if (resourceVersionMatch === 'Exact' && resourceVersion === '0') {
+      errors.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', value: '', detail: 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"' });
+    }
+  }
+  if (errors.length) throw optionsInvalid('ListOptions', errors);
+  if (continueToken && resourceVersion && resourceVersion !== '0') {
+    throw badRequest('specifying resource version is not allowed when using continue');
+  }
+  if (resourceVersion && resourceVersion !== '0' && !/^\d+$/.test(resourceVersion)) {
+    throw badRequest(`invalid resource version: ${resourceVersion}`);
+  }
+  return {
+    filter: buildListFilter(def, req.query.get('labelSelector') ?? '', req.query.get('fieldSelector') ?? ''),
+    ...(limit && limit > 0 ? { limit } : {}),
+    ...(continueToken ? { continueToken } : {}),
+    ...(resourceVersion ? { resourceVersion } : {}),
+    ...(resourceVersionMatch ? { resourceVersionMatch } : {}),
+  };
+}
+
+function includeObject(req: ApiRequest): IncludeObject {
+  const value = req.query.get('includeObject') ?? 'Metadata';
+  if (value !== 'None' && value !== 'Metadata' && value !== 'Object' && value !== '') {
+    throw optionsInvalid('TableOptions', [notSupported(FieldPath.root('includeObject'), value, ['Metadata', 'None', 'Object'])]);
+  }
+  return (value || 'Metadata') as IncludeObject;
+}
+
+/** Shapes a single object or a list into the negotiated representation. */
+function represent(req: ApiRequest, content: KubeObject | KubeList, isList: boolean): ApiResponse {
+  const representation = negotiate(header(req, 'accept'), true);
+  const { format } = representation;
+  if (representation.kind === 'object') return { status: 200, body: content, format, warnings: [] };
+  const items = isList ? (content as KubeList).items : [content as KubeObject];
+  const listMeta = isList ? (content as KubeList).metadata : { resourceVersion: (content as KubeObject).metadata.resourceVersion ?? '' };
+  if (representation.kind === 'table') return { status: 200, body: toTable(items, listMeta, includeObject(req), representation.version), format, warnings: [] };
+  const { version } = representation;
+  if (!isList) return { status: 200, body: partialObjectMetadata(content as KubeObject, version), format, warnings: [] };
+  return {
+    status: 200,
+    body: { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${version}`, metadata: listMeta, items: items.map((o) => partialObjectMetadata(o, version)) },
+    format,
+    warnings: [],
+  };
+}
+
+function requireStore(served: ServedResource): GenericStore {
+  if (!served.store) throw methodNotSupported({ group: served.definition.group, resource: served.definition.plural }, 'this operation');
+  return served.store;
+}
+
+/** Resolves the request to a served kind and checks scope, subresource and verb. */
+function resolve(registry: Registry, info: RequestInfo): ServedResource {
+  const served = registry.lookup(info.apiGroup, info.apiVersion, info.resource);
+  if (!served) throw pathNotFound();
+  const def = served.definition;
+  const gr = { group: def.group, resource: def.plural };
+  // A cluster-scoped kind under /namespaces/<ns>/ does not exist (except namespaces themselves).
+  if (!def.namespaced && info.namespace && def.plural !== 'namespaces') throw pathNotFound();
+  if (info.parts.length > 3) throw pathNotFound();
+  if (info.subresource) {
+    const sub = def.subresources?.[info.subresource];
+    if (!sub) throw pathNotFound();
+    if (!(sub.verbs as readonly string[]).includes(info.verb)) throw methodNotSupported(gr, info.verb);
+    return served;
+  }
+  if (!(def.verbs as readonly string[]).includes(info.verb)) throw methodNotSupported(gr, info.verb);
+  // Writes and reads of one object of a namespaced kind need the namespace in the path.
+  if (def.namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) throw pathNotFound();
+  return served;
+}
+
+export async function handleResource(registry: Registry, req: ApiRequest): Promise<ApiResponse> {
+  const { info } = req;
+  const served = resolve(registry, info);
+  const def = served.definition;
+  const namespace = def.namespaced ? info.namespace : '';
+  const verb = info.verb as Verb;
+  const warnings = def.deprecationWarning ? [def.deprecationWarning] : [];
+  const response = await dispatch(served, verb, namespace, req);
+  response.warnings.unshift(...warnings);
+  return response;
+}
+
+async function dispatch(served: ServedResource, verb: Verb, namespace: string, req: ApiRequest): Promise<ApiResponse> {
+  const def = served.definition;
+  const { info, context } = req;
+  switch (verb) {
+    case 'get': {
+      if (def.computed) {
+        const found = (await def.computed.list()).find((o) => o.metadata.name === info.name);
+        if (!found) throw notFound({ group: def.group, resource: def.plural }, info.name);
+        return represent(req, found, false);
+      }
+      return represent(req, await requireStore(served).get(namespace, info.name), false);
+    }
+    case 'list': {
+      const options = listOptions(req, def);
+      if (def.computed) {
+        const items = (await def.computed.list()).filter((o) => options.filter.matches(o));
+        return represent(req, { apiVersion: def.group ? `${def.group}/${def.version}` : def.version, kind: `${def.kind}List`, metadata: {}, items }, true);
+      }
+      return represent(req, await requireStore(served).list(namespace, options), true);
+    }
+    case 'watch':
+      throw new StatusError({ message: 'watch is not supported yet', reason: 'MethodNotAllowed', code: 405 });
+    case 'create': {
+      const opts = writeOptions(req, 'CreateOptions');
+      const { object, warnings } = decodeObject(def, await req.readBody(), bodyFormat(header(req, 'content-type')), opts.fieldValidation);
+      const created = await requireStore(served).create(namespace, object, context, opts);
+      return { ...represent(req, created, false), status: 201, warnings: [...warnings, ...(def.strategy.warnings?.(created, undefined) ?? [])] };
+    }
+    case 'update': {
+      const opts = writeOptions(req, 'UpdateOptions');
+      const { object, warnings } = decodeObject(def, await req.readBody(), bodyFormat(header(req, 'content-type')), opts.fieldValidation);
+      const outcome = await requireStore(served).update(namespace, info.name, info.subresource, () => object, context, opts);
+      return { ...represent(req, outcome.object, false), status: outcome.created ? 201 : 200, warnings };
+    }
+    case 'patch': {
+      const opts = writeOptions(req, 'PatchOptions');
+      const type = patchType(header(req, 'content-type'), supportedPatchTypes);
+      const patchText = (await req.readBody()).toString('utf8');
+      const patch = parsePatch(type, patchText);
+      const warnings: string[] = [];
+      const outcome = await requireStore(served).update(
+        namespace,
+        info.name,
+        info.subresource,
+        (current) => {
+          if (!current) throw notFound({ group: def.group, resource: def.plural }, info.name);
+          const patched = applyPatch(def, type, current, patch);
+          const checked = checkDecoded(def, patched, [], opts.fieldValidation);
+          warnings.splice(0, warnings.length, ...checked.warnings);
+          return checked.object;
+        },
+        context,
+        opts,
+      );
+      return { ...represent(req, outcome.object, false), status: 200, warnings };
+    }
+    case 'delete': {
+      const opts = await deleteOptions(req);
+      const store = requireStore(served);
+      const outcome = await store.delete(namespace, info.name, context, opts);
+      const body = outcome.deleted && !def.deleteReturnsObject ? store.deletedStatus(outcome.object) : outcome.object;
+      return { status: 200, body, format: negotiate(header(req, 'accept'), false).format, warnings: [] };
+    }
+    case 'deletecollection': {
+      const opts = await deleteOptions(req);
+      const list = listOptions(req, def);
+      await requireStore(served).deleteCollection(namespace, list, context, opts);
+      return {
+        status: 200,
+        body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 },
+        format: negotiate(header(req, 'accept'), false).format,
+        warnings: [],
+      };
+    }
+  }
+}
+
+function parsePatch(type: PatchType, text: string): unknown {
+  let patch: unknown;
+  try {
+    patch = JSON.parse(text);
+  } catch (err) {
+    throw badRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (type === 'json-patch' && !Array.isArray(patch)) {
+    throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  }
+  if (type === 'merge-patch' && !isObject(patch)) throw badRequest('json: cannot unmarshal into Go value of type map[string]interface {}');
+  return patch;
+}
+
+const jsonPatchOps = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
+
+function applyPatch(def: ResourceDefinition, type: PatchType, current: KubeObject, patch: unknown): Record<string, unknown> {
+  let result: unknown;
+  if (type === 'merge-patch') {
+    result = applyMergePatch(current, patch);
+  } else {
+    const operations = patch as unknown[];
+    for (const op of operations) {
+      if (!isObject(op) || typeof op.op !== 'string' || !jsonPatchOps.has(op.op)) {
+        throw badRequest(`the server rejected our request due to an error in our request`);
+      }
+    }
+    try {
+      result = fastJsonPatch.applyPatch(current, operations as fastJsonPatch.Operation[], true, false).newDocument;
+    } catch (err) {
+      const message = err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err);
+      throw new StatusError({ message: `the server rejected our request due to an error in our request: ${message}`, reason: 'Invalid', code: 422 });
+    }
+  }
+  if (!isObject(result)) throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: patch did not produce an object`);
+  return result;
+}
+
+/** DeleteOptions from the body (optional) and the query; query values win as upstream. */
+async function deleteOptions(req: ApiRequest): Promise<DeleteOptions> {
+  const body = await req.readBody();
+  let options: Record<string, unknown> = {};
+  if (body.length > 0) {
+    const { value } = parseBody(body.toString('utf8'), bodyFormat(header(req, 'content-type')), false);
+    if (!isObject(value)) throw badRequest('the body of the request must be a DeleteOptions object');
+    if (value.kind !== undefined && value.kind !== 'DeleteOptions') throw badRequest(`the kind of the body (${String(value.kind)}) must be DeleteOptions`);
+    options = value;
+  }
+  const errors: FieldError[] = [];
+  const propagation = req.query.get('propagationPolicy') ?? (typeof options.propagationPolicy === 'string' ? options.propagationPolicy : undefined);
+  if (propagation !== undefined && !['Orphan', 'Background', 'Foreground'].includes(propagation)) {
+    errors.push(notSupported(FieldPath.root('propagationPolicy'), propagation, ['Foreground', 'Background', 'Orphan']));
+  }
+  const grace = parseIntParam(req, 'gracePeriodSeconds') ?? (typeof options.gracePeriodSeconds === 'number' ? options.gracePeriodSeconds : undefined);
+  if (grace !== undefined && grace < 0) errors.push({ type: 'FieldValueInvalid', field: 'gracePeriodSeconds', value: grace, detail: 'must be greater than or equal to 0' });
+  const dryRun = [...req.query.getAll('dryRun'), ...(Array.isArray(options.dryRun) ? options.dryRun.map(String) : [])];
+  dryRun.forEach((v, i) => {
+    if (v !== 'All') errors.push(notSupported(FieldPath.root('dryRun').index(i), v, ['All']));
+  });
+  if (errors.length) throw optionsInvalid('DeleteOptions', errors);
+  const pre = isObject(options.preconditions) ? options.preconditions : {};
+  const preconditions = {
+    ...(typeof pre.uid === 'string' ? { uid: pre.uid } : {}),
+    ...(typeof pre.resourceVersion === 'string' ? { resourceVersion: pre.resourceVersion } : {}),
+  };
+  return { dryRun: dryRun.length > 0, preconditions };
+}
+

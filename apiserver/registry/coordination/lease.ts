@@ -1,0 +1,93 @@
+/**
+ * Lease (coordination.k8s.io/v1): a named lock with a holder and a renewal time, used for node
+ * heartbeats and leader election. A PUT may create one. `strategy` and `preferredHolder` belong to
+ * coordinated leader election, an alpha feature that is off in upstream 1.32: they are dropped on
+ * write unless the stored lease already has them.
+ */
+import { FieldPath, forbidden, invalid, notSupported, type FieldError } from '../../../shared/api/field.ts';
+import { int32, kindSchema, microTime, object, string } from '../../../shared/api/schema.ts';
+import type { KubeObject } from '../../../shared/api/types.ts';
+import { allVerbs, defineResource } from '../definition.ts';
+import { validateQualifiedName } from '../storage/validation.ts';
+
+export interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  /** MicroTime: RFC 3339 with microseconds. */
+  acquireTime?: string;
+  /** MicroTime: RFC 3339 with microseconds. */
+  renewTime?: string;
+  leaseTransitions?: number;
+  strategy?: string;
+  preferredHolder?: string;
+}
+
+export interface Lease extends KubeObject {
+  spec?: LeaseSpec;
+}
+
+const leaseStrategies = ['OldestEmulationVersion'];
+const specPath = FieldPath.root('spec');
+
+/**
+ * A strategy without a '/' must be a built-in one; a prefixed one must be a qualified name.
+ * Upstream appends `strategy` to a path that already ends in it, hence `spec.strategy.strategy`.
+ */
+function validateStrategy(strategy: string): FieldError[] {
+  const path = specPath.child('strategy', 'strategy');
+  if (!strategy.includes('/')) return leaseStrategies.includes(strategy) ? [] : [notSupported(path, strategy, leaseStrategies)];
+  return validateQualifiedName(path, strategy);
+}
+
+function validateLeaseSpec(spec: LeaseSpec): FieldError[] {
+  const errs: FieldError[] = [];
+  if (spec.leaseDurationSeconds !== undefined && spec.leaseDurationSeconds <= 0) {
+    errs.push(invalid(specPath.child('leaseDurationSeconds'), spec.leaseDurationSeconds, 'must be greater than 0'));
+  }
+  if (spec.leaseTransitions !== undefined && spec.leaseTransitions < 0) {
+    errs.push(invalid(specPath.child('leaseTransitions'), spec.leaseTransitions, 'must be greater than or equal to 0'));
+  }
+  if (spec.strategy !== undefined) errs.push(...validateStrategy(spec.strategy));
+  if (spec.preferredHolder && !spec.strategy) {
+    errs.push(forbidden(specPath.child('preferredHolder'), 'may only be specified if `strategy` is defined'));
+  }
+  return errs;
+}
+
+export const leaseDefinition = defineResource<Lease>({
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  kind: 'Lease',
+  plural: 'leases',
+  singular: 'lease',
+  namespaced: true,
+  verbs: allVerbs,
+  schema: kindSchema({
+    spec: object({
+      holderIdentity: string(),
+      leaseDurationSeconds: int32(),
+      acquireTime: microTime(),
+      renewTime: microTime(),
+      leaseTransitions: int32(),
+      strategy: string(),
+      preferredHolder: string(),
+    }),
+  }),
+  strategy: {
+    allowCreateOnUpdate: true,
+    allowUnconditionalUpdate: false,
+    prepareForCreate(obj) {
+      if (!obj.spec) return;
+      delete obj.spec.strategy;
+      delete obj.spec.preferredHolder;
+    },
+    validate(obj) {
+      return validateLeaseSpec(obj.spec ?? {});
+    },
+    prepareForUpdate(obj, old) {
+      if (!obj.spec) return;
+      if (old.spec?.strategy === undefined) delete obj.spec.strategy;
+      if (old.spec?.preferredHolder === undefined) delete obj.spec.preferredHolder;
+    },
+  },
+});

@@ -1,0 +1,59 @@
+/**
+ * ComponentStatus (v1, deprecated): the health of control-plane components, computed on each read
+ * by probing them; never stored. Only get and list are served.
+ */
+import { keyedArray, kindSchema, object, string } from '../../../shared/api/schema.ts';
+import type { KubeObject } from '../../../shared/api/types.ts';
+import { defineResource, type ResourceDefinition } from '../definition.ts';
+
+export interface ComponentCondition {
+  /** Always `Healthy`. */
+  type: string;
+  /** `True`, `False` or `Unknown`. */
+  status: string;
+  message?: string;
+  error?: string;
+}
+
+export interface ComponentStatus extends KubeObject {
+  conditions?: ComponentCondition[];
+}
+
+export const componentStatusSchema = kindSchema({
+  conditions: {
+    ...keyedArray(object({ type: string(), status: string(), message: string(), error: string() }, ['type', 'status']), ['type']),
+    'x-kubernetes-patch-strategy': 'merge',
+    'x-kubernetes-patch-merge-key': 'type',
+  },
+});
+
+/**
+ * The status upstream reports for an etcd member (`etcd-0`, `etcd-1`, ...): a successful probe
+ * says "ok"; a failed one carries only the probe's error.
+ */
+export function etcdComponentStatus(name: string, healthy: boolean, error?: string): ComponentStatus {
+  const condition: ComponentCondition = healthy
+    ? { type: 'Healthy', status: 'True', message: 'ok' }
+    : { type: 'Healthy', status: 'False', ...(error ? { error } : {}) };
+  return { kind: 'ComponentStatus', apiVersion: 'v1', metadata: { name }, conditions: [condition] };
+}
+
+export function componentStatusDefinition(probe: () => Promise<ComponentStatus[]>): ResourceDefinition<ComponentStatus> {
+  return defineResource<ComponentStatus>({
+    group: '',
+    version: 'v1',
+    kind: 'ComponentStatus',
+    plural: 'componentstatuses',
+    singular: 'componentstatus',
+    shortNames: ['cs'],
+    namespaced: false,
+    verbs: ['get', 'list'],
+    schema: componentStatusSchema,
+    deprecationWarning: 'v1 ComponentStatus is deprecated in v1.19+',
+    computed: { list: probe },
+    strategy: {
+      // Never written: the kind serves no write verbs.
+      validate: () => [],
+    },
+  });
+}

@@ -1,0 +1,54 @@
+/** ConfigMap (v1): string and binary data, with keys, total size and the `immutable` flag checked as upstream. */
+import { FieldPath, invalid, tooLong, type FieldError } from '../../../shared/api/field.ts';
+import type { KubeObject } from '../../../shared/api/types.ts';
+import { boolean, bytes, kindSchema, map, string } from '../../../shared/api/schema.ts';
+import { allVerbs, defineResource } from '../definition.ts';
+import { decodedSize, maxDataSize, utf8Size, validateDataKeys, validateImmutableData } from './shared-validation.ts';
+
+export interface ConfigMap extends KubeObject {
+  immutable?: boolean;
+  data?: Record<string, string>;
+  /** Values are base64 on the wire. */
+  binaryData?: Record<string, string>;
+}
+
+function validateConfigMap(cm: ConfigMap): FieldError[] {
+  const dataPath = FieldPath.root('data');
+  const binaryPath = FieldPath.root('binaryData');
+  const errors = validateDataKeys(cm.data, dataPath);
+  let size = 0;
+  for (const [key, value] of Object.entries(cm.data ?? {})) {
+    if (cm.binaryData && Object.hasOwn(cm.binaryData, key)) {
+      errors.push(invalid(dataPath.key(key), key, 'duplicate of key present in binaryData'));
+    }
+    size += utf8Size(value);
+  }
+  errors.push(...validateDataKeys(cm.binaryData, binaryPath));
+  for (const value of Object.values(cm.binaryData ?? {})) size += decodedSize(value);
+  // Upstream reports the size against the whole object: an empty field path.
+  if (size > maxDataSize) errors.push(tooLong(FieldPath.root(''), '', maxDataSize));
+  return errors;
+}
+
+export const configMapDefinition = defineResource<ConfigMap>({
+  group: '',
+  version: 'v1',
+  kind: 'ConfigMap',
+  plural: 'configmaps',
+  singular: 'configmap',
+  shortNames: ['cm'],
+  namespaced: true,
+  verbs: allVerbs,
+  schema: kindSchema({
+    immutable: boolean(),
+    data: map(string()),
+    binaryData: map(bytes()),
+  }),
+  strategy: {
+    validate: (cm) => validateConfigMap(cm),
+    validateUpdate: (cm, old) => [
+      ...validateImmutableData(cm, old, ['data', 'binaryData']),
+      ...validateConfigMap(cm),
+    ],
+  },
+});

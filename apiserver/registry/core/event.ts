@@ -1,0 +1,210 @@
+/**
+ * Event (v1). Requests through the core API get only upstream's lenient legacy checks, for old
+ * clients' sake; the strict checks for new-style events (exported here) apply to writes through
+ * events.k8s.io/v1, which stores into the same `events` resource. Field paths name the core
+ * fields even there (`message`, `reportingController`), as upstream validates the core form.
+ */
+import { FieldPath, invalid, required, type FieldError } from '../../../shared/api/field.ts';
+import type { KubeObject } from '../../../shared/api/types.ts';
+import { int32, kindSchema, microTime, object, objectReference, string, time, type Schema } from '../../../shared/api/schema.ts';
+import { isDNS1123Subdomain, nameIsPathSegment } from '../../../shared/validation/names.ts';
+import { allVerbs, defineResource } from '../definition.ts';
+import { sameAsGoValue, utf8Size, validateImmutableField, validateQualifiedName } from './shared-validation.ts';
+
+export interface ObjectReference {
+  kind?: string;
+  namespace?: string;
+  name?: string;
+  uid?: string;
+  apiVersion?: string;
+  resourceVersion?: string;
+  fieldPath?: string;
+}
+
+export interface EventSource {
+  component?: string;
+  host?: string;
+}
+
+export interface EventSeries {
+  count?: number;
+  lastObservedTime?: string;
+}
+
+export interface CoreEvent extends KubeObject {
+  involvedObject?: ObjectReference;
+  reason?: string;
+  message?: string;
+  source?: EventSource;
+  firstTimestamp?: string;
+  lastTimestamp?: string;
+  count?: number;
+  type?: string;
+  eventTime?: string;
+  series?: EventSeries;
+  action?: string;
+  related?: ObjectReference;
+  /** The core name of events.k8s.io's reportingController. */
+  reportingComponent?: string;
+  reportingInstance?: string;
+}
+
+export const eventTypes = ['Normal', 'Warning'] as const;
+
+const limits = { reportingInstance: 128, action: 128, reason: 128, message: 1024 } as const;
+
+/** `+structType=atomic` ObjectReference, shared by both Event versions. */
+export const atomicObjectReference = (): Schema => ({ ...objectReference(), 'x-kubernetes-map-type': 'atomic' });
+export const eventSourceSchema = (): Schema => object({ component: string(), host: string() });
+
+const zeroInstant = Date.parse('0001-01-01T00:00:00Z') * 1000;
+
+/** A time as microseconds since the epoch; upstream compares times by instant, to the microsecond. A missing time is Go's zero time. */
+function instant(value: string | undefined): number {
+  if (!value) return zeroInstant;
+  const fraction = /\.(\d+)/.exec(value)?.[1] ?? '';
+  const ms = Date.parse(value.replace(/\.\d+/, ''));
+  return Number.isNaN(ms) ? Number.NaN : ms * 1000 + Number(fraction.padEnd(6, '0').slice(0, 6));
+}
+
+const isZeroTime = (value: string | undefined): boolean => instant(value) === zeroInstant;
+const sameInstant = (a: unknown, b: unknown): boolean =>
+  (typeof a === 'string' || a === undefined || a === null) &&
+  (typeof b === 'string' || b === undefined || b === null) &&
+  (a === b || instant(a ?? undefined) === instant(b ?? undefined));
+
+function tooLongText(path: string, value: string | undefined, max: number): FieldError[] {
+  return utf8Size(value ?? '') > max ? [invalid(FieldPath.root(path), '', `can have at most ${max} characters`)] : [];
+}
+
+/** Upstream's legacyValidateEvent: what every event must satisfy, whichever API wrote it. */
+export function validateLegacyEvent(event: CoreEvent): FieldError[] {
+  const errors: FieldError[] = [];
+  const namespace = event.metadata.namespace ?? '';
+  const involvedNamespace = event.involvedObject?.namespace ?? '';
+  const mismatch = (): FieldError => invalid(FieldPath.root('involvedObject').child('namespace'), involvedNamespace, 'does not match event.namespace');
+  if (isZeroTime(event.eventTime)) {
+    // Old-style events: a cluster-scoped object's events may live in "default" (old clients put them there).
+    if (involvedNamespace ? namespace !== involvedNamespace : namespace !== '' && namespace !== 'default') errors.push(mismatch());
+  } else {
+    if (!involvedNamespace && namespace !== 'default' && namespace !== 'kube-system') errors.push(mismatch());
+    const controller = event.reportingComponent ?? '';
+    if (!controller) errors.push(required(FieldPath.root('reportingController')));
+    errors.push(...validateQualifiedName(controller, FieldPath.root('reportingController')));
+    if (!event.reportingInstance) errors.push(required(FieldPath.root('reportingInstance')));
+    errors.push(...tooLongText('reportingInstance', event.reportingInstance, limits.reportingInstance));
+    if (!event.action) errors.push(required(FieldPath.root('action')));
+    errors.push(...tooLongText('action', event.action, limits.action));
+    if (!event.reason) errors.push(required(FieldPath.root('reason')));
+    errors.push(...tooLongText('reason', event.reason, limits.reason));
+    errors.push(...tooLongText('message', event.message, limits.message));
+  }
+  for (const msg of isDNS1123Subdomain(namespace)) errors.push(invalid(FieldPath.root('namespace'), namespace, msg));
+  return errors;
+}
+
+function validateSeries(event: CoreEvent): FieldError[] {
+  const series = event.series;
+  if (!series) return [];
+  const errors: FieldError[] = [];
+  if ((series.count ?? 0) < 2) errors.push(invalid(FieldPath.root('series.count'), '', 'should be at least 2'));
+  if (isZeroTime(series.lastObservedTime)) errors.push(required(FieldPath.root('series.lastObservedTime')));
+  return errors;
+}
+
+/** Upstream's strict checks of a new event written through events.k8s.io/v1 (after the legacy ones). */
+export function validateNewStyleEventCreate(event: CoreEvent): FieldError[] {
+  const errors = validateSeries(event);
+  if (isZeroTime(event.eventTime)) errors.push(required(FieldPath.root('eventTime')));
+  if (!eventTypes.some((t) => t === event.type)) errors.push(invalid(FieldPath.root('type'), '', `has invalid value: ${event.type ?? ''}`));
+  const unset = (path: string): FieldError => invalid(FieldPath.root(path), '', 'needs to be unset');
+  if (!isZeroTime(event.firstTimestamp)) errors.push(unset('firstTimestamp'));
+  if (!isZeroTime(event.lastTimestamp)) errors.push(unset('lastTimestamp'));
+  if (event.count) errors.push(unset('count'));
+  if (event.source?.component || event.source?.host) errors.push(unset('source'));
+  return errors;
+}
+
+/** Upstream's strict update checks (after the legacy ones): an event changes only by its series. */
+export function validateNewStyleEventUpdate(event: CoreEvent, old: CoreEvent): FieldError[] {
+  const errors = sameAsGoValue(event.series, old.series) ? [] : validateSeries(event);
+  const path = FieldPath.root;
+  const text = (e: CoreEvent, field: 'reason' | 'message' | 'type' | 'action' | 'reportingComponent' | 'reportingInstance'): string => e[field] ?? '';
+  const checks: FieldError[][] = [
+    validateImmutableField(event.involvedObject ?? {}, old.involvedObject ?? {}, path('involvedObject')),
+    validateImmutableField(text(event, 'reason'), text(old, 'reason'), path('reason')),
+    validateImmutableField(text(event, 'message'), text(old, 'message'), path('message')),
+    validateImmutableField(event.source ?? {}, old.source ?? {}, path('source')),
+    validateImmutableField(event.firstTimestamp ?? null, old.firstTimestamp ?? null, path('firstTimestamp'), sameInstant),
+    validateImmutableField(event.lastTimestamp ?? null, old.lastTimestamp ?? null, path('lastTimestamp'), sameInstant),
+    validateImmutableField(event.count ?? 0, old.count ?? 0, path('count')),
+    // Upstream checks reason twice, so a changed reason is reported twice.
+    validateImmutableField(text(event, 'reason'), text(old, 'reason'), path('reason')),
+    validateImmutableField(text(event, 'type'), text(old, 'type'), path('type')),
+    validateImmutableField(event.eventTime ?? null, old.eventTime ?? null, path('eventTime'), sameInstant),
+    validateImmutableField(text(event, 'action'), text(old, 'action'), path('action')),
+    validateImmutableField(event.related ?? null, old.related ?? null, path('related')),
+    validateImmutableField(text(event, 'reportingComponent'), text(old, 'reportingComponent'), path('reportingController')),
+    validateImmutableField(text(event, 'reportingInstance'), text(old, 'reportingInstance'), path('reportingInstance')),
+  ];
+  return [...errors, ...checks.flat()];
+}
+
+/** `source` selects by the reporting component, falling back to reportingComponent for new-style events. */
+export const eventSourceComponent = (source: EventSource | undefined, reporting: string | undefined): string =>
+  source?.component || reporting || '';
+
+const involved =
+  (field: keyof ObjectReference) =>
+  (event: CoreEvent): string =>
+    event.involvedObject?.[field] ?? '';
+
+export const coreEventDefinition = defineResource<CoreEvent>({
+  group: '',
+  version: 'v1',
+  kind: 'Event',
+  plural: 'events',
+  singular: 'event',
+  shortNames: ['ev'],
+  namespaced: true,
+  verbs: allVerbs,
+  // Core events are named freely: upstream checks only that the name is a usable path segment.
+  nameRule: nameIsPathSegment,
+  schema: kindSchema(
+    {
+      involvedObject: atomicObjectReference(),
+      reason: string(),
+      message: string(),
+      source: eventSourceSchema(),
+      firstTimestamp: time(),
+      lastTimestamp: time(),
+      count: int32(),
+      type: string(),
+      eventTime: microTime(),
+      series: object({ count: int32(), lastObservedTime: microTime() }),
+      action: string(),
+      related: atomicObjectReference(),
+      reportingComponent: string(),
+      reportingInstance: string(),
+    },
+    ['metadata', 'involvedObject'],
+  ),
+  strategy: {
+    validate: validateLegacyEvent,
+    validateUpdate: (event) => validateLegacyEvent(event),
+    allowCreateOnUpdate: true,
+  },
+  fieldSelectors: {
+    'involvedObject.kind': involved('kind'),
+    'involvedObject.namespace': involved('namespace'),
+    'involvedObject.name': involved('name'),
+    'involvedObject.uid': involved('uid'),
+    'involvedObject.apiVersion': involved('apiVersion'),
+    'involvedObject.resourceVersion': involved('resourceVersion'),
+    'involvedObject.fieldPath': involved('fieldPath'),
+    reason: (event) => event.reason ?? '',
+    reportingComponent: (event) => event.reportingComponent ?? '',
+    source: (event) => eventSourceComponent(event.source, event.reportingComponent),
+    type: (event) => event.type ?? '',
+  },
+});

@@ -1,0 +1,156 @@
+/**
+ * Namespace (v1, cluster scoped). A namespace is born Active with the `kubernetes` finalizer in
+ * spec.finalizers; its first delete turns it Terminating, and it is removed only once the
+ * namespace controller has emptied spec.finalizers through the `finalize` subresource. The main
+ * resource never changes spec.finalizers or status; `status` changes only status, `finalize` only spec.
+ */
+import { FieldPath, invalid, type FieldError } from '../../../shared/api/field.ts';
+import { deepCopy, type KubeObject } from '../../../shared/api/types.ts';
+import { atomicArray, kindSchema, object, string, time } from '../../../shared/api/schema.ts';
+import { nameIsDNSLabel } from '../../../shared/validation/names.ts';
+import { allVerbs, defineResource } from '../definition.ts';
+import { mergedByType, validateQualifiedName } from './shared-validation.ts';
+
+export interface NamespaceCondition {
+  type: string;
+  status: string;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface Namespace extends KubeObject {
+  spec?: { finalizers?: string[] };
+  status?: { phase?: string; conditions?: NamespaceCondition[] };
+}
+
+export const namespacePhases = { active: 'Active', terminating: 'Terminating' } as const;
+/** The finalizer the namespace controller removes once the namespace's content is gone. */
+export const kubernetesFinalizer = 'kubernetes';
+/** The label upstream keeps equal to the namespace's name, so that selectors can pick namespaces by name. */
+export const metadataNameLabel = 'kubernetes.io/metadata.name';
+
+/** Finalizer names without a '/' prefix that upstream accepts. */
+const standardFinalizers = new Set([kubernetesFinalizer, 'orphan', 'foregroundDeletion']);
+
+/** Upstream's validateFinalizerName: a qualified name, and a prefixed one unless it is a standard name. */
+function validateFinalizerName(name: string, path: FieldPath): FieldError[] {
+  const errors = validateQualifiedName(name, path);
+  if (!name.includes('/') && !standardFinalizers.has(name)) {
+    errors.push(invalid(path, name, 'name is neither a standard finalizer name nor is it fully qualified'));
+  }
+  return errors;
+}
+
+function validateNamespace(ns: Namespace): FieldError[] {
+  // Upstream reports every entry at `spec.finalizers` (no index) here, unlike on finalize.
+  const path = FieldPath.root('spec').child('finalizers');
+  return (ns.spec?.finalizers ?? []).flatMap((name) => validateFinalizerName(name, path));
+}
+
+/** Upstream's defaulting and canonicalization keep this label on every write. */
+function labelWithName(ns: Namespace): void {
+  const name = ns.metadata.name;
+  if (!name) return;
+  ns.metadata.labels = { ...ns.metadata.labels, [metadataNameLabel]: name };
+}
+
+function prepareForCreate(ns: Namespace): void {
+  ns.status = { phase: namespacePhases.active };
+  const finalizers = ns.spec?.finalizers ?? [];
+  if (!finalizers.includes(kubernetesFinalizer)) ns.spec = { ...ns.spec, finalizers: [...finalizers, kubernetesFinalizer] };
+  labelWithName(ns);
+}
+
+function keepFinalizersAndStatus(ns: Namespace, old: Namespace): void {
+  const finalizers = old.spec?.finalizers;
+  const spec = { ...ns.spec };
+  if (finalizers) spec.finalizers = deepCopy(finalizers);
+  else delete spec.finalizers;
+  ns.spec = spec;
+  keepStatus(ns, old);
+  labelWithName(ns);
+}
+
+function keepStatus(ns: Namespace, old: Namespace): void {
+  if (old.status) ns.status = deepCopy(old.status);
+  else delete ns.status;
+}
+
+function keepSpec(ns: Namespace, old: Namespace): void {
+  if (old.spec) ns.spec = deepCopy(old.spec);
+  else delete ns.spec;
+}
+
+/** Only the phase matching deletionTimestamp may be written through `status`. */
+function validateStatusUpdate(ns: Namespace): FieldError[] {
+  const phase = ns.status?.phase ?? '';
+  // Upstream's field path spells the Go field name: `status.Phase`.
+  const path = FieldPath.root('status').child('Phase');
+  if (!ns.metadata.deletionTimestamp) {
+    return phase === namespacePhases.active ? [] : [invalid(path, phase, "may only be 'Active' if `deletionTimestamp` is empty")];
+  }
+  return phase === namespacePhases.terminating ? [] : [invalid(path, phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")];
+}
+
+function validateFinalizeUpdate(ns: Namespace): FieldError[] {
+  const path = FieldPath.root('spec').child('finalizers');
+  return (ns.spec?.finalizers ?? []).flatMap((name, i) => validateFinalizerName(name, path.index(i)));
+}
+
+const hasSpecFinalizers = (ns: Namespace): boolean => (ns.spec?.finalizers?.length ?? 0) > 0;
+
+export const namespaceDefinition = defineResource<Namespace>({
+  group: '',
+  version: 'v1',
+  kind: 'Namespace',
+  plural: 'namespaces',
+  singular: 'namespace',
+  shortNames: ['ns'],
+  namespaced: false,
+  // Upstream's namespace storage has no deletecollection.
+  verbs: allVerbs.filter((verb) => verb !== 'deletecollection'),
+  nameRule: nameIsDNSLabel,
+  schema: kindSchema({
+    spec: object({ finalizers: atomicArray(string()) }),
+    status: object({
+      phase: string(),
+      conditions: mergedByType(
+        object({ type: string(), status: string(), lastTransitionTime: time(), reason: string(), message: string() }, ['type', 'status']),
+      ),
+    }),
+  }),
+  strategy: {
+    prepareForCreate,
+    validate: validateNamespace,
+    prepareForUpdate: keepFinalizersAndStatus,
+    validateUpdate: (ns) => validateNamespace(ns),
+    prepareForDelete: (ns) => {
+      // Upstream marks every namespace Terminating on its first delete.
+      ns.status = { ...ns.status, phase: namespacePhases.terminating };
+      return hasSpecFinalizers(ns);
+    },
+    hasPendingFinalizers: hasSpecFinalizers,
+  },
+  subresources: {
+    status: {
+      verbs: ['get', 'update', 'patch'],
+      prepareForUpdate: (ns, old) => {
+        keepSpec(ns, old);
+        labelWithName(ns);
+      },
+      validateUpdate: (ns) => validateStatusUpdate(ns),
+    },
+    finalize: {
+      verbs: ['update'],
+      prepareForUpdate: (ns, old) => {
+        keepStatus(ns, old);
+        labelWithName(ns);
+      },
+      validateUpdate: (ns) => validateFinalizeUpdate(ns),
+    },
+  },
+  fieldSelectors: { 'status.phase': (ns) => ns.status?.phase ?? '' },
+  // Upstream answers a namespace DELETE with the namespace itself (Terminating, or as last seen).
+  deleteReturnsObject: true,
+});

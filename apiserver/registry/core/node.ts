@@ -1,0 +1,339 @@
+/**
+ * Node (v1, cluster scoped). Unlike most kinds a node may carry status on create (the kubelet
+ * registers itself with it); afterwards the main resource keeps status and `status` keeps spec.
+ * podCIDRs and providerID may be set once; the removed dynamic kubelet configuration
+ * (spec.configSource, status.config) is dropped unless an old object still carries it.
+ */
+import { FieldPath, duplicate, forbidden, invalid, notSupported, required, type FieldError } from '../../../shared/api/field.ts';
+import { parseQuantity } from '../../../shared/api/quantity.ts';
+import { deepCopy, type KubeObject } from '../../../shared/api/types.ts';
+import { atomicArray, array, boolean, int32, int64, kindSchema, map, object, quantity, string, time, type Schema } from '../../../shared/api/schema.ts';
+import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../../shared/validation/names.ts';
+import { parseCIDR, validateCIDR } from '../../../shared/validation/network.ts';
+import { allVerbs, defineResource } from '../definition.ts';
+import { mergedByType, validateQualifiedName } from './shared-validation.ts';
+
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: string;
+  timeAdded?: string;
+}
+
+export interface ConfigMapNodeConfigSource {
+  namespace?: string;
+  name?: string;
+  uid?: string;
+  resourceVersion?: string;
+  kubeletConfigKey?: string;
+}
+
+export interface NodeConfigSource {
+  configMap?: ConfigMapNodeConfigSource;
+}
+
+export interface NodeAddress {
+  type: string;
+  address: string;
+}
+
+export interface NodeSpec {
+  podCIDR?: string;
+  podCIDRs?: string[];
+  providerID?: string;
+  unschedulable?: boolean;
+  taints?: Taint[];
+  configSource?: NodeConfigSource;
+  externalID?: string;
+}
+
+export interface NodeStatus {
+  capacity?: Record<string, string | number>;
+  allocatable?: Record<string, string | number>;
+  phase?: string;
+  conditions?: { type: string; status: string; [field: string]: unknown }[];
+  addresses?: NodeAddress[];
+  config?: { assigned?: NodeConfigSource; active?: NodeConfigSource; lastKnownGood?: NodeConfigSource; error?: string };
+  [field: string]: unknown;
+}
+
+export interface Node extends KubeObject {
+  spec?: NodeSpec;
+  status?: NodeStatus;
+}
+
+const taintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+
+/**
+ * podCIDR and podCIDRs on the wire are one list inside (upstream's conversion): podCIDR wins when
+ * the two disagree, fills an empty list, and is always written back as the list's first entry.
+ */
+function normalizePodCIDRs(node: Node): void {
+  const spec = node.spec;
+  if (!spec) return;
+  const single = spec.podCIDR ?? '';
+  const list = spec.podCIDRs ?? [];
+  if (single && (list.length === 0 || list[0] !== single)) spec.podCIDRs = [single];
+  const first = spec.podCIDRs?.[0];
+  if (first) spec.podCIDR = first;
+}
+
+function validateTaints(taints: readonly Taint[], path: FieldPath): FieldError[] {
+  const errors: FieldError[] = [];
+  const seen = new Map<string, Set<string>>();
+  taints.forEach((taint, i) => {
+    const at = path.index(i);
+    errors.push(...validateQualifiedName(taint.key ?? '', at.child('key')));
+    const valueProblems = isValidLabelValue(taint.value ?? '');
+    if (valueProblems.length) errors.push(invalid(at.child('value'), taint.value ?? '', valueProblems.join(';')));
+    const effect = taint.effect ?? '';
+    if (!effect) errors.push(required(at.child('effect')));
+    else if (!taintEffects.includes(effect)) errors.push(notSupported(at.child('effect'), effect, taintEffects));
+    const keys = seen.get(effect) ?? new Set<string>();
+    if (keys.has(taint.key ?? '')) {
+      errors.push({ ...duplicate(at, taint), detail: 'taints must be unique by key and effect pair' });
+      return;
+    }
+    keys.add(taint.key ?? '');
+    seen.set(effect, keys);
+  });
+  return errors;
+}
+
+const integerResources = new Set([
+  'pods',
+  'resourcequotas',
+  'services',
+  'replicationcontrollers',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'services.nodeports',
+  'services.loadbalancers',
+]);
+
+/** Extended resources (`example.com/gpu`) are counted in whole units, like object counts. */
+function isIntegerResourceName(name: string): boolean {
+  if (integerResources.has(name)) return true;
+  const native = !name.includes('/') || name.includes('kubernetes.io/');
+  return !native && !name.startsWith('requests.') && isQualifiedName(`requests.${name}`).length === 0;
+}
+
+/** capacity and allocatable: non-negative, whole for integer resources; paths are `status.capacity.<name>`. */
+function validateNodeResources(node: Node): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const list of ['capacity', 'allocatable'] as const) {
+    for (const [name, raw] of Object.entries(node.status?.[list] ?? {})) {
+      const path = FieldPath.root('status').child(list, name);
+      const value = parseQuantity(raw);
+      if (value === null) continue; // malformed quantities are rejected while decoding
+      if (value < 0) errors.push(invalid(path, String(raw), 'must be greater than or equal to 0'));
+      if (isIntegerResourceName(name) && !Number.isInteger(value)) errors.push(invalid(path, String(raw), 'must be an integer'));
+    }
+  }
+  return errors;
+}
+
+function validatePodCIDRs(cidrs: readonly string[]): FieldError[] {
+  const path = FieldPath.root('spec').child('podCIDRs');
+  const errors = cidrs.flatMap((cidr, i) => validateCIDR(path.index(i), cidr));
+  if (cidrs.length < 2) return errors;
+  const parsed = cidrs.map(parseCIDR);
+  const bad = cidrs.find((_, i) => !parsed[i]);
+  if (bad !== undefined) {
+    errors.push({
+      type: 'InternalError',
+      field: path.toString(),
+      value: null,
+      detail: `invalid PodCIDRs. failed to check with dual stack with error:failed to parse cidr value:${JSON.stringify(bad)} with error:invalid CIDR address: ${bad}`,
+    });
+  }
+  const families = new Set(parsed.map((p) => p?.family));
+  const dualStack = bad === undefined && families.has(4) && families.has(6);
+  if (!dualStack || cidrs.length > 2) errors.push(invalid(path, cidrs, 'may specify no more than one CIDR for each IP family'));
+  const seen = new Set<string>();
+  cidrs.forEach((cidr, i) => {
+    if (seen.has(cidr)) errors.push(duplicate(path.index(i), cidr));
+    seen.add(cidr);
+  });
+  return errors;
+}
+
+function validateNode(node: Node): FieldError[] {
+  // Upstream reports taints under `metadata.taints`, a path kept for compatibility.
+  const errors = validateTaints(node.spec?.taints ?? [], FieldPath.root('metadata').child('taints'));
+  errors.push(...validateNodeResources(node));
+  const cidrs = node.spec?.podCIDRs ?? [];
+  if (cidrs.length) errors.push(...validatePodCIDRs(cidrs));
+  return errors;
+}
+
+/** Checks shared by the configMap reference in spec.configSource and status.config. */
+function validateConfigMapSource(source: ConfigMapNodeConfigSource, path: FieldPath): FieldError[] {
+  const errors: FieldError[] = [];
+  const checks: [keyof ConfigMapNodeConfigSource, (v: string) => string[]][] = [
+    ['namespace', isDNS1123Label],
+    ['name', isDNS1123Subdomain],
+    ['kubeletConfigKey', isConfigMapKey],
+  ];
+  for (const [field, rule] of checks) {
+    const value = source[field] ?? '';
+    if (!value) errors.push(required(path.child(field), `${field} must be set`));
+    else errors.push(...rule(value).map((msg) => invalid(path.child(field), value, msg)));
+  }
+  return errors;
+}
+
+/** In spec the reference names a config map; in status it pins the exact version (uid, resourceVersion). */
+function validateConfigSource(source: NodeConfigSource, path: FieldPath, where: 'spec' | 'status'): FieldError[] {
+  const errors: FieldError[] = [];
+  const cm = source.configMap;
+  if (cm) {
+    const at = path.child('configMap');
+    for (const field of ['uid', 'resourceVersion'] as const) {
+      if (where === 'spec' && cm[field]) errors.push(forbidden(at.child(field), `${field} must not be set in spec`));
+      if (where === 'status' && !cm[field]) errors.push(required(at.child(field), `${field} must be set in status`));
+    }
+    errors.push(...validateConfigMapSource(cm, at));
+  } else {
+    errors.push(invalid(path, source, 'exactly one reference subfield must be non-nil'));
+  }
+  return errors;
+}
+
+const mayNotChange = (what: string): string => `node updates may not change ${what} except from "" to valid`;
+
+function validateNodeUpdate(node: Node, old: Node): FieldError[] {
+  const errors = validateNodeResources(node);
+  const addresses = new Set<string>();
+  (node.status?.addresses ?? []).forEach((address, i) => {
+    const key = JSON.stringify([address.type, address.address]);
+    if (addresses.has(key)) errors.push(duplicate(FieldPath.root('status').child('addresses').index(i), address));
+    addresses.add(key);
+  });
+
+  const spec = FieldPath.root('spec');
+  const oldCIDRs = old.spec?.podCIDRs ?? [];
+  const newCIDRs = node.spec?.podCIDRs ?? [];
+  if (oldCIDRs.length) {
+    if (oldCIDRs.length !== newCIDRs.length) errors.push(forbidden(spec.child('podCIDRs'), mayNotChange('podCIDR')));
+    else for (const [i, cidr] of oldCIDRs.entries()) if (cidr !== newCIDRs[i]) errors.push(forbidden(spec.child('podCIDRs'), mayNotChange('podCIDR')));
+  }
+  const oldProvider = old.spec?.providerID ?? '';
+  if (oldProvider && oldProvider !== (node.spec?.providerID ?? '')) errors.push(forbidden(spec.child('providerID'), mayNotChange('providerID')));
+
+  if (node.spec?.configSource) errors.push(...validateConfigSource(node.spec.configSource, spec.child('configSource'), 'spec'));
+  const config = node.status?.config;
+  if (config) {
+    const at = FieldPath.root('status').child('config');
+    for (const which of ['assigned', 'active', 'lastKnownGood'] as const) {
+      const source = config[which];
+      if (source) errors.push(...validateConfigSource(source, at.child(which), 'status'));
+    }
+  }
+  errors.push(...validateTaints(node.spec?.taints ?? [], FieldPath.root('metadata').child('taints')));
+  if ((node.spec?.externalID ?? '') !== (old.spec?.externalID ?? '')) errors.push(forbidden(spec.child('externalID'), 'may not be updated'));
+  return errors;
+}
+
+function keepStatus(node: Node, old: Node): void {
+  if (old.status) node.status = deepCopy(old.status);
+  else delete node.status;
+}
+
+function nodeWarnings(node: Node): string[] {
+  const warnings: string[] = [];
+  if (node.spec?.configSource) warnings.push('spec.configSource: the feature is removed');
+  if (node.spec?.externalID) warnings.push('spec.externalID: this field is deprecated, and is unused by Kubernetes');
+  return warnings;
+}
+
+const configMapSourceSchema = (): Schema =>
+  object(
+    { namespace: string(), name: string(), uid: string(), resourceVersion: string(), kubeletConfigKey: string() },
+    ['namespace', 'name', 'kubeletConfigKey'],
+  );
+const configSourceSchema = (): Schema => object({ configMap: configMapSourceSchema() });
+const nodeInfoFields = [
+  'machineID',
+  'systemUUID',
+  'bootID',
+  'kernelVersion',
+  'osImage',
+  'containerRuntimeVersion',
+  'kubeletVersion',
+  'kubeProxyVersion',
+  'operatingSystem',
+  'architecture',
+];
+
+export const nodeDefinition = defineResource<Node>({
+  group: '',
+  version: 'v1',
+  kind: 'Node',
+  plural: 'nodes',
+  singular: 'node',
+  shortNames: ['no'],
+  namespaced: false,
+  verbs: allVerbs,
+  schema: kindSchema({
+    spec: object({
+      podCIDR: string(),
+      podCIDRs: array(string(), { 'x-kubernetes-list-type': 'set', 'x-kubernetes-patch-strategy': 'merge' }),
+      providerID: string(),
+      unschedulable: boolean(),
+      taints: atomicArray(object({ key: string(), value: string(), effect: string(), timeAdded: time() }, ['key', 'effect'])),
+      configSource: configSourceSchema(),
+      externalID: string(),
+    }),
+    status: object({
+      capacity: map(quantity()),
+      allocatable: map(quantity()),
+      phase: string(),
+      conditions: mergedByType(
+        object(
+          { type: string(), status: string(), lastHeartbeatTime: time(), lastTransitionTime: time(), reason: string(), message: string() },
+          ['type', 'status'],
+        ),
+      ),
+      addresses: mergedByType(object({ type: string(), address: string() }, ['type', 'address'])),
+      daemonEndpoints: object({ kubeletEndpoint: object({ Port: int32() }, ['Port']) }),
+      nodeInfo: object(Object.fromEntries(nodeInfoFields.map((f) => [f, string()])), nodeInfoFields),
+      images: atomicArray(object({ names: atomicArray(string()), sizeBytes: int64() })),
+      volumesInUse: atomicArray(string()),
+      volumesAttached: atomicArray(object({ name: string(), devicePath: string() }, ['name', 'devicePath'])),
+      config: object({ assigned: configSourceSchema(), active: configSourceSchema(), lastKnownGood: configSourceSchema(), error: string() }),
+      runtimeHandlers: atomicArray(object({ name: string(), features: object({ recursiveReadOnlyMounts: boolean(), userNamespaces: boolean() }) })),
+      features: object({ supplementalGroupsPolicy: boolean() }),
+    }),
+  }),
+  strategy: {
+    prepareForCreate: (node) => {
+      // Nodes may be created with status, but not with the removed dynamic configuration.
+      if (node.spec) delete node.spec.configSource;
+      if (node.status) delete node.status.config;
+      normalizePodCIDRs(node);
+    },
+    validate: validateNode,
+    prepareForUpdate: (node, old) => {
+      keepStatus(node, old);
+      if (node.spec && !old.spec?.configSource) delete node.spec.configSource;
+      normalizePodCIDRs(node);
+    },
+    validateUpdate: (node, old) => [...validateNode(node), ...validateNodeUpdate(node, old)],
+    warnings: nodeWarnings,
+    allowCreateOnUpdate: false,
+  },
+  subresources: {
+    status: {
+      verbs: ['get', 'update', 'patch'],
+      prepareForUpdate: (node, old) => {
+        if (old.spec) node.spec = deepCopy(old.spec);
+        else delete node.spec;
+        if (node.status && !old.status?.config) delete node.status.config;
+      },
+      validateUpdate: validateNodeUpdate,
+    },
+  },
+  fieldSelectors: { 'spec.unschedulable': (node) => String(node.spec?.unschedulable === true) },
+});

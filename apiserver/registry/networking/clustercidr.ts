@@ -1,0 +1,190 @@
+/**
+ * ClusterCIDR (networking.k8s.io/v1alpha1): one pool of pod CIDRs for the multi-CIDR range
+ * allocator. Served by upstream until 1.28 (off by default), so its rules are 1.28's: the name is
+ * a DNS label, the whole spec is immutable, and the node selector follows 1.28's node selector
+ * rules (label values of match expressions are not checked).
+ */
+import { isIP } from 'node:net';
+import { FieldPath, forbidden, invalid, required, type FieldError } from '../../../shared/api/field.ts';
+import { int32, kindSchema, nodeSelector, object, string } from '../../../shared/api/schema.ts';
+import type { KubeObject } from '../../../shared/api/types.ts';
+import { isDNS1123Subdomain, nameIsDNSLabel } from '../../../shared/validation/names.ts';
+import { allVerbs, defineResource } from '../definition.ts';
+import { validateImmutableField, validateQualifiedName } from '../storage/validation.ts';
+
+export interface NodeSelectorRequirement {
+  key?: string;
+  operator?: string;
+  values?: string[];
+}
+
+export interface NodeSelector {
+  nodeSelectorTerms?: { matchExpressions?: NodeSelectorRequirement[]; matchFields?: NodeSelectorRequirement[] }[];
+}
+
+export interface ClusterCIDRSpec {
+  nodeSelector?: NodeSelector;
+  perNodeHostBits?: number;
+  ipv4?: string;
+  ipv6?: string;
+}
+
+export interface ClusterCIDR extends KubeObject {
+  spec?: ClusterCIDRSpec;
+}
+
+const minPerNodeHostBits = 4;
+const specPath = FieldPath.root('spec');
+
+function validateNodeSelectorRequirement(req: NodeSelectorRequirement, path: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const values = req.values ?? [];
+  switch (req.operator) {
+    case 'In':
+    case 'NotIn':
+      if (values.length === 0) errs.push(required(path.child('values'), "must be specified when `operator` is 'In' or 'NotIn'"));
+      break;
+    case 'Exists':
+    case 'DoesNotExist':
+      if (values.length > 0) errs.push(forbidden(path.child('values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      break;
+    case 'Gt':
+    case 'Lt':
+      if (values.length !== 1) errs.push(required(path.child('values'), "must be specified single value when `operator` is 'Lt' or 'Gt'"));
+      break;
+    default:
+      errs.push(invalid(path.child('operator'), req.operator ?? '', 'not a valid selector operator'));
+  }
+  errs.push(...validateQualifiedName(path.child('key'), req.key ?? ''));
+  return errs;
+}
+
+/** Node field selectors may only match metadata.name, with exactly one node name for In and NotIn. */
+function validateNodeFieldSelectorRequirement(req: NodeSelectorRequirement, path: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const values = req.values ?? [];
+  if (req.operator === 'In' || req.operator === 'NotIn') {
+    if (values.length !== 1) {
+      errs.push(required(path.child('values'), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"));
+    }
+  } else {
+    errs.push(invalid(path.child('operator'), req.operator ?? '', 'not a valid selector operator'));
+  }
+  if (req.key !== 'metadata.name') {
+    errs.push(invalid(path.child('key'), req.key ?? '', 'not a valid field selector key'));
+  } else {
+    values.forEach((value, i) => {
+      for (const msg of isDNS1123Subdomain(value)) errs.push(invalid(path.child('values').index(i), value, msg));
+    });
+  }
+  return errs;
+}
+
+function validateNodeSelector(selector: NodeSelector, path: FieldPath): FieldError[] {
+  const termsPath = path.child('nodeSelectorTerms');
+  const terms = selector.nodeSelectorTerms ?? [];
+  if (terms.length === 0) return [required(termsPath, 'must have at least one node selector term')];
+  return terms.flatMap((term, i) => {
+    const termPath = termsPath.index(i);
+    return [
+      ...(term.matchExpressions ?? []).flatMap((req, j) => validateNodeSelectorRequirement(req, termPath.child('matchExpressions').index(j))),
+      ...(term.matchFields ?? []).flatMap((req, j) => validateNodeFieldSelectorRequirement(req, termPath.child('matchFields').index(j))),
+    ];
+  });
+}
+
+interface SloppyCIDR {
+  /** The address as written is IPv4, or IPv4 mapped into IPv6 (Go's To4 accepts both). */
+  isIPv4: boolean;
+  prefixLength: number;
+}
+
+/** Go's ParseCIDRSloppy: like net.ParseCIDR, but IPv4 octets may carry leading zeros. */
+function parseCIDRSloppy(value: string): SloppyCIDR | null {
+  const slash = value.indexOf('/');
+  if (slash < 0) return null;
+  let address = value.slice(0, slash);
+  const bits = value.slice(slash + 1);
+  if (/^\d+(\.\d+){3}$/.test(address)) address = address.split('.').map((octet) => String(Number(octet))).join('.');
+  // Zones (fe80::1%eth0) are valid for node's isIP but not in a CIDR.
+  const family = address.includes('%') ? 0 : isIP(address);
+  if (family === 0 || !/^\d+$/.test(bits)) return null;
+  const prefixLength = Number(bits);
+  if (prefixLength > (family === 4 ? 32 : 128)) return null;
+  const mapped = family === 6 && /^::ffff:(\d+\.\d+\.\d+\.\d+|[0-9a-f]{1,4}:[0-9a-f]{1,4})$/i.test(address);
+  return { isIPv4: family === 4 || mapped, prefixLength };
+}
+
+function validateCIDRConfig(cidr: string, perNodeHostBits: number, family: 'ipv4' | 'ipv6'): FieldError[] {
+  const path = specPath.child(family);
+  const parsed = parseCIDRSloppy(cidr);
+  if (!parsed) return [invalid(path, cidr, `must be a valid CIDR: ${cidr}`)];
+  const errs: FieldError[] = [];
+  if (family === 'ipv4' && !parsed.isIPv4) errs.push(invalid(path, cidr, 'must be a valid IPv4 CIDR'));
+  if (family === 'ipv6' && parsed.isIPv4) errs.push(invalid(path, cidr, 'must be a valid IPv6 CIDR'));
+  // The prefix counts against the field's family, even for a mapped address with a 128-bit mask.
+  const maxPerNodeHostBits = (family === 'ipv4' ? 32 : 128) - parsed.prefixLength;
+  const bitsPath = specPath.child('perNodeHostBits');
+  if (perNodeHostBits < minPerNodeHostBits) {
+    errs.push(invalid(bitsPath, perNodeHostBits, `must be greater than or equal to ${minPerNodeHostBits}`));
+  }
+  if (perNodeHostBits > maxPerNodeHostBits) {
+    errs.push(invalid(bitsPath, perNodeHostBits, `must be less than or equal to ${maxPerNodeHostBits}`));
+  }
+  return errs;
+}
+
+function validateSpec(spec: ClusterCIDRSpec): FieldError[] {
+  const errs: FieldError[] = [];
+  if (spec.nodeSelector) errs.push(...validateNodeSelector(spec.nodeSelector, specPath.child('nodeSelector')));
+  const ipv4 = spec.ipv4 ?? '';
+  const ipv6 = spec.ipv6 ?? '';
+  if (ipv4 === '' && ipv6 === '') {
+    errs.push(required(specPath, 'one or both of `ipv4` and `ipv6` must be specified'));
+    return errs;
+  }
+  const perNodeHostBits = spec.perNodeHostBits ?? 0;
+  if (ipv4 !== '') errs.push(...validateCIDRConfig(ipv4, perNodeHostBits, 'ipv4'));
+  if (ipv6 !== '') errs.push(...validateCIDRConfig(ipv6, perNodeHostBits, 'ipv6'));
+  return errs;
+}
+
+export const clusterCIDRDefinition = defineResource<ClusterCIDR>({
+  group: 'networking.k8s.io',
+  version: 'v1alpha1',
+  kind: 'ClusterCIDR',
+  plural: 'clustercidrs',
+  singular: 'clustercidr',
+  namespaced: false,
+  verbs: allVerbs,
+  enabledByDefault: false,
+  nameRule: nameIsDNSLabel,
+  schema: kindSchema({
+    spec: object(
+      {
+        nodeSelector: { ...nodeSelector(), 'x-kubernetes-map-type': 'atomic' },
+        perNodeHostBits: int32(),
+        ipv4: string(),
+        ipv6: string(),
+      },
+      ['perNodeHostBits'],
+    ),
+  }),
+  strategy: {
+    allowCreateOnUpdate: false,
+    validate(obj) {
+      return validateSpec(obj.spec ?? {});
+    },
+    validateUpdate(obj, old) {
+      const spec = obj.spec ?? {};
+      const oldSpec = old.spec ?? {};
+      return [
+        ...validateSpec(spec),
+        ...validateImmutableField(specPath.child('nodeSelector'), spec.nodeSelector, oldSpec.nodeSelector),
+        ...validateImmutableField(specPath.child('perNodeHostBits'), spec.perNodeHostBits ?? 0, oldSpec.perNodeHostBits ?? 0),
+        ...validateImmutableField(specPath.child('ipv4'), spec.ipv4 ?? '', oldSpec.ipv4 ?? ''),
+        ...validateImmutableField(specPath.child('ipv6'), spec.ipv6 ?? '', oldSpec.ipv6 ?? ''),
+      ];
+    },
+  },
+});

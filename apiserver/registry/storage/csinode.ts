@@ -1,0 +1,110 @@
+/**
+ * CSINode (storage.k8s.io/v1): the CSI drivers registered on one node, written by its node agent.
+ * Named after the node (a DNS subdomain, checked generically). A driver entry, once present, may
+ * not change; drivers may be added and removed.
+ */
+import { FieldPath, duplicate, invalid, required, type FieldError } from '../../../shared/api/field.ts';
+import { atomicArray, int32, keyedArray, kindSchema, object, string } from '../../../shared/api/schema.ts';
+import type { KubeObject } from '../../../shared/api/types.ts';
+import { allVerbs, defineResource } from '../definition.ts';
+import { validateCSIDriverName, validateImmutableField, validateQualifiedName } from './validation.ts';
+
+export interface CSINodeDriver {
+  name?: string;
+  nodeID?: string;
+  topologyKeys?: string[];
+  allocatable?: { count?: number };
+}
+
+export interface CSINode extends KubeObject {
+  spec?: { drivers?: CSINodeDriver[] };
+}
+
+/** Upstream allows node IDs up to 256 bytes since 1.22 (192 before). */
+const nodeIDMaxLength = 256;
+
+const driversPath = FieldPath.root('spec').child('drivers');
+
+function validateDriver(driver: CSINodeDriver, path: FieldPath, seenNames: Set<string>): FieldError[] {
+  const errs = validateCSIDriverName(path.child('name'), driver.name);
+  const nodeID = driver.nodeID ?? '';
+  if (nodeID === '') errs.push(required(path.child('nodeID')));
+  if (Buffer.byteLength(nodeID) > nodeIDMaxLength) {
+    errs.push(invalid(path.child('nodeID'), nodeID, `must be ${nodeIDMaxLength} characters or less`));
+  }
+  const count = driver.allocatable?.count;
+  if (count !== undefined && count < 0) {
+    errs.push(invalid(path.child('allocatable', 'count'), count, 'must be greater than or equal to 0'));
+  }
+  const name = driver.name ?? '';
+  if (seenNames.has(name)) errs.push(duplicate(path.child('name'), name));
+  seenNames.add(name);
+  // Topology key errors are reported on the driver entry itself, as upstream does.
+  const seenKeys = new Set<string>();
+  for (const key of driver.topologyKeys ?? []) {
+    if (key === '') errs.push(required(path));
+    if (seenKeys.has(key)) errs.push(duplicate(path, key));
+    seenKeys.add(key);
+    errs.push(...validateQualifiedName(path, key));
+  }
+  return errs;
+}
+
+function validateCSINode(obj: CSINode): FieldError[] {
+  const seenNames = new Set<string>();
+  return (obj.spec?.drivers ?? []).flatMap((driver, i) => validateDriver(driver, driversPath.index(i), seenNames));
+}
+
+export const csiNodeDefinition = defineResource<CSINode>({
+  group: 'storage.k8s.io',
+  version: 'v1',
+  kind: 'CSINode',
+  plural: 'csinodes',
+  singular: 'csinode',
+  namespaced: false,
+  verbs: allVerbs,
+  deleteReturnsObject: true,
+  schema: kindSchema(
+    {
+      spec: object(
+        {
+          drivers: {
+            ...keyedArray(
+              object(
+                {
+                  name: string(),
+                  nodeID: string(),
+                  allocatable: object({ count: int32() }),
+                  topologyKeys: atomicArray(string()),
+                },
+                ['name', 'nodeID'],
+              ),
+              ['name'],
+            ),
+            'x-kubernetes-patch-strategy': 'merge',
+            'x-kubernetes-patch-merge-key': 'name',
+          },
+        },
+        ['drivers'],
+      ),
+    },
+    ['spec'],
+  ),
+  strategy: {
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: false,
+    validate: validateCSINode,
+    validateUpdate(obj, old) {
+      // Upstream validates the new object twice on update (the strategy and ValidateCSINodeUpdate
+      // both do), so each problem appears twice among the causes.
+      const errs = [...validateCSINode(obj), ...validateCSINode(obj)];
+      const drivers = obj.spec?.drivers ?? [];
+      for (const oldDriver of old.spec?.drivers ?? []) {
+        for (const driver of drivers) {
+          if ((driver.name ?? '') === (oldDriver.name ?? '')) errs.push(...validateImmutableField(driversPath, driver, oldDriver));
+        }
+      }
+      return errs;
+    },
+  },
+});

@@ -1,0 +1,497 @@
+/**
+ * The generic store: every verb of every stored kind, driven by its ResourceDefinition. It owns the
+ * order of steps, so that no kind can skip one:
+ *
+ *   create: system metadata → strategy.prepareForCreate → validation (metadata + kind) →
+ *           admission (mutate, validate) → etcd create
+ *   update: (inside the compare-and-swap loop) preconditions → system metadata carried over →
+ *           strategy / subresource prepareForUpdate → validation → admission → etcd put,
+ *           or nothing when the object did not change, or removal when its last finalizer went
+ *   delete: preconditions → admission → mark for deletion (finalizers pending) or remove
+ *
+ * Dry run performs every step but the write. Storage errors become API errors in one place
+ * (interpretStorageError).
+ */
+import { randomUUID, randomInt } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  internalError,
+  invalid,
+  isStatusError,
+  notFound,
+  optimisticLockMessage,
+  resourceExpired,
+  timeout,
+  type GroupResource,
+} from '../../shared/api/errors.ts';
+import { FieldPath, invalid as invalidField, type FieldError } from '../../shared/api/field.ts';
+import type { KubeList, KubeObject, Status } from '../../shared/api/types.ts';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../../shared/validation/objectmeta.ts';
+import { nameIsDNSSubdomain } from '../../shared/validation/names.ts';
+import type { AdmissionChain, Operation } from '../admission/admission.ts';
+import { decodeContinue, encodeContinue } from '../storage/continue.ts';
+import { StorageError } from '../storage/etcd/errors.ts';
+import type { EtcdStore, StoredValue, UpdateDecision } from '../storage/etcd/store.ts';
+import { apiVersionOf, type RequestContext, type ResourceDefinition } from './definition.ts';
+
+/** Which objects a list or deletecollection selects; built from label and field selectors. */
+export interface ListFilter {
+  /** True when selectors narrow the list (remainingItemCount is then omitted). */
+  readonly selective: boolean;
+  matches(obj: KubeObject): boolean;
+}
+
+export const everything: ListFilter = { selective: false, matches: () => true };
+
+export interface ListOptions {
+  filter: ListFilter;
+  limit?: number;
+  continueToken?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export interface WriteOptions {
+  dryRun: boolean;
+}
+
+export interface Preconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  preconditions?: Preconditions;
+}
+
+export interface UpdateOutcome {
+  object: KubeObject;
+  created: boolean;
+}
+
+export interface DeleteOutcome {
+  /** The removed object, or the object now marked for deletion. */
+  object: KubeObject;
+  /** False when finalizers keep the object until they are removed. */
+  deleted: boolean;
+}
+
+/** Produces the desired object from the current one (null when it does not exist). */
+export type Transform = (current: KubeObject | null) => KubeObject | Promise<KubeObject>;
+
+const nameSuffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
+const generatedSuffixLength = 5;
+const maxGeneratedNameLength = 63 - generatedSuffixLength;
+const generateNameAttempts = 8;
+
+/** `2006-01-02T15:04:05Z`: metav1.Time has second precision. */
+export function formatTime(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
+export function generateName(base: string): string {
+  const prefix = base.length > maxGeneratedNameLength ? base.slice(0, maxGeneratedNameLength) : base;
+  let suffix = '';
+  for (let i = 0; i < generatedSuffixLength; i++) suffix += nameSuffixAlphabet[randomInt(nameSuffixAlphabet.length)];
+  return prefix + suffix;
+}
+
+function hasFinalizers(obj: KubeObject): boolean {
+  return (obj.metadata.finalizers?.length ?? 0) > 0;
+}
+
+export class GenericStore {
+  readonly groupResource: GroupResource;
+  private readonly storageResource: string;
+
+  constructor(
+    readonly definition: ResourceDefinition,
+    private readonly etcd: EtcdStore,
+    private readonly admission: AdmissionChain,
+  ) {
+    this.groupResource = { group: definition.group, resource: definition.plural };
+    this.storageResource = definition.storage?.resource ?? definition.plural;
+  }
+
+  private key(namespace: string, name: string): string {
+    return this.etcd.key(this.storageResource, this.definition.namespaced ? namespace : undefined, name);
+  }
+
+  /** The stored form of a served object. */
+  private toStorage(obj: KubeObject): KubeObject {
+    const convert = this.definition.storage?.toStorage;
+    return convert ? convert(obj) : obj;
+  }
+
+  /** The served form of a stored object, with apiVersion and kind always set. */
+  private fromStorage(stored: StoredValue): KubeObject {
+    const convert = this.definition.storage?.fromStorage;
+    const obj = convert ? convert(stored.object) : stored.object;
+    obj.apiVersion = apiVersionOf(this.definition);
+    obj.kind = this.definition.kind;
+    obj.metadata.resourceVersion = String(stored.modRevision);
+    return obj;
+  }
+
+  /** Translates storage failures into API errors; the one place that knows both. */
+  interpretStorageError(err: unknown, name: string): unknown {
+    if (!(err instanceof StorageError)) return err;
+    switch (err.code) {
+      case 'NotFound':
+        return notFound(this.groupResource, name);
+      case 'Exists':
+        return alreadyExists(this.groupResource, name);
+      case 'Conflict':
+        return conflict(this.groupResource, name, optimisticLockMessage);
+      case 'Compacted':
+        return resourceExpired('The resourceVersion for the provided list is too old.');
+      case 'Timeout':
+      case 'Unavailable':
+        return timeout(`request did not complete within requested timeout - ${err.message}`, 1);
+      case 'Internal':
+        return internalError(err.message);
+    }
+  }
+
+  private async guarded<R>(name: string, work: () => Promise<R>): Promise<R> {
+    try {
+      return await work();
+    } catch (err) {
+      throw this.interpretStorageError(err, name);
+    }
+  }
+
+  async get(namespace: string, name: string): Promise<KubeObject> {
+    return this.guarded(name, async () => {
+      const stored = await this.etcd.get(this.key(namespace, name));
+      if (!stored) throw notFound(this.groupResource, name);
+      return this.fromStorage(stored);
+    });
+  }
+
+  /**
+   * Lists from etcd. A limit pages through a consistent snapshot: the first page reads the newest
+   * revision (or the requested one), and every later page reads the revision in the continue token.
+   */
+  async list(namespace: string, opts: ListOptions): Promise<KubeList> {
+    const prefix = this.etcd.collectionPrefix(this.storageResource, this.definition.namespaced && namespace ? namespace : undefined);
+    let revision = 0;
+    let startKey: string | undefined;
+    if (opts.continueToken) {
+      const token = decodeContinue(opts.continueToken);
+      revision = token.revision;
+      startKey = prefix + token.start;
+    } else if (opts.resourceVersion && opts.resourceVersion !== '0' && (opts.limit || opts.resourceVersionMatch === 'Exact')) {
+      revision = Number(opts.resourceVersion);
+    }
+    const limit = opts.limit ?? 0;
+    return this.guarded('', async () => {
+      const items: KubeObject[] = [];
+      let listRevision = revision;
+      let more = false;
+      let remaining = 0;
+      let nextKey = startKey;
+      let lastKey: string | undefined;
+      // With selectors a page may need several ranges to fill; without, one range suffices.
+      for (;;) {
+        let result;
+        try {
+          result = await this.etcd.range(prefix, {
+            ...(listRevision ? { revision: listRevision } : {}),
+            ...(nextKey ? { startKey: nextKey } : {}),
+            ...(limit ? { limit: limit - items.length } : {}),
+          });
+        } catch (err) {
+          if (err instanceof StorageError && err.code === 'Compacted' && opts.continueToken) {
+            throw resourceExpired(
+              'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+            );
+          }
+          throw err;
+        }
+        listRevision = result.revision;
+        for (const value of result.values) {
+          const obj = this.fromStorage(value);
+          if (opts.filter.matches(obj)) items.push(obj);
+        }
+        lastKey = result.lastKey ?? lastKey;
+        more = result.more;
+        remaining = result.count - result.values.length;
+        if (!limit || !more || items.length >= limit || !lastKey) break;
+        nextKey = `${lastKey}\x00`;
+      }
+      const list: KubeList = {
+        apiVersion: apiVersionOf(this.definition),
+        kind: `${this.definition.kind}List`,
+        metadata: { resourceVersion: String(listRevision) },
+        items,
+      };
+      if (limit && more && lastKey) {
+        list.metadata.continue = encodeContinue({ revision: listRevision, start: `${lastKey.slice(prefix.length)}\x00` });
+        if (!opts.filter.selective) list.metadata.remainingItemCount = remaining;
+      }
+      return list;
+    });
+  }
+
+  /** Fills what the server owns on a new object. */
+  private initializeMetadata(obj: KubeObject, namespace: string, ctx: RequestContext): void {
+    const meta = obj.metadata;
+    if (this.definition.namespaced) meta.namespace = namespace;
+    meta.uid = randomUUID();
+    meta.creationTimestamp = formatTime(ctx.now);
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.resourceVersion;
+    delete meta.selfLink;
+  }
+
+  private validationError(obj: KubeObject, errors: FieldError[]): never {
+    throw invalid({ group: this.definition.group, kind: this.definition.kind }, obj.metadata.name ?? '', errors);
+  }
+
+  async create(namespace: string, obj: KubeObject, ctx: RequestContext, opts: WriteOptions): Promise<KubeObject> {
+    this.checkNamespace(obj, namespace);
+    const generated = !obj.metadata.name && !!obj.metadata.generateName;
+    for (let attempt = 1; ; attempt++) {
+      const candidate = attempt === 1 ? obj : structuredClone(obj);
+      try {
+        return await this.createOnce(namespace, candidate, ctx, opts, generated);
+      } catch (err) {
+        // A generated name that collides is retried with a fresh suffix, as upstream does.
+        if (!generated || attempt >= generateNameAttempts || !isStatusError(err, 'AlreadyExists')) throw err;
+      }
+    }
+  }
+
+  private async createOnce(namespace: string, obj: KubeObject, ctx: RequestContext, opts: WriteOptions, generated: boolean): Promise<KubeObject> {
+    if (generated) obj.metadata.name = generateName(obj.metadata.generateName ?? '');
+    await this.admitNew(namespace, obj, ctx, opts);
+    const name = obj.metadata.name ?? '';
+    if (opts.dryRun) {
+      // Reject a dry-run create of an existing object exactly as the real one would be.
+      const existing = await this.guarded(name, () => this.etcd.get(this.key(namespace, name)));
+      if (existing) throw alreadyExists(this.groupResource, name);
+      return obj;
+    }
+    return this.guarded(name, async () => this.fromStorage(await this.etcd.create(this.key(namespace, name), this.toStorage(obj))));
+  }
+
+  /** Every step of a create but the write: system metadata, strategy, validation, admission. */
+  private async admitNew(namespace: string, obj: KubeObject, ctx: RequestContext, opts: WriteOptions): Promise<void> {
+    const def = this.definition;
+    this.initializeMetadata(obj, namespace, ctx);
+    def.strategy.prepareForCreate?.(obj, ctx);
+    const errors = [
+      ...validateObjectMeta(obj.metadata, { namespaced: def.namespaced, nameRule: def.nameRule ?? nameIsDNSSubdomain }),
+      ...def.strategy.validate(obj, ctx),
+    ];
+    if (errors.length) this.validationError(obj, errors);
+    await this.runAdmission('CREATE', '', namespace, obj.metadata.name ?? '', obj, undefined, ctx, opts);
+    obj.apiVersion = apiVersionOf(def);
+    obj.kind = def.kind;
+  }
+
+  private async runAdmission(
+    operation: Operation,
+    subresource: string,
+    namespace: string,
+    name: string,
+    object: KubeObject | undefined,
+    oldObject: KubeObject | undefined,
+    ctx: RequestContext,
+    opts: WriteOptions,
+  ): Promise<void> {
+    const attributes = {
+      operation,
+      definition: this.definition,
+      subresource,
+      namespace,
+      name,
+      ...(object ? { object } : {}),
+      ...(oldObject ? { oldObject } : {}),
+      dryRun: opts.dryRun,
+      context: ctx,
+    };
+    await this.admission.admit(attributes);
+    await this.admission.validate(attributes);
+  }
+
+  /** The namespace in a body must agree with the one in the path. */
+  private checkNamespace(obj: KubeObject, namespace: string): void {
+    if (!this.definition.namespaced) return;
+    const bodyNamespace = obj.metadata.namespace;
+    if (bodyNamespace && bodyNamespace !== namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+  }
+
+  /**
+   * Update, patch and subresource writes: `transform` computes the desired object from the
+   * current one inside the compare-and-swap loop, so a patch is re-applied on a lost race.
+   * `conditional` pins the write to the resourceVersion the client sent (PUT) instead of retrying.
+   */
+  async update(namespace: string, name: string, subresource: string, transform: Transform, ctx: RequestContext, opts: WriteOptions): Promise<UpdateOutcome> {
+    const def = this.definition;
+    const sub = subresource ? def.subresources?.[subresource] : undefined;
+    // What the last run of the decision produced; the loop may run it more than once.
+    let decided: { object: KubeObject; created: boolean; wrote: boolean } | null = null;
+    const outcome = await this.guarded(name, () =>
+      this.etcd.guaranteedUpdate(this.key(namespace, name), async (current): Promise<UpdateDecision> => {
+        const old = current ? this.fromStorage(current) : null;
+        const desired = await transform(old ? structuredClone(old) : null);
+        this.checkNamespace(desired, namespace);
+        if (desired.metadata.name && desired.metadata.name !== name) {
+          throw badRequest(`the name of the object (${desired.metadata.name}) does not match the name on the URL (${name})`);
+        }
+        desired.metadata.name = name;
+        if (!old) {
+          if (subresource || !def.strategy.allowCreateOnUpdate) throw notFound(this.groupResource, name);
+          await this.admitNew(namespace, desired, ctx, opts);
+          decided = { object: desired, created: true, wrote: !opts.dryRun };
+          return opts.dryRun ? { action: 'none', object: desired } : { action: 'put', object: this.toStorage(desired) };
+        }
+        const sentVersion = desired.metadata.resourceVersion;
+        if (sentVersion && sentVersion !== old.metadata.resourceVersion) {
+          throw conflict(this.groupResource, name, optimisticLockMessage);
+        }
+        if (!sentVersion && def.strategy.allowUnconditionalUpdate === false) {
+          throw invalid({ group: def.group, kind: def.kind }, name, [
+            invalidField(FieldPath.root('metadata').child('resourceVersion'), 0, 'must be specified for an update'),
+          ]);
+        }
+        this.carryOverSystemMetadata(desired, old, namespace);
+        if (sub) sub.prepareForUpdate(desired, old, ctx);
+        else def.strategy.prepareForUpdate?.(desired, old, ctx);
+        const kindErrors = sub
+          ? sub.validateUpdate(desired, old, ctx)
+          : def.strategy.validateUpdate
+            ? def.strategy.validateUpdate(desired, old, ctx)
+            : def.strategy.validate(desired, ctx);
+        const errors = [...validateObjectMetaUpdate(desired.metadata, old.metadata, FieldPath.root('metadata')), ...kindErrors];
+        if (errors.length) this.validationError(desired, errors);
+        await this.runAdmission('UPDATE', subresource, namespace, name, desired, old, ctx, opts);
+        desired.apiVersion = apiVersionOf(def);
+        desired.kind = def.kind;
+        desired.metadata.resourceVersion = old.metadata.resourceVersion;
+        if (this.finalized(desired)) {
+          decided = { object: desired, created: false, wrote: false };
+          return opts.dryRun ? { action: 'none', object: desired } : { action: 'delete' };
+        }
+        if (isDeepStrictEqual(desired, old)) {
+          // Nothing changed: no write, no new resourceVersion (upstream skips such writes too).
+          decided = { object: old, created: false, wrote: false };
+          return { action: 'none', object: old };
+        }
+        decided = { object: desired, created: false, wrote: !opts.dryRun };
+        return opts.dryRun ? { action: 'none', object: desired } : { action: 'put', object: this.toStorage(desired) };
+      }),
+    );
+    const result = decided as { object: KubeObject; created: boolean; wrote: boolean } | null;
+    if (!result) throw internalError('update produced no object');
+    if (result.wrote) result.object.metadata.resourceVersion = String(outcome.revision);
+    if (result.created && opts.dryRun) delete result.object.metadata.resourceVersion;
+    return { object: result.object, created: result.created };
+  }
+
+  /** What a client may not change through an update: upstream's BeforeUpdate rules. */
+  private carryOverSystemMetadata(obj: KubeObject, old: KubeObject, namespace: string): void {
+    const meta = obj.metadata;
+    const oldMeta = old.metadata;
+    if (this.definition.namespaced) meta.namespace = namespace;
+    if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
+    else delete meta.generation;
+    if (!meta.uid && oldMeta.uid) meta.uid = oldMeta.uid;
+    if (oldMeta.creationTimestamp) meta.creationTimestamp = oldMeta.creationTimestamp;
+    // A client can neither set nor change a deletion timestamp; validation rejects a new one.
+    if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+    if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
+      meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    }
+    delete meta.selfLink;
+  }
+
+  /** An object marked for deletion whose last finalizer is gone is removed. */
+  private finalized(obj: KubeObject): boolean {
+    return !!obj.metadata.deletionTimestamp && !hasFinalizers(obj) && !this.definition.strategy.hasPendingFinalizers?.(obj);
+  }
+
+  async delete(namespace: string, name: string, ctx: RequestContext, opts: DeleteOptions): Promise<DeleteOutcome> {
+    const def = this.definition;
+    let outcome: DeleteOutcome | null = null;
+    const written = await this.guarded(name, () =>
+      this.etcd.guaranteedUpdate(this.key(namespace, name), async (current): Promise<UpdateDecision> => {
+        if (!current) throw notFound(this.groupResource, name);
+        const old = this.fromStorage(current);
+        this.checkPreconditions(old, name, opts.preconditions);
+        await this.runAdmission('DELETE', '', namespace, name, undefined, old, ctx, opts);
+        if (old.metadata.deletionTimestamp && !this.finalized(old)) {
+          // Already terminating: nothing changes until the finalizers are gone.
+          outcome = { object: old, deleted: false };
+          return { action: 'none', object: old };
+        }
+        const marked = structuredClone(old);
+        const needsFinalization = def.strategy.prepareForDelete?.(marked, ctx) ?? false;
+        if (hasFinalizers(marked) || needsFinalization) {
+          marked.metadata.deletionTimestamp = formatTime(ctx.now);
+          marked.metadata.deletionGracePeriodSeconds = 0;
+          outcome = { object: marked, deleted: false };
+          if (opts.dryRun) return { action: 'none', object: marked };
+          delete marked.metadata.resourceVersion;
+          return { action: 'put', object: this.toStorage(marked) };
+        }
+        outcome = { object: old, deleted: true };
+        return opts.dryRun ? { action: 'none', object: old } : { action: 'delete' };
+      }),
+    );
+    const done = outcome as DeleteOutcome | null;
+    if (!done) throw internalError('delete produced no outcome');
+    if (!done.deleted && !opts.dryRun) done.object.metadata.resourceVersion = String(written.revision);
+    return done;
+  }
+
+  private checkPreconditions(obj: KubeObject, name: string, pre: Preconditions | undefined): void {
+    if (!pre) return;
+    if (pre.uid && pre.uid !== obj.metadata.uid) {
+      throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid ?? ''}`);
+    }
+    if (pre.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
+      throw conflict(
+        this.groupResource,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion ?? ''}`,
+      );
+    }
+  }
+
+  /** Deletes every selected object; each goes through the same steps as a single delete. */
+  async deleteCollection(namespace: string, list: ListOptions, ctx: RequestContext, opts: DeleteOptions): Promise<KubeObject[]> {
+    const { items } = await this.list(namespace, list);
+    const deleted: KubeObject[] = [];
+    for (const item of items) {
+      try {
+        const { object } = await this.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', ctx, opts);
+        deleted.push(object);
+      } catch (err) {
+        // Another deleter won the race: the object is gone either way.
+        if (!isStatusError(err, 'NotFound')) throw err;
+      }
+    }
+    return deleted;
+  }
+
+  /** The Status a DELETE answers with when the kind does not return the object. */
+  deletedStatus(obj: KubeObject): Status {
+    return {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: obj.metadata.name ?? '', group: this.definition.group, kind: this.definition.plural, uid: obj.metadata.uid ?? '' },
+      code: 200,
+    };
+  }
+}

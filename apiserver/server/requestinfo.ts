@@ -1,0 +1,90 @@
+/**
+ * Parses a request path into what the rest of the pipeline works with (upstream's RequestInfo):
+ * the verb, and for API paths the group, version, namespace, resource, name and subresource.
+ */
+
+export interface RequestInfo {
+  path: string;
+  /** True for /api/... and /apis/... paths deep enough to name a resource. */
+  isResourceRequest: boolean;
+  /** Resource verbs (get, list, watch, create, ...) or the lower-case HTTP method otherwise. */
+  verb: string;
+  apiPrefix: string;
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  /** Path segments from the resource on. */
+  parts: string[];
+}
+
+/** Segments after `namespaces/<ns>/` that are subresources of the namespace itself. */
+const namespaceSubresources = new Set(['status', 'finalize']);
+
+export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
+  const info: RequestInfo = {
+    path,
+    isResourceRequest: false,
+    verb: method.toLowerCase(),
+    apiPrefix: '',
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    parts: [],
+  };
+  let segments = path.split('/').filter((s) => s !== '');
+  const prefix = segments[0];
+  if (prefix !== 'api' && prefix !== 'apis') return info;
+  info.apiPrefix = prefix;
+  segments = segments.slice(1);
+  if (prefix === 'apis') {
+    if (segments.length < 3) return info;
+    info.apiGroup = segments[0] ?? '';
+    segments = segments.slice(1);
+  } else if (segments.length < 2) {
+    return info;
+  }
+  info.apiVersion = segments[0] ?? '';
+  segments = segments.slice(1);
+  info.isResourceRequest = true;
+
+  if (segments[0] === 'namespaces' && segments.length > 1) {
+    info.namespace = segments[1] ?? '';
+    if (segments.length > 2 && !namespaceSubresources.has(segments[2] ?? '')) segments = segments.slice(2);
+  }
+  info.parts = segments;
+  if (segments.length >= 3) info.subresource = segments[2] ?? '';
+  if (segments.length >= 2) info.name = segments[1] ?? '';
+  info.resource = segments[0] ?? '';
+
+  switch (method) {
+    case 'POST':
+      info.verb = 'create';
+      break;
+    case 'GET':
+    case 'HEAD':
+      info.verb = info.name ? 'get' : isTrue(query.get('watch')) ? 'watch' : 'list';
+      break;
+    case 'PUT':
+      info.verb = 'update';
+      break;
+    case 'PATCH':
+      info.verb = 'patch';
+      break;
+    case 'DELETE':
+      info.verb = info.name ? 'delete' : 'deletecollection';
+      break;
+  }
+  return info;
+}
+
+/** Upstream's boolean query parsing: "1", "t", "true" (any case) and friends. */
+export function isTrue(value: string | null): boolean {
+  if (value === null) return false;
+  return ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value);
+}

@@ -1,0 +1,209 @@
+/**
+ * Objects in etcd, one key per object: `<prefix>/<resource>/<namespace>/<name>` (cluster-scoped
+ * kinds have no namespace segment), value = the object as JSON without metadata.resourceVersion.
+ * An object's resourceVersion is its key's mod revision; a list's is the range's header revision.
+ *
+ * Contracts: create is a single txn guarded by ModRevision(key) = 0; updates and deletes are
+ * compare-and-swap on the mod revision the caller last saw (guaranteedUpdate retries on a lost
+ * race with the fresh value the failed txn returned, so each retry costs one round trip).
+ */
+import { Etcd3, type IKeyValue, type IRangeResponse, type ITxnResponse } from 'etcd3';
+import type { KubeObject } from '../../../shared/api/types.ts';
+import { classifyEtcdError, StorageError } from './errors.ts';
+
+export interface EtcdOptions {
+  endpoints: string[];
+  /** Deadline of one unary call to etcd, so that a dead leader cannot hang a request. */
+  requestTimeoutMs?: number;
+}
+
+export function connectEtcd(opts: EtcdOptions): Etcd3 {
+  const timeoutMs = opts.requestTimeoutMs ?? 10_000;
+  return new Etcd3({
+    hosts: opts.endpoints,
+    // Lists of thousands of 2 KiB objects exceed gRPC's 4 MiB default and then trip the breaker.
+    grpcOptions: { 'grpc.max_receive_message_length': 512 * 1024 * 1024, 'grpc.max_send_message_length': 16 * 1024 * 1024 },
+    defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeoutMs }),
+    dialTimeout: 5_000,
+  });
+}
+
+export interface StoredValue {
+  object: KubeObject;
+  modRevision: number;
+}
+
+export interface RangeOptions {
+  /** Read at this revision (0 or unset: newest). */
+  revision?: number;
+  /** Start at this key instead of the prefix start (continue tokens). */
+  startKey?: string;
+  limit?: number;
+}
+
+export interface RangeResult {
+  values: StoredValue[];
+  /** The revision the range was read at. */
+  revision: number;
+  /** More keys follow the last returned one. */
+  more: boolean;
+  /** Keys in the range from the start key at that revision, returned ones included. */
+  count: number;
+  lastKey: string | undefined;
+}
+
+const encoder = new TextEncoder();
+
+function encode(obj: KubeObject): Buffer {
+  const { resourceVersion: _dropped, ...metadata } = obj.metadata;
+  return Buffer.from(JSON.stringify({ ...obj, metadata }));
+}
+
+export function decodeValue(kv: IKeyValue): StoredValue {
+  const object = JSON.parse(kv.value.toString('utf8')) as KubeObject;
+  const modRevision = Number(kv.mod_revision);
+  object.metadata.resourceVersion = String(modRevision);
+  return { object, modRevision };
+}
+
+/** The first key after every key starting with `prefix` (etcd's range_end for a prefix). */
+export function prefixEnd(prefix: string): Buffer {
+  const bytes = Buffer.from(encoder.encode(prefix));
+  for (let i = bytes.length - 1; i >= 0; i--) {
+    if (bytes[i]! < 0xff) {
+      const end = bytes.subarray(0, i + 1);
+      end[i] = bytes[i]! + 1;
+      return Buffer.from(end);
+    }
+  }
+  return Buffer.from([0]);
+}
+
+/** What a guaranteedUpdate callback decides for the current value. */
+export type UpdateDecision =
+  | { action: 'put'; object: KubeObject }
+  | { action: 'delete' }
+  | { action: 'none'; object: KubeObject | null };
+
+export interface UpdateResult {
+  object: KubeObject | null;
+  /** The revision of the write (or of the read, when nothing was written). */
+  revision: number;
+  created: boolean;
+  deleted: boolean;
+}
+
+export class EtcdStore {
+  constructor(
+    readonly client: Etcd3,
+    readonly prefix: string,
+  ) {}
+
+  key(resource: string, namespace: string | undefined, name: string): string {
+    return namespace ? `${this.prefix}/${resource}/${namespace}/${name}` : `${this.prefix}/${resource}/${name}`;
+  }
+
+  /** The key prefix of a collection: every object of a resource, or of one namespace. */
+  collectionPrefix(resource: string, namespace?: string): string {
+    return namespace ? `${this.prefix}/${resource}/${namespace}/` : `${this.prefix}/${resource}/`;
+  }
+
+  /** Stores a new object; StorageError Exists when the key is taken. Returns the object with its resourceVersion. */
+  async create(key: string, obj: KubeObject): Promise<StoredValue> {
+    const k = Buffer.from(key);
+    let res: ITxnResponse;
+    try {
+      res = await this.client.kv.txn({
+        compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: 0 }],
+        success: [{ request_put: { key: k, value: encode(obj) } }],
+      });
+    } catch (err) {
+      throw classifyEtcdError(err, key);
+    }
+    if (!res.succeeded) throw new StorageError('Exists', key, `key ${key} already exists`);
+    const modRevision = Number(res.header.revision);
+    obj.metadata.resourceVersion = String(modRevision);
+    return { object: obj, modRevision };
+  }
+
+  async get(key: string, revision?: number): Promise<StoredValue | null> {
+    let res: IRangeResponse;
+    try {
+      res = await this.client.kv.range({ key: Buffer.from(key), ...(revision ? { revision } : {}) });
+    } catch (err) {
+      throw classifyEtcdError(err, key);
+    }
+    const kv = res.kvs[0];
+    return kv ? decodeValue(kv) : null;
+  }
+
+  async range(prefix: string, opts: RangeOptions = {}): Promise<RangeResult> {
+    let res: IRangeResponse;
+    try {
+      res = await this.client.kv.range({
+        key: Buffer.from(opts.startKey ?? prefix),
+        range_end: prefixEnd(prefix),
+        ...(opts.revision ? { revision: opts.revision } : {}),
+        ...(opts.limit ? { limit: opts.limit } : {}),
+      });
+    } catch (err) {
+      throw classifyEtcdError(err, prefix);
+    }
+    const values = res.kvs.map(decodeValue);
+    const last = res.kvs[res.kvs.length - 1];
+    return {
+      values,
+      revision: Number(res.header.revision),
+      more: res.more,
+      count: Number(res.count),
+      lastKey: last ? last.key.toString('utf8') : undefined,
+    };
+  }
+
+  /**
+   * Reads the current value, asks `decide` what to do with it and writes that with a
+   * compare-and-swap on the mod revision it saw; on a lost race, decides again on the fresh value.
+   * `decide` may throw to abort (a StatusError passes through untouched).
+   */
+  async guaranteedUpdate(key: string, decide: (current: StoredValue | null) => UpdateDecision | Promise<UpdateDecision>): Promise<UpdateResult> {
+    const k = Buffer.from(key);
+    let current = await this.get(key);
+    for (;;) {
+      const decision = await decide(current);
+      if (decision.action === 'none') {
+        return { object: decision.object, revision: current?.modRevision ?? 0, created: false, deleted: false };
+      }
+      const expected = current?.modRevision ?? 0;
+      const operation =
+        decision.action === 'put' ? { request_put: { key: k, value: encode(decision.object) } } : { request_delete_range: { key: k } };
+      let res: ITxnResponse;
+      try {
+        res = await this.client.kv.txn({
+          compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expected }],
+          success: [operation],
+          failure: [{ request_range: { key: k } }],
+        });
+      } catch (err) {
+        throw classifyEtcdError(err, key);
+      }
+      if (res.succeeded) {
+        const revision = Number(res.header.revision);
+        if (decision.action === 'delete') return { object: current?.object ?? null, revision, created: false, deleted: true };
+        decision.object.metadata.resourceVersion = String(revision);
+        return { object: decision.object, revision, created: current === null, deleted: false };
+      }
+      const fresh = res.responses[0]?.response_range.kvs[0];
+      current = fresh ? decodeValue(fresh) : null;
+    }
+  }
+
+  /** The cluster's current revision (a cheap range on one key). */
+  async currentRevision(): Promise<number> {
+    try {
+      const res = await this.client.kv.range({ key: Buffer.from(`${this.prefix}/`), count_only: true });
+      return Number(res.header.revision);
+    } catch (err) {
+      throw classifyEtcdError(err, this.prefix);
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkAgainstSchema, SchemaTypeError } from './schema-check.ts';
+import { kindSchema, map, string, int32, bytes, array, object } from '../api/schema.ts';
+
+const schema = kindSchema({
+  data: map(string()),
+  binaryData: map(bytes()),
+  spec: object({ replicas: int32(), items: array(object({ name: string() })) }),
+});
+
+test('unknown fields are removed and reported with dotted paths', () => {
+  const value = { metadata: { name: 'a', bogus: 1 }, spec: { items: [{ name: 'x', extra: true }] }, top: 1 };
+  assert.deepEqual(checkAgainstSchema(value, schema, 'ConfigMap'), ['metadata.bogus', 'spec.items.extra', 'top']);
+  assert.deepEqual(value, { metadata: { name: 'a' }, spec: { items: [{ name: 'x' }] } });
+});
+
+test('wrong types are errors naming the Go field and type', () => {
+  assert.throws(
+    () => checkAgainstSchema({ metadata: {}, data: { a: 1 } }, schema, 'ConfigMap'),
+    (err: unknown) => err instanceof SchemaTypeError && err.message === 'json: cannot unmarshal number into Go struct field ConfigMap.data of type string',
+  );
+  assert.throws(() => checkAgainstSchema({ metadata: {}, spec: { replicas: 1.5 } }, schema, 'X'), /cannot unmarshal number 1.5 into Go struct field X.spec.replicas of type int32/);
+  assert.throws(() => checkAgainstSchema({ metadata: {}, binaryData: { a: '!!' } }, schema, 'X'), /illegal base64 data at input byte 0/);
+  assert.throws(() => checkAgainstSchema({ metadata: [] }, schema, 'X'), /cannot unmarshal array into Go struct field X.metadata of type struct/);
+});
+
+test('null properties are dropped, null map values kept', () => {
+  const value = { metadata: { labels: null }, data: { a: null } };
+  checkAgainstSchema(value, schema, 'ConfigMap');
+  assert.deepEqual(value, { metadata: {}, data: { a: null } });
+});

@@ -1,0 +1,142 @@
+/**
+ * Runs an etcd member as a child process on loopback ports: the single-node control plane
+ * (`npm start`), the e2e harness and benchmarks use it. The binary comes from PATH (Debian's
+ * etcd-server package). Ports chosen for a data dir are remembered there, so that a restart on the
+ * same data dir finds the same member at the same address.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync, existsSync, createWriteStream } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+export interface EtcdMemberSpec {
+  name: string;
+  clientPort: number;
+  peerPort: number;
+}
+
+export interface EtcdProcessOptions {
+  dataDir: string;
+  /** Name of this member (default `default`). */
+  name?: string;
+  /** The whole initial cluster, for multi-member clusters; a single member by default. */
+  cluster?: EtcdMemberSpec[];
+  clientPort?: number;
+  peerPort?: number;
+  /** Where etcd's own log goes; `<dataDir>/etcd.log` by default. */
+  logFile?: string;
+  etcdBinary?: string;
+}
+
+export interface EtcdProcess {
+  endpoints: string[];
+  clientPort: number;
+  peerPort: number;
+  child: ChildProcess;
+  /** Stops etcd with SIGTERM (SIGKILL after a grace period) and waits for it to exit. */
+  stop(): Promise<void>;
+  /** Kills etcd at once, as a crash would. */
+  kill(): Promise<void>;
+}
+
+/** A port that was free a moment ago on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+interface RememberedPorts {
+  clientPort: number;
+  peerPort: number;
+}
+
+async function choosePorts(dataDir: string, opts: EtcdProcessOptions): Promise<RememberedPorts> {
+  if (opts.clientPort && opts.peerPort) return { clientPort: opts.clientPort, peerPort: opts.peerPort };
+  const file = join(dataDir, 'ports.json');
+  if (existsSync(file)) {
+    const remembered = JSON.parse(readFileSync(file, 'utf8')) as RememberedPorts;
+    if ((await portIsFree(remembered.clientPort)) && (await portIsFree(remembered.peerPort))) return remembered;
+  }
+  const ports = { clientPort: opts.clientPort ?? (await freePort()), peerPort: opts.peerPort ?? (await freePort()) };
+  writeFileSync(file, JSON.stringify(ports));
+  return ports;
+}
+
+async function waitHealthy(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`etcd exited with code ${child.exitCode} during start`);
+    try {
+      const res = await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(1000) });
+      const body = (await res.json()) as { health?: string };
+      if (body.health === 'true') return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`etcd at ${endpoint} did not become healthy within ${timeoutMs} ms`);
+}
+
+export async function startEtcd(opts: EtcdProcessOptions): Promise<EtcdProcess> {
+  const name = opts.name ?? 'default';
+  mkdirSync(opts.dataDir, { recursive: true });
+  const { clientPort, peerPort } = await choosePorts(opts.dataDir, opts);
+  const clientUrl = `http://127.0.0.1:${clientPort}`;
+  const peerUrl = `http://127.0.0.1:${peerPort}`;
+  const cluster = opts.cluster ?? [{ name, clientPort, peerPort }];
+  const args = [
+    `--name=${name}`,
+    `--data-dir=${join(opts.dataDir, 'data')}`,
+    `--listen-client-urls=${clientUrl}`,
+    `--advertise-client-urls=${clientUrl}`,
+    `--listen-peer-urls=${peerUrl}`,
+    `--initial-advertise-peer-urls=${peerUrl}`,
+    `--initial-cluster=${cluster.map((m) => `${m.name}=http://127.0.0.1:${m.peerPort}`).join(',')}`,
+    '--initial-cluster-state=new',
+    '--initial-cluster-token=corral',
+    // History for watches and continue tokens is managed by the API server's compactor.
+    '--auto-compaction-retention=0',
+    '--quota-backend-bytes=8589934592',
+  ];
+  const log = createWriteStream(opts.logFile ?? join(opts.dataDir, 'etcd.log'), { flags: 'a' });
+  const child = spawn(opts.etcdBinary ?? 'etcd', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const spawnError = new Promise<never>((_, reject) => child.once('error', (err) => reject(new Error(`cannot run etcd (is the etcd-server package installed?): ${err.message}`))));
+  // A multi-member cluster becomes healthy only once a quorum runs, so callers wait for that themselves.
+  if (cluster.length === 1) await Promise.race([waitHealthy(clientUrl, child, 30_000), spawnError]);
+  const stopWith = async (signal: NodeJS.Signals, graceMs: number): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+    log.end();
+  };
+  return {
+    endpoints: [clientUrl],
+    clientPort,
+    peerPort,
+    child,
+    stop: () => stopWith('SIGTERM', 10_000),
+    kill: () => stopWith('SIGKILL', 0),
+  };
+}

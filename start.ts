@@ -1,0 +1,63 @@
+/**
+ * `npm start`: a single-node control plane on this machine. Starts etcd as a child process (data in
+ * `<data-dir>/etcd`, free loopback ports) unless --etcd-servers is given, then one API server on
+ * https://127.0.0.1:<secure-port>, and writes `<data-dir>/admin.kubeconfig`. SIGINT or SIGTERM
+ * stops everything, etcd included; starting again on the same data dir resumes the same cluster.
+ */
+import { join, resolve } from 'node:path';
+import { configFromFlags, parseFlags, usage } from './apiserver/config.ts';
+import { startApiServer } from './apiserver/app.ts';
+import { startEtcd, type EtcdProcess } from './shared/etcd/process.ts';
+
+async function main(): Promise<void> {
+  let values;
+  try {
+    values = parseFlags(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n\n${usage('npm start --')}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    process.stdout.write(usage('npm start --'));
+    return;
+  }
+  const dataDir = resolve(typeof values['data-dir'] === 'string' ? values['data-dir'] : '.corral');
+  values['data-dir'] = dataDir;
+  if (values['bind-address'] === '0.0.0.0') values['bind-address'] = '127.0.0.1';
+  let etcd: EtcdProcess | undefined;
+  if (!values['etcd-servers']) {
+    etcd = await startEtcd({ dataDir: join(dataDir, 'etcd') });
+    values['etcd-servers'] = etcd.endpoints.join(',');
+  }
+  let server;
+  try {
+    server = await startApiServer(configFromFlags(values));
+  } catch (err) {
+    await etcd?.stop();
+    throw err;
+  }
+  process.stdout.write(
+    `corral is running at ${server.url}\n` +
+      `admin kubeconfig: ${server.kubeconfigPath}\n` +
+      `try: kubectl --kubeconfig ${server.kubeconfigPath} get namespaces\n`,
+  );
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    server
+      .close()
+      .then(() => etcd?.stop())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
