@@ -55,23 +55,23 @@ const storedAs = [
   ['deprecatedCount', 'count'],
 ] as const satisfies readonly (readonly [keyof EventsV1Event, keyof CoreEvent])[];
 
-/** Copies the renamed fields present in `from`; `to` is 1 for events.k8s.io → core, 0 for the reverse. */
-function copyRenamed(from: Readonly<Record<string, unknown>>, into: Record<string, unknown>, to: 0 | 1): void {
-  for (const pair of storedAs) {
-    const value = from[pair[1 - to]];
-    if (value !== undefined) into[pair[to]] = deepCopy(value);
+/** Copies the renamed fields present in `from` into `into`, towards core or back. */
+function copyRenamed(from: Readonly<Record<string, unknown>>, into: Record<string, unknown>, toCore: boolean): void {
+  for (const [field, coreField] of storedAs) {
+    const value = from[toCore ? field : coreField];
+    if (value !== undefined) into[toCore ? coreField : field] = deepCopy(value);
   }
 }
 
 export function toCoreEvent(event: EventsV1Event): CoreEvent {
   const core: CoreEvent = { apiVersion: 'v1', kind: 'Event', metadata: deepCopy(event.metadata) };
-  copyRenamed(event, core, 1);
+  copyRenamed(event, core, true);
   return core;
 }
 
 export function fromCoreEvent(stored: KubeObject): EventsV1Event {
   const event: EventsV1Event = { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: deepCopy(stored.metadata) };
-  copyRenamed(stored, event, 0);
+  copyRenamed(stored, event, false);
   return event;
 }
 
