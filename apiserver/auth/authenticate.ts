@@ -13,14 +13,13 @@
  *    otherwise rejected.
  */
 import type { TLSSocket } from 'node:tls';
+import { EXT_KEY_USAGE } from '../../shared/pki/certificates.ts';
 import type { UserInfo } from '../registry/definition.ts';
 
 export const ANONYMOUS_USER = 'system:anonymous';
 export const ALL_AUTHENTICATED_GROUP = 'system:authenticated';
 export const ALL_UNAUTHENTICATED_GROUP = 'system:unauthenticated';
 
-const CLIENT_AUTH_EKU = '1.3.6.1.5.5.7.3.2';
-const ANY_EKU = '2.5.29.37.0';
 
 /** Warning header text for `Authorization: Bearer  <token>` (two spaces), which upstream ignores. */
 export const EXTRA_SPACE_TOKEN_WARNING = 'the provided Authorization header contains extra space before the bearer token, and is ignored';
@@ -130,7 +129,7 @@ function authenticateCertificate(cert: ClientCertificate | undefined): { user?: 
   if (!cert) return {};
   if (!cert.verified) return { error: `verifying certificate failed: ${cert.verificationError ?? 'not verified'}` };
   // Node's TLS layer checks the chain but not the purpose; a client certificate must allow client auth.
-  if (cert.extKeyUsages && !cert.extKeyUsages.some((oid) => oid === CLIENT_AUTH_EKU || oid === ANY_EKU)) {
+  if (cert.extKeyUsages && !cert.extKeyUsages.some((oid) => oid === EXT_KEY_USAGE.clientAuth || oid === EXT_KEY_USAGE.any)) {
     return { error: 'verifying certificate failed: x509: certificate specifies an incompatible key usage' };
   }
   if (cert.commonName === '') return {};

@@ -5,7 +5,7 @@
  * rest (validation, admission, storage).
  */
 import fastJsonPatch from 'fast-json-patch';
-import { badRequest, invalid, methodNotSupported, notFound, pathNotFound, StatusError } from '../../shared/api/errors.ts';
+import { badRequest, invalid, methodNotSupported, notFound, pathNotFound, unprocessableEntity, type StatusError } from '../../shared/api/errors.ts';
 import { FieldPath, notSupported, tooLong, type FieldError } from '../../shared/api/field.ts';
 import { isObject, type KubeList, type KubeObject } from '../../shared/api/types.ts';
 import { applyMergePatch } from '../../shared/codec/mergepatch.ts';
@@ -17,6 +17,7 @@ import { checkDecoded, decodeObject, parseBody, type FieldValidation } from './d
 import { buildListFilter } from './list-filter.ts';
 import { bodyFormat, negotiate, patchType, type PatchType } from './negotiation.ts';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table.ts';
+import { watchRequest, type WatchResponse } from './watch.ts';
 
 export interface ApiRequest {
   info: RequestInfo;
@@ -156,7 +157,7 @@ function resolve(registry: Registry, info: RequestInfo): ServedResource {
   return served;
 }
 
-export async function handleResource(registry: Registry, req: ApiRequest): Promise<ApiResponse> {
+export async function handleResource(registry: Registry, req: ApiRequest): Promise<ApiResponse | WatchResponse> {
   const { info } = req;
   const served = resolve(registry, info);
   const def = served.definition;
@@ -164,11 +165,11 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
   const verb = info.verb as Verb;
   const warnings = def.deprecationWarning ? [def.deprecationWarning] : [];
   const response = await dispatch(served, verb, namespace, req);
-  response.warnings.unshift(...warnings);
+  if ('warnings' in response) response.warnings.unshift(...warnings);
   return response;
 }
 
-async function dispatch(served: ServedResource, verb: Verb, namespace: string, req: ApiRequest): Promise<ApiResponse> {
+async function dispatch(served: ServedResource, verb: Verb, namespace: string, req: ApiRequest): Promise<ApiResponse | WatchResponse> {
   const def = served.definition;
   const { info, context } = req;
   switch (verb) {
@@ -189,7 +190,7 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
       return represent(req, await requireStore(served).list(namespace, options), true);
     }
     case 'watch':
-      throw new StatusError({ message: 'watch is not supported yet', reason: 'MethodNotAllowed', code: 405 });
+      return watchRequest(def, requireStore(served), namespace, req.query);
     case 'create': {
       const opts = writeOptions(req, 'CreateOptions');
       const { object, warnings } = decodeObject(def, await req.readBody(), bodyFormat(header(req, 'content-type')), opts.fieldValidation);
@@ -276,7 +277,7 @@ function applyPatch(def: ResourceDefinition, type: PatchType, current: KubeObjec
       result = fastJsonPatch.applyPatch(current, operations as fastJsonPatch.Operation[], true, false).newDocument;
     } catch (err) {
       const message = err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err);
-      throw new StatusError({ message: `the server rejected our request due to an error in our request: ${message}`, reason: 'Invalid', code: 422 });
+      throw unprocessableEntity(`the server rejected our request due to an error in our request: ${message}`);
     }
   }
   if (!isObject(result)) throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: patch did not produce an object`);

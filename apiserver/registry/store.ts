@@ -35,6 +35,7 @@ import type { AdmissionChain, Operation } from '../admission/admission.ts';
 import { decodeContinue, encodeContinue } from '../storage/continue.ts';
 import { StorageError } from '../storage/etcd/errors.ts';
 import type { EtcdStore, StoredValue, UpdateDecision } from '../storage/etcd/store.ts';
+import { watchPrefix, type StorageEvent, type StorageWatch } from '../storage/etcd/watch.ts';
 import { apiVersionOf, type RequestContext, type ResourceDefinition } from './definition.ts';
 
 /** Which objects a list or deletecollection selects; built from label and field selectors. */
@@ -77,6 +78,25 @@ export interface DeleteOutcome {
   object: KubeObject;
   /** False when finalizers keep the object until they are removed. */
   deleted: boolean;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** Where a watch delivers; calls arrive in revision order. */
+export interface WatchSink {
+  event(type: WatchEventType, object: KubeObject): void;
+  /** The initial state, as of `revision`, has been sent as ADDED events. */
+  synced(revision: number): void;
+  /** The watch cannot continue (410 when history is gone); no calls follow. */
+  error(err: unknown): void;
+}
+
+export interface WatchOptions {
+  filter: ListFilter;
+  /** Resume after this revision without initial state; absent: send the current state first. */
+  fromRevision?: number;
+  /** Send the initial state as ADDED events even when resuming (sendInitialEvents=true). */
+  sendInitialEvents: boolean;
 }
 
 /** Produces the desired object from the current one (null when it does not exist). */
@@ -481,6 +501,50 @@ export class GenericStore {
       }
     }
     return deleted;
+  }
+
+  /**
+   * Streams changes to `sink`: the current state first (as ADDED events) unless resuming from a
+   * revision, then every change after it, exactly once and in order. An object entering or
+   * leaving the filter's selection is delivered as ADDED or DELETED, as upstream does.
+   */
+  async watch(namespace: string, opts: WatchOptions, sink: WatchSink): Promise<StorageWatch> {
+    const prefix = this.etcd.collectionPrefix(this.storageResource, this.definition.namespaced && namespace ? namespace : undefined);
+    let start = opts.fromRevision ?? 0;
+    if (opts.fromRevision === undefined || opts.sendInitialEvents) {
+      const list = await this.list(namespace, { filter: opts.filter });
+      const listRevision = Number(list.metadata.resourceVersion);
+      for (const item of list.items) sink.event('ADDED', item);
+      sink.synced(listRevision);
+      start = Math.max(start, listRevision);
+    }
+    try {
+      return await watchPrefix(this.etcd.client, prefix, start + 1, {
+        onEvents: (events) => {
+          for (const event of events) this.deliver(event, opts.filter, sink);
+        },
+        onError: (err) => sink.error(this.interpretWatchError(err)),
+      });
+    } catch (err) {
+      throw this.interpretWatchError(err);
+    }
+  }
+
+  private interpretWatchError(err: unknown): unknown {
+    if (err instanceof StorageError && err.code === 'Compacted') return resourceExpired('The resourceVersion for the provided watch is too old.');
+    return this.interpretStorageError(err, '');
+  }
+
+  private deliver(event: StorageEvent, filter: ListFilter, sink: WatchSink): void {
+    const current = this.fromStorage(event.value);
+    if (event.type === 'delete') {
+      if (filter.matches(current)) sink.event('DELETED', current);
+      return;
+    }
+    const matchesNow = filter.matches(current);
+    const matchedBefore = event.previous !== null && (!filter.selective || filter.matches(this.fromStorage(event.previous)));
+    if (matchesNow) sink.event(event.previous && matchedBefore ? 'MODIFIED' : 'ADDED', current);
+    else if (matchedBefore) sink.event('DELETED', current);
   }
 
   /** The Status a DELETE answers with when the kind does not return the object. */

@@ -16,6 +16,7 @@ import { clientCertificateOf } from '../auth/authenticate.ts';
 import { discovery } from '../endpoints/discovery.ts';
 import { negotiate } from '../endpoints/negotiation.ts';
 import { handleResource, type ApiResponse } from '../endpoints/resource.ts';
+import type { WatchResponse } from '../endpoints/watch.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { UserInfo } from '../registry/definition.ts';
 import { healthResponse, type HealthCheck } from './health.ts';
@@ -107,6 +108,7 @@ export class ApiServer {
           readBody: () => this.readBody(req),
           context: { user, now: new Date() },
         });
+        if ('kind' in response) return await this.stream(res, response, warnings);
         response.warnings.unshift(...warnings);
         return this.write(res, response, url.searchParams);
       }
@@ -129,6 +131,26 @@ export class ApiServer {
     const result = await healthResponse(endpoint, checks, rest.join('/'), url.searchParams);
     if (!result) throw pathNotFound();
     return this.send(res, result.status, 'text/plain; charset=utf-8', result.body, [], { 'x-content-type-options': 'nosniff' });
+  }
+
+  /** Streams a watch: headers at once, then one frame per event until either side ends it. */
+  private async stream(res: AnyResponse, watch: WatchResponse, warnings: string[]): Promise<void> {
+    const headers: Record<string, string | string[]> = { 'content-type': 'application/json', 'cache-control': 'no-cache, private' };
+    if (warnings.length) headers.warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+    (res as ServerResponse).writeHead(200, headers);
+    // Send the headers now: clients wait for them before they read events.
+    (res as ServerResponse).flushHeaders();
+    await watch.start({
+      write: (frame) => {
+        if (!res.destroyed) (res as ServerResponse).write(frame);
+      },
+      end: () => {
+        if (!res.destroyed) res.end();
+      },
+      onClose: (handler) => {
+        res.once('close', handler);
+      },
+    });
   }
 
   /** Reads the request body, refusing more than the configured limit with a 413. */

@@ -91,6 +91,11 @@ export function invalid(gk: GroupKind, name: string, errors: readonly FieldError
   });
 }
 
+/** A 422 that names no object, e.g. a JSON patch that cannot be applied. */
+export function unprocessableEntity(message: string): StatusError {
+  return new StatusError({ message, reason: 'Invalid', code: 422 });
+}
+
 export function badRequest(message: string): StatusError {
   return new StatusError({ message, reason: 'BadRequest', code: 400 });
 }

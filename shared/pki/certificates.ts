@@ -18,9 +18,8 @@ type CryptoKeyPair = webcrypto.CryptoKeyPair;
 /** The library, for callers that need more of it; import it from here so the polyfill above loads first. */
 export { x509 };
 
-const crypto = webcrypto;
-// Extension factories (SubjectKeyIdentifierExtension.create, ...) read the global provider.
-x509.cryptoProvider.set(crypto);
+// Extension factories (SubjectKeyIdentifierExtension.create, ...) read the library's global provider.
+x509.cryptoProvider.set(webcrypto);
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Default CA lifetime: 10 years. */
@@ -39,8 +38,8 @@ export const DEFAULT_SERVING_COMMON_NAME = 'kube-apiserver';
 /** Extended key usage OIDs (RFC 5280 §4.2.1.12). */
 export const EXT_KEY_USAGE = {
   any: '2.5.29.37.0',
-  serverAuth: x509.ExtendedKeyUsage.serverAuth,
-  clientAuth: x509.ExtendedKeyUsage.clientAuth,
+  serverAuth: '1.3.6.1.5.5.7.3.1',
+  clientAuth: '1.3.6.1.5.5.7.3.2',
 } as const;
 
 export const KeyUsage = x509.KeyUsageFlags;
@@ -134,10 +133,10 @@ export async function createCA(opts: CreateCAOptions = {}): Promise<CertificateA
       extensions: [
         new x509.BasicConstraintsExtension(true, undefined, true),
         new x509.KeyUsagesExtension(KeyUsage.keyCertSign | KeyUsage.cRLSign | KeyUsage.digitalSignature, true),
-        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, crypto),
+        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, webcrypto),
       ],
     },
-    crypto,
+    webcrypto,
   );
   return { cert, privateKey: keys.privateKey, certPem: cert.toString('pem'), keyPem: await exportPrivateKeyPem(keys.privateKey) };
 }
@@ -210,13 +209,13 @@ export async function signCertificate(ca: CertificateAuthority, template: Certif
     ...(template.uris ?? []).map((value) => ({ type: 'url' as const, value })),
   ];
   if (altNames.length) extensions.push(new x509.SubjectAlternativeNameExtension(altNames, false));
-  extensions.push(await x509.SubjectKeyIdentifierExtension.create(publicKey, false, crypto));
+  extensions.push(await x509.SubjectKeyIdentifierExtension.create(publicKey, false, webcrypto));
   extensions.push(await authorityKeyIdentifier(ca.cert));
 
   const notAfter = template.notAfter > ca.cert.notAfter ? ca.cert.notAfter : template.notAfter;
   return x509.X509CertificateGenerator.create(
     {
-      subject: template.subject instanceof x509.Name ? template.subject : new x509.Name(template.subject),
+      subject: template.subject,
       issuer: new x509.Name(ca.cert.subjectName.toArrayBuffer()),
       publicKey,
       signingKey: ca.privateKey,
@@ -225,7 +224,7 @@ export async function signCertificate(ca: CertificateAuthority, template: Certif
       notAfter,
       extensions,
     },
-    crypto,
+    webcrypto,
   );
 }
 
@@ -236,7 +235,7 @@ export async function signCertificate(ca: CertificateAuthority, template: Certif
 async function authorityKeyIdentifier(caCert: x509.X509Certificate): Promise<x509.AuthorityKeyIdentifierExtension> {
   const ski = caCert.getExtension(x509.SubjectKeyIdentifierExtension);
   if (ski) return new x509.AuthorityKeyIdentifierExtension(ski.keyId, false);
-  return x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey, false, crypto);
+  return x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey, false, webcrypto);
 }
 
 /** A client subject as Go's pkix.Name writes it: the organizations first, then the common name. */
@@ -277,8 +276,13 @@ export function subjectAltNames(certPem: string): SubjectAltNames {
 export function canonicalIP(value: string): string | null {
   const family = isIP(value);
   if (family === 4) return value;
-  if (family === 6) return new URL(`http://[${value}]/`).hostname.slice(1, -1);
-  return null;
+  if (family !== 6) return null;
+  try {
+    return new URL(`http://[${value}]/`).hostname.slice(1, -1);
+  } catch {
+    // Zone-scoped addresses (fe80::1%eth0) are not URL hosts; keep them as written.
+    return value.toLowerCase();
+  }
 }
 
 /** The private key as PKCS#8 PEM. */

@@ -8,7 +8,7 @@ import { FieldPath, forbidden, invalid, notSupported, type FieldError } from '..
 import { int32, kindSchema, microTime, object, string } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { allVerbs, defineResource } from '../definition.ts';
-import { validateQualifiedName } from '../storage/validation.ts';
+import { validateQualifiedName } from '../core/shared-validation.ts';
 
 export interface LeaseSpec {
   holderIdentity?: string;
@@ -36,7 +36,7 @@ const specPath = FieldPath.root('spec');
 function validateStrategy(strategy: string): FieldError[] {
   const path = specPath.child('strategy', 'strategy');
   if (!strategy.includes('/')) return leaseStrategies.includes(strategy) ? [] : [notSupported(path, strategy, leaseStrategies)];
-  return validateQualifiedName(path, strategy);
+  return validateQualifiedName(strategy, path);
 }
 
 function validateLeaseSpec(spec: LeaseSpec): FieldError[] {

@@ -10,7 +10,8 @@ import { int32, kindSchema, nodeSelector, object, string } from '../../../shared
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { isDNS1123Subdomain, nameIsDNSLabel } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource } from '../definition.ts';
-import { validateImmutableField, validateQualifiedName } from '../storage/validation.ts';
+import { validateImmutableField, validateQualifiedName } from '../core/shared-validation.ts';
+import { semanticEqual } from '../storage/validation.ts';
 
 export interface NodeSelectorRequirement {
   key?: string;
@@ -55,7 +56,7 @@ function validateNodeSelectorRequirement(req: NodeSelectorRequirement, path: Fie
     default:
       errs.push(invalid(path.child('operator'), req.operator ?? '', 'not a valid selector operator'));
   }
-  errs.push(...validateQualifiedName(path.child('key'), req.key ?? ''));
+  errs.push(...validateQualifiedName(req.key ?? '', path.child('key')));
   return errs;
 }
 
@@ -180,10 +181,10 @@ export const clusterCIDRDefinition = defineResource<ClusterCIDR>({
       const oldSpec = old.spec ?? {};
       return [
         ...validateSpec(spec),
-        ...validateImmutableField(specPath.child('nodeSelector'), spec.nodeSelector, oldSpec.nodeSelector),
-        ...validateImmutableField(specPath.child('perNodeHostBits'), spec.perNodeHostBits ?? 0, oldSpec.perNodeHostBits ?? 0),
-        ...validateImmutableField(specPath.child('ipv4'), spec.ipv4 ?? '', oldSpec.ipv4 ?? ''),
-        ...validateImmutableField(specPath.child('ipv6'), spec.ipv6 ?? '', oldSpec.ipv6 ?? ''),
+        ...validateImmutableField(spec.nodeSelector, oldSpec.nodeSelector, specPath.child('nodeSelector'), semanticEqual),
+        ...validateImmutableField(spec.perNodeHostBits ?? 0, oldSpec.perNodeHostBits ?? 0, specPath.child('perNodeHostBits')),
+        ...validateImmutableField(spec.ipv4 ?? '', oldSpec.ipv4 ?? '', specPath.child('ipv4')),
+        ...validateImmutableField(spec.ipv6 ?? '', oldSpec.ipv6 ?? '', specPath.child('ipv6')),
       ];
     },
   },

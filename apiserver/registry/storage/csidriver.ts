@@ -7,7 +7,8 @@ import { FieldPath, duplicate, invalid, notSupported, required, type FieldError 
 import { atomicArray, boolean, int64, kindSchema, object, setArray, string } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { allVerbs, defineResource } from '../definition.ts';
-import { validateImmutableField } from './validation.ts';
+import { validateImmutableField } from '../core/shared-validation.ts';
+import { semanticEqual } from './validation.ts';
 
 export interface TokenRequest {
   audience?: string;
@@ -133,8 +134,8 @@ export const csiDriverDefinition = defineResource<CSIDriver>({
       const oldSpec = old.spec ?? {};
       return [
         ...validateSpec(spec),
-        ...validateImmutableField(attachRequiredPath, spec.attachRequired, oldSpec.attachRequired),
-        ...validateImmutableField(specPath.child('volumeLifecycleModes'), spec.volumeLifecycleModes, oldSpec.volumeLifecycleModes),
+        ...validateImmutableField(spec.attachRequired, oldSpec.attachRequired, attachRequiredPath, semanticEqual),
+        ...validateImmutableField(spec.volumeLifecycleModes, oldSpec.volumeLifecycleModes, specPath.child('volumeLifecycleModes'), semanticEqual),
       ];
     },
   },

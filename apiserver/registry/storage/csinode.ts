@@ -7,7 +7,8 @@ import { FieldPath, duplicate, invalid, required, type FieldError } from '../../
 import { atomicArray, int32, keyedArray, kindSchema, object, string } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { allVerbs, defineResource } from '../definition.ts';
-import { validateCSIDriverName, validateImmutableField, validateQualifiedName } from './validation.ts';
+import { validateImmutableField, validateQualifiedName } from '../core/shared-validation.ts';
+import { semanticEqual, validateCSIDriverName } from './validation.ts';
 
 export interface CSINodeDriver {
   name?: string;
@@ -26,7 +27,7 @@ const nodeIDMaxLength = 256;
 const driversPath = FieldPath.root('spec').child('drivers');
 
 function validateDriver(driver: CSINodeDriver, path: FieldPath, seenNames: Set<string>): FieldError[] {
-  const errs = validateCSIDriverName(path.child('name'), driver.name);
+  const errs = validateCSIDriverName(driver.name, path.child('name'));
   const nodeID = driver.nodeID ?? '';
   if (nodeID === '') errs.push(required(path.child('nodeID')));
   if (Buffer.byteLength(nodeID) > nodeIDMaxLength) {
@@ -45,7 +46,7 @@ function validateDriver(driver: CSINodeDriver, path: FieldPath, seenNames: Set<s
     if (key === '') errs.push(required(path));
     if (seenKeys.has(key)) errs.push(duplicate(path, key));
     seenKeys.add(key);
-    errs.push(...validateQualifiedName(path, key));
+    errs.push(...validateQualifiedName(key, path));
   }
   return errs;
 }
@@ -101,7 +102,7 @@ export const csiNodeDefinition = defineResource<CSINode>({
       const drivers = obj.spec?.drivers ?? [];
       for (const oldDriver of old.spec?.drivers ?? []) {
         for (const driver of drivers) {
-          if ((driver.name ?? '') === (oldDriver.name ?? '')) errs.push(...validateImmutableField(driversPath, driver, oldDriver));
+          if ((driver.name ?? '') === (oldDriver.name ?? '')) errs.push(...validateImmutableField(driver, oldDriver, driversPath, semanticEqual));
         }
       }
       return errs;

@@ -9,7 +9,9 @@ import { kindSchema, labelSelector, quantity, string, type Schema } from '../../
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { isDNS1123Subdomain, isValidLabelValue } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource } from '../definition.ts';
-import { validateImmutableField, validateQualifiedName } from './validation.ts';
+import { validateLabels } from '../../../shared/validation/objectmeta.ts';
+import { validateImmutableField, validateQualifiedName } from '../core/shared-validation.ts';
+import { semanticEqual } from './validation.ts';
 
 export interface LabelSelectorRequirement {
   key?: string;
@@ -35,12 +37,7 @@ export interface CSIStorageCapacity extends KubeObject {
  */
 function validateLabelSelector(selector: LabelSelector | undefined, allowInvalidValues: boolean, path: FieldPath): FieldError[] {
   if (!selector) return [];
-  const errs: FieldError[] = [];
-  const labelsPath = path.child('matchLabels');
-  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
-    errs.push(...validateQualifiedName(labelsPath, key));
-    for (const msg of isValidLabelValue(value)) errs.push(invalid(labelsPath, value, msg));
-  }
+  const errs = validateLabels(selector.matchLabels, path.child('matchLabels'));
   (selector.matchExpressions ?? []).forEach((req, i) => {
     const reqPath = path.child('matchExpressions').index(i);
     const values = req.values ?? [];
@@ -56,7 +53,7 @@ function validateLabelSelector(selector: LabelSelector | undefined, allowInvalid
       default:
         errs.push(invalid(reqPath.child('operator'), req.operator ?? '', 'not a valid selector operator'));
     }
-    errs.push(...validateQualifiedName(reqPath.child('key'), req.key ?? ''));
+    errs.push(...validateQualifiedName(req.key ?? '', reqPath.child('key')));
     if (!allowInvalidValues) {
       values.forEach((value, j) => {
         for (const msg of isValidLabelValue(value)) errs.push(invalid(reqPath.child('values').index(j), value, msg));
@@ -111,8 +108,8 @@ export const csiStorageCapacityDefinition = defineResource<CSIStorageCapacity>({
     validateUpdate(obj, old) {
       return [
         ...validateCapacity(obj, hasInvalidLabelValue(old.nodeTopology)),
-        ...validateImmutableField(FieldPath.root('nodeTopology'), obj.nodeTopology, old.nodeTopology),
-        ...validateImmutableField(FieldPath.root('storageClassName'), obj.storageClassName ?? '', old.storageClassName ?? ''),
+        ...validateImmutableField(obj.nodeTopology, old.nodeTopology, FieldPath.root('nodeTopology'), semanticEqual),
+        ...validateImmutableField(obj.storageClassName ?? '', old.storageClassName ?? '', FieldPath.root('storageClassName')),
       ];
     },
   },

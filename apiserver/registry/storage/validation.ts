@@ -1,11 +1,10 @@
 /**
- * Checks shared by the storage.k8s.io kinds and by other kinds with immutable fields: upstream's
- * ValidateCSIDriverName (core validation), ValidateQualifiedName and ValidateImmutableField with
- * the equality it uses (apiequality.Semantic).
+ * Checks shared by the storage.k8s.io kinds: upstream's ValidateCSIDriverName (core validation),
+ * and the equality upstream's ValidateImmutableField uses for structured fields.
  */
-import { fieldImmutable, invalid, required, tooLong, type FieldError, type FieldPath } from '../../../shared/api/field.ts';
+import { invalid, required, tooLong, type FieldError, type FieldPath } from '../../../shared/api/field.ts';
 import { isObject } from '../../../shared/api/types.ts';
-import { isDNS1123Subdomain, isQualifiedName } from '../../../shared/validation/names.ts';
+import { isDNS1123Subdomain } from '../../../shared/validation/names.ts';
 
 const csiDriverNameMaxLength = 63;
 
@@ -14,7 +13,7 @@ const csiDriverNameMaxLength = 63;
  * required, at most 63 bytes, and a DNS subdomain once lower-cased. Upstream reports every failing
  * rule, so an empty name is both required and invalid.
  */
-export function validateCSIDriverName(path: FieldPath, name: string | undefined): FieldError[] {
+export function validateCSIDriverName(name: string | undefined, path: FieldPath): FieldError[] {
   const value = name ?? '';
   const errs: FieldError[] = [];
   if (value === '') errs.push(required(path));
@@ -23,17 +22,14 @@ export function validateCSIDriverName(path: FieldPath, name: string | undefined)
   return errs;
 }
 
-/** A label key, annotation key or topology key: one Invalid error per failed rule. */
-export function validateQualifiedName(path: FieldPath, value: string): FieldError[] {
-  return isQualifiedName(value).map((msg) => invalid(path, value, msg));
-}
-
 const isAbsent = (v: unknown): boolean => v === undefined || v === null || (Array.isArray(v) && v.length === 0);
 
 /**
- * Equality as upstream's semantic DeepEqual sees decoded objects: a missing field, null and an
- * empty list are the same value (Go decodes all three to a nil or empty slice). Empty objects stay
- * distinct from missing ones, because a nil struct pointer differs from an empty struct.
+ * Equality as upstream's semantic DeepEqual sees decoded structs, for immutability checks of
+ * structured fields: a missing field, null and an empty list are the same value (Go decodes all
+ * three to a nil or empty slice). Empty objects stay distinct from missing ones, because a nil
+ * struct pointer differs from an empty struct (a CSIStorageCapacity nodeTopology of {} selects all
+ * nodes, a missing one none).
  */
 export function semanticEqual(a: unknown, b: unknown): boolean {
   if (isAbsent(a) || isAbsent(b)) return isAbsent(a) && isAbsent(b);
@@ -49,9 +45,4 @@ export function semanticEqual(a: unknown, b: unknown): boolean {
     return true;
   }
   return a === b;
-}
-
-/** upstream's ValidateImmutableField: Invalid with the new value when it changed. */
-export function validateImmutableField(path: FieldPath, value: unknown, oldValue: unknown): FieldError[] {
-  return semanticEqual(value, oldValue) ? [] : [invalid(path, value, fieldImmutable)];
 }

@@ -22,7 +22,8 @@ import {
 import type { KubeObject, ObjectMeta } from '../../../shared/api/types.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource } from '../definition.ts';
-import { validateCSIDriverName, validateImmutableField } from './validation.ts';
+import { validateImmutableField } from '../core/shared-validation.ts';
+import { semanticEqual, validateCSIDriverName } from './validation.ts';
 
 export interface SecretReference {
   name?: string;
@@ -121,7 +122,7 @@ function validateSecretReference(ref: SecretReference, path: FieldPath): FieldEr
 }
 
 function validateCSISource(csi: CSIPersistentVolumeSource, path: FieldPath): FieldError[] {
-  const errs = validateCSIDriverName(path.child('driver'), csi.driver);
+  const errs = validateCSIDriverName(csi.driver, path.child('driver'));
   if (!csi.volumeHandle) errs.push(required(path.child('volumeHandle')));
   for (const key of ['controllerPublishSecretRef', 'controllerExpandSecretRef', 'nodePublishSecretRef', 'nodeExpandSecretRef'] as const) {
     const ref = csi[key];
@@ -221,7 +222,7 @@ function validateVolumeAttachment(obj: VolumeAttachment): FieldError[] {
 
 /** upstream's ValidateVolumeAttachmentV1: the stricter checks applied on create only. */
 function validateVolumeAttachmentV1(obj: VolumeAttachment): FieldError[] {
-  const errs = validateCSIDriverName(specPath.child('attacher'), obj.spec?.attacher);
+  const errs = validateCSIDriverName(obj.spec?.attacher, specPath.child('attacher'));
   const pvName = obj.spec?.source?.persistentVolumeName ?? undefined;
   if (pvName !== undefined) {
     const path = specPath.child('source', 'persistentVolumeName');
@@ -236,7 +237,7 @@ function validateVolumeAttachmentV1(obj: VolumeAttachment): FieldError[] {
  */
 function validateVolumeAttachmentUpdate(obj: VolumeAttachment, old: VolumeAttachment): FieldError[] {
   const errs = [...validateVolumeAttachment(obj), ...validateVolumeAttachment(obj)];
-  errs.push(...validateImmutableField(specPath, obj.spec ?? {}, old.spec ?? {}));
+  errs.push(...validateImmutableField(obj.spec ?? {}, old.spec ?? {}, specPath, semanticEqual));
   return errs;
 }
 

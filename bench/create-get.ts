@@ -1,0 +1,349 @@
+/**
+ * ConfigMap create and get through corral's API, beside the same operations on raw etcd through
+ * the etcd3 client (the physical limit: every create is one guarded txn, every get one range),
+ * measured in the same run at the same concurrency.
+ *
+ * Starts its own etcd (temp dir) and one API server child process; stops both before exiting.
+ * Usage: npx tsx bench/create-get.ts [--count N] [--concurrency C] [--data-bytes B] [--warmup W]
+ *          [--timeout SECONDS] [--skip-http1] [--cpu-prof] [--cpu-prof-dir DIR] [--keep]
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Etcd3 } from 'etcd3';
+import { connectEtcd } from '../apiserver/storage/etcd/store.ts';
+import { startEtcd } from '../shared/etcd/process.ts';
+import {
+  Cleanup,
+  cpuProfilesIn,
+  expectStatus,
+  fixed,
+  formatProfileSummary,
+  formatTable,
+  Http1Client,
+  Http2Client,
+  ownCpuMs,
+  readProcess,
+  runPool,
+  startApiServerProcess,
+  summarize,
+  summarizeCpuProfile,
+  type HttpClient,
+  type PoolResult,
+  type Summary,
+} from './lib.ts';
+
+/** corral's throughput ÷ raw etcd's that this benchmark aims at. */
+const goalRatio = 0.6;
+const namespace = 'default';
+const rawPrefix = '/bench-raw/configmaps/default/';
+
+const usage = `Usage: npx tsx bench/create-get.ts [flags]
+  --count N           creates, then as many gets, per measured phase (default 5000)
+  --concurrency C     operations in flight (default 64)
+  --data-bytes B      bytes of ConfigMap data (default 2048)
+  --warmup W          unmeasured operations of each kind first (default 500)
+  --timeout SECONDS   abort the whole run after this long (default 300)
+  --skip-http1        measure HTTP/2 only
+  --cpu-prof          write a CPU profile of the API server and summarize it
+  --cpu-prof-dir DIR  where the profile goes (default: a new /tmp/corral-prof-* dir)
+  --keep              keep the temp dir (etcd data, API server log)
+`;
+
+interface Options {
+  count: number;
+  concurrency: number;
+  dataBytes: number;
+  warmup: number;
+  timeoutMs: number;
+  http1: boolean;
+  cpuProfileDir: string | undefined;
+  keep: boolean;
+}
+
+function positiveInt(text: string, flag: string, min = 1): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} must be an integer ≥ ${min}, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+function parseOptions(argv: string[]): Options | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      count: { type: 'string', default: '5000' },
+      concurrency: { type: 'string', default: '64' },
+      'data-bytes': { type: 'string', default: '2048' },
+      warmup: { type: 'string', default: '500' },
+      timeout: { type: 'string', default: '300' },
+      'skip-http1': { type: 'boolean', default: false },
+      'cpu-prof': { type: 'boolean', default: false },
+      'cpu-prof-dir': { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return undefined;
+  const profiling = values['cpu-prof'] || values['cpu-prof-dir'] !== undefined;
+  return {
+    count: positiveInt(values.count, 'count'),
+    concurrency: positiveInt(values.concurrency, 'concurrency'),
+    dataBytes: positiveInt(values['data-bytes'], 'data-bytes', 0),
+    warmup: positiveInt(values.warmup, 'warmup', 0),
+    timeoutMs: positiveInt(values.timeout, 'timeout') * 1000,
+    http1: !values['skip-http1'],
+    cpuProfileDir: profiling ? (values['cpu-prof-dir'] ?? mkdtempSync(join(tmpdir(), 'corral-prof-'))) : undefined,
+    keep: values.keep,
+  };
+}
+
+/** ConfigMap data of `bytes` bytes in 256-byte values, random so that nothing compresses it away. */
+function configMapData(bytes: number): Record<string, string> {
+  const data: Record<string, string> = {};
+  const text = randomBytes(bytes).toString('base64url').slice(0, bytes);
+  for (let i = 0; i * 256 < bytes; i++) data[`key-${i}`] = text.slice(i * 256, (i + 1) * 256);
+  return data;
+}
+
+function configMapBody(name: string, data: Record<string, string>): Buffer {
+  return Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'corral-bench' } }, data }));
+}
+
+const collection = `/api/v1/namespaces/${namespace}/configmaps`;
+
+/** The operations of one measured target: create and get of object `i` of a named series. */
+interface Target {
+  create(series: string, i: number): Promise<void>;
+  get(series: string, i: number): Promise<void>;
+}
+
+function corralTarget(client: HttpClient, data: Record<string, string>): Target {
+  return {
+    create: async (series, i) => void (await expectStatus(client.request('POST', collection, configMapBody(`${series}-${i}`, data)), 201)),
+    get: async (series, i) => void (await expectStatus(client.request('GET', `${collection}/${series}-${i}`), 200)),
+  };
+}
+
+/** Raw etcd, exactly as the store calls it: a create is a txn guarded by ModRevision(key) = 0. */
+function etcdTarget(client: Etcd3, value: Buffer): Target {
+  return {
+    create: async (series, i) => {
+      const key = Buffer.from(`${rawPrefix}${series}-${i}`);
+      const res = await client.kv.txn({
+        compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: 0 }],
+        success: [{ request_put: { key, value } }],
+      });
+      if (!res.succeeded) throw new Error(`key ${key.toString()} already exists`);
+    },
+    get: async (series, i) => {
+      const res = await client.kv.range({ key: Buffer.from(`${rawPrefix}${series}-${i}`) });
+      if (res.kvs.length !== 1) throw new Error(`key ${rawPrefix}${series}-${i} not found`);
+    },
+  };
+}
+
+interface CpuShare {
+  apiserver: number;
+  etcd: number;
+  client: number;
+}
+
+interface Phase {
+  name: string;
+  summary: Summary;
+  firstError: string | undefined;
+  wallMs: number;
+  /** CPU time during the phase, milliseconds. */
+  cpuMs: CpuShare;
+}
+
+interface Pids {
+  apiserver: number;
+  etcd: number;
+}
+
+function cpuNow(pids: Pids): CpuShare {
+  return { apiserver: readProcess(pids.apiserver).cpuMs, etcd: readProcess(pids.etcd).cpuMs, client: ownCpuMs() };
+}
+
+async function measure(name: string, pids: Pids, count: number, concurrency: number, op: (i: number) => Promise<void>): Promise<Phase> {
+  const before = cpuNow(pids);
+  const result: PoolResult = await runPool(count, concurrency, op);
+  const after = cpuNow(pids);
+  const phase: Phase = {
+    name,
+    summary: summarize(result),
+    firstError: result.firstError,
+    wallMs: result.elapsedMs,
+    cpuMs: { apiserver: after.apiserver - before.apiserver, etcd: after.etcd - before.etcd, client: after.client - before.client },
+  };
+  process.stderr.write(
+    `  ${name.padEnd(28)} ${fixed(phase.summary.opsPerSec, 0).padStart(7)} ops/s  p50 ${fixed(phase.summary.p50Ms, 2)} ms  p99 ${fixed(phase.summary.p99Ms, 2)} ms${result.errors ? `  ${result.errors} errors, first: ${result.firstError}` : ''}\n`,
+  );
+  return phase;
+}
+
+async function warmUp(target: Target, series: string, opts: Options): Promise<void> {
+  if (opts.warmup === 0) return;
+  for (const op of [target.create, target.get]) {
+    const r = await runPool(opts.warmup, opts.concurrency, (i) => op(series, i));
+    if (r.errors) throw new Error(`warm-up of ${series} failed ${r.errors} times; first: ${r.firstError}`);
+  }
+}
+
+/** Measured create then get of `count` objects. */
+async function createThenGet(label: string, target: Target, series: string, pids: Pids, opts: Options): Promise<[Phase, Phase]> {
+  const create = await measure(`${label} create`, pids, opts.count, opts.concurrency, (i) => target.create(series, i));
+  const get = await measure(`${label} get`, pids, opts.count, opts.concurrency, (i) => target.get(series, i));
+  return [create, get];
+}
+
+function mib(kib: number): string {
+  return `${fixed(kib / 1024, 1)} MiB`;
+}
+
+async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
+  const dir = mkdtempSync(join(tmpdir(), 'corral-bench-'));
+  if (!opts.keep) cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  process.stderr.write(`temp dir ${dir}\n`);
+
+  const etcd = await startEtcd({ dataDir: join(dir, 'etcd') });
+  cleanup.push(() => etcd.stop());
+  if (opts.cpuProfileDir) mkdirSync(opts.cpuProfileDir, { recursive: true });
+  const api = await startApiServerProcess({
+    etcdEndpoints: etcd.endpoints,
+    dataDir: join(dir, 'apiserver'),
+    logFile: join(dir, 'apiserver.log'),
+    ...(opts.cpuProfileDir ? { cpuProfileDir: opts.cpuProfileDir } : {}),
+  });
+  cleanup.push(() => api.stop());
+  const pids: Pids = { apiserver: api.pid, etcd: etcd.child.pid! };
+  const idle = readProcess(api.pid);
+  process.stderr.write(`etcd ${etcd.endpoints.join(',')}, API server ${api.url} (pid ${api.pid})\n`);
+
+  const etcdClient = connectEtcd({ endpoints: etcd.endpoints });
+  cleanup.push(() => etcdClient.close());
+  const h2 = new Http2Client(api.url, api.tls);
+  cleanup.push(() => h2.close());
+  const h1 = new Http1Client(api.url, api.tls, opts.concurrency);
+  cleanup.push(() => h1.close());
+
+  // Raw etcd stores exactly what corral stores for such a ConfigMap: read one back from etcd.
+  const data = configMapData(opts.dataBytes);
+  await expectStatus(h2.request('POST', collection, configMapBody('probe', data)), 201);
+  const stored = await etcdClient.kv.range({ key: Buffer.from(`/registry/configmaps/${namespace}/probe`) });
+  const value = stored.kvs[0]?.value;
+  if (!value) throw new Error('the probe ConfigMap is not at /registry/configmaps/default/probe in etcd');
+
+  const corralH2 = corralTarget(h2, data);
+  const corralH1 = corralTarget(h1, data);
+  const raw = etcdTarget(etcdClient, value);
+  process.stderr.write(`warming up (${opts.warmup} of each operation)\n`);
+  await warmUp(raw, 'warm', opts);
+  await warmUp(corralH2, 'warm-h2', opts);
+  if (opts.http1) await warmUp(corralH1, 'warm-h1', opts);
+
+  process.stderr.write(`measuring ${opts.count} creates then ${opts.count} gets at concurrency ${opts.concurrency}\n`);
+  const [etcdCreate, etcdGet] = await createThenGet('etcd', raw, 'obj', pids, opts);
+  const [h2Create, h2Get] = await createThenGet('corral HTTP/2', corralH2, 'h2', pids, opts);
+  const http1 = opts.http1 ? await createThenGet('corral HTTP/1.1', corralH1, 'h1', pids, opts) : undefined;
+  const after = readProcess(api.pid);
+
+  const rows: string[][] = [];
+  const row = (operation: string, corral: Phase, baseline: Phase, etcdOp: string): void => {
+    const ratio = corral.summary.opsPerSec / baseline.summary.opsPerSec;
+    rows.push([
+      operation,
+      fixed(corral.summary.opsPerSec, 0),
+      fixed(corral.summary.p50Ms, 2),
+      fixed(corral.summary.p99Ms, 2),
+      '|',
+      etcdOp,
+      fixed(baseline.summary.opsPerSec, 0),
+      fixed(baseline.summary.p50Ms, 2),
+      fixed(baseline.summary.p99Ms, 2),
+      '|',
+      fixed(ratio, 2),
+      `≥ ${goalRatio} ${ratio >= goalRatio ? 'met' : 'MISSED'}`,
+    ]);
+  };
+  row('create (HTTP/2, 1 connection)', h2Create, etcdCreate, 'txn-create');
+  row('get (HTTP/2, 1 connection)', h2Get, etcdGet, 'get');
+  if (http1) {
+    row(`create (HTTP/1.1, ${opts.concurrency} keep-alive)`, http1[0], etcdCreate, 'txn-create');
+    row(`get (HTTP/1.1, ${opts.concurrency} keep-alive)`, http1[1], etcdGet, 'get');
+  }
+
+  const phases = [etcdCreate, etcdGet, h2Create, h2Get, ...(http1 ?? [])];
+  const pct = (ms: number, wallMs: number): string => fixed((100 * ms) / wallMs, 0);
+  const cpuRows = phases.map((p) => [
+    p.name,
+    fixed(p.wallMs / 1000, 2),
+    pct(p.cpuMs.apiserver, p.wallMs),
+    pct(p.cpuMs.etcd, p.wallMs),
+    pct(p.cpuMs.client, p.wallMs),
+    fixed((1000 * p.cpuMs.apiserver) / opts.count, 0),
+  ]);
+
+  const out = process.stdout;
+  out.write(
+    `\nConfigMap create/get: ${opts.count} of each, concurrency ${opts.concurrency}, ${opts.dataBytes} B of data ` +
+      `(stored value ${value.length} B), node ${process.version}, ${cpus().length} CPUs (client, API server and etcd share them)\n\n`,
+  );
+  out.write(
+    formatTable(['operation', 'corral ops/s', 'p50 ms', 'p99 ms', '|', 'etcd op', 'ops/s', 'p50 ms', 'p99 ms', '|', 'ratio', 'goal'], rows) + '\n\n',
+  );
+  out.write(formatTable(['phase', 'wall s', 'apiserver CPU %', 'etcd CPU %', 'bench client CPU %', 'apiserver CPU µs/op'], cpuRows) + '\n');
+  out.write('  (100% = one core; the API server runs its JavaScript on one thread)\n\n');
+  out.write(`API server RSS: ${mib(idle.rssKiB)} after start, ${mib(after.rssKiB)} after the run, peak ${mib(after.hwmKiB)}\n`);
+
+  const failed = phases.filter((p) => p.summary.errors > 0);
+  for (const p of failed) process.stderr.write(`${p.name}: ${p.summary.errors} errors; first: ${p.firstError}\n`);
+
+  if (opts.cpuProfileDir) {
+    await api.stop();
+    const profiles = cpuProfilesIn(opts.cpuProfileDir);
+    const profile = profiles[profiles.length - 1];
+    if (!profile) throw new Error(`the API server wrote no CPU profile into ${opts.cpuProfileDir}`);
+    out.write(`\nAPI server CPU profile ${profile} (whole process life: start, warm-up and every phase)\n\n`);
+    out.write(formatProfileSummary(summarizeCpuProfile(profile, api.sourceMapsFile)) + '\n');
+  }
+  return failed.length === 0;
+}
+
+async function main(): Promise<void> {
+  let opts: Options | undefined;
+  try {
+    opts = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n\n${usage}`);
+    process.exit(2);
+  }
+  if (!opts) {
+    process.stdout.write(usage);
+    return;
+  }
+  const cleanup = new Cleanup();
+  const abort = (reason: string): void => {
+    process.stderr.write(`aborting: ${reason}\n`);
+    void cleanup.run().finally(() => process.exit(1));
+  };
+  const deadline = setTimeout(() => abort(`the run exceeded ${opts.timeoutMs / 1000} s`), opts.timeoutMs);
+  process.once('SIGINT', () => abort('SIGINT'));
+  process.once('SIGTERM', () => abort('SIGTERM'));
+
+  let ok = false;
+  try {
+    ok = await run(opts, cleanup);
+  } catch (err) {
+    process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  } finally {
+    clearTimeout(deadline);
+    await cleanup.run();
+  }
+  process.exit(ok ? 0 : 1);
+}
+
+await main();

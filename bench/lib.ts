@@ -1,0 +1,557 @@
+/**
+ * Shared machinery of the benchmarks: a fixed-concurrency load loop with per-operation latencies,
+ * HTTPS clients shaped like real Kubernetes clients, an API server child process, per-process CPU
+ * and memory readings, table printing, and a CPU profile summary that maps tsx-transpiled
+ * positions back to the TypeScript sources.
+ *
+ * Benchmarks print figures; they never assert timings.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { connect as connectHttp2, type ClientHttp2Session, type IncomingHttpHeaders, type IncomingHttpStatusHeader } from 'node:http2';
+import { Agent, request as httpsRequest } from 'node:https';
+import { SourceMap, type SourceMapPayload } from 'node:module';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../shared/etcd/process.ts';
+
+/** The repository root (this file lives in `<root>/bench`). */
+export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+
+// ---------------------------------------------------------------------------------------------
+// Load loop and statistics
+
+export interface PoolResult {
+  /** Operations attempted. */
+  total: number;
+  errors: number;
+  firstError: string | undefined;
+  elapsedMs: number;
+  /** Latency of every attempted operation, in milliseconds, indexed by operation number. */
+  latenciesMs: Float64Array;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Runs `op(0) … op(total - 1)` with exactly `concurrency` operations in flight (until fewer remain).
+ * A failed operation counts as an error and the loop goes on; it never throws.
+ */
+export async function runPool(total: number, concurrency: number, op: (i: number) => Promise<void>): Promise<PoolResult> {
+  const latenciesMs = new Float64Array(total);
+  let next = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < total; i = next++) {
+      const t0 = performance.now();
+      try {
+        await op(i);
+      } catch (err) {
+        errors++;
+        firstError ??= errorText(err);
+      }
+      latenciesMs[i] = performance.now() - t0;
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, total)) }, worker));
+  return { total, errors, firstError, elapsedMs: performance.now() - start, latenciesMs };
+}
+
+export interface Summary {
+  /** Successful operations per second of wall time. */
+  opsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  errors: number;
+}
+
+/** The value at quantile `q` (0..1) of ascending `sorted`, nearest-rank. */
+export function percentile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+export function summarize(result: PoolResult): Summary {
+  const sorted = Float64Array.from(result.latenciesMs).sort();
+  return {
+    opsPerSec: ((result.total - result.errors) * 1000) / result.elapsedMs,
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
+    maxMs: sorted.length ? sorted[sorted.length - 1]! : NaN,
+    errors: result.errors,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tables
+
+/** Right-aligns every column but the first; a cell `|` becomes a column separator. */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, c) => Math.max(...all.map((r) => (r[c] ?? '').length)));
+  const line = (r: readonly string[]): string =>
+    r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
+  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
+export function fixed(n: number, digits: number): string {
+  return Number.isFinite(n) ? n.toFixed(digits) : '-';
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTPS clients
+
+export interface ClientTls {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+export interface HttpResult {
+  status: number;
+  body: Buffer;
+}
+
+export interface HttpClient {
+  request(method: string, path: string, body?: Buffer): Promise<HttpResult>;
+  close(): Promise<void>;
+}
+
+/** What client-go does by default: every request a stream of one HTTP/2 connection. */
+export class Http2Client implements HttpClient {
+  private readonly session: ClientHttp2Session;
+
+  constructor(url: string, tls: ClientTls) {
+    this.session = connectHttp2(url, { ca: tls.ca, cert: tls.cert, key: tls.key });
+    // A session failure fails its open streams, which report it.
+    this.session.on('error', () => {});
+  }
+
+  request(method: string, path: string, body?: Buffer): Promise<HttpResult> {
+    return new Promise((resolve, reject) => {
+      const headers: Record<string, string | number> = { ':method': method, ':path': path, accept: 'application/json' };
+      if (body) {
+        headers['content-type'] = 'application/json';
+        headers['content-length'] = body.length;
+      }
+      const stream = this.session.request(headers, { endStream: !body });
+      let status = 0;
+      const chunks: Buffer[] = [];
+      stream.on('response', (h: IncomingHttpHeaders & IncomingHttpStatusHeader) => {
+        status = Number(h[':status']);
+      });
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => resolve({ status, body: Buffer.concat(chunks) }));
+      stream.on('error', reject);
+      if (body) stream.end(body);
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.session.closed || this.session.destroyed) return resolve();
+      this.session.close(() => resolve());
+    });
+  }
+}
+
+/** HTTP/1.1 with a keep-alive pool of up to `maxSockets` connections (@kubernetes/client-node's shape). */
+export class Http1Client implements HttpClient {
+  private readonly agent: Agent;
+  private readonly url: URL;
+
+  constructor(url: string, tls: ClientTls, maxSockets: number) {
+    this.url = new URL(url);
+    this.agent = new Agent({ keepAlive: true, maxSockets, ca: tls.ca, cert: tls.cert, key: tls.key });
+  }
+
+  request(method: string, path: string, body?: Buffer): Promise<HttpResult> {
+    return new Promise((resolve, reject) => {
+      const headers: Record<string, string | number> = { accept: 'application/json' };
+      if (body) {
+        headers['content-type'] = 'application/json';
+        headers['content-length'] = body.length;
+      }
+      const req = httpsRequest(
+        { host: this.url.hostname, port: this.url.port, method, path, headers, agent: this.agent },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.agent.destroy();
+  }
+}
+
+/** Resolves with the response, or rejects naming the status and the start of the body. */
+export async function expectStatus(pending: Promise<HttpResult>, expected: number): Promise<HttpResult> {
+  const res = await pending;
+  if (res.status !== expected) {
+    throw new Error(`HTTP ${res.status} (want ${expected}): ${res.body.toString('utf8').slice(0, 300)}`);
+  }
+  return res;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+export interface ProcessReading {
+  /** User + system CPU time of every thread, in milliseconds. */
+  cpuMs: number;
+  rssKiB: number;
+  /** Peak resident set size. */
+  hwmKiB: number;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on every Linux ABI node runs on). */
+const userHz = 100;
+
+/** CPU time and memory of a running process, from /proc (Linux). */
+export function readProcess(pid: number): ProcessReading {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name, which may itself contain spaces: state is first.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { cpuMs: (ticks * 1000) / userHz, rssKiB: kib('VmRSS'), hwmKiB: kib('VmHWM') };
+}
+
+/** CPU time of this process, in milliseconds. */
+export function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+async function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * A preload for the profiled API server: turns source maps on before any project module loads and,
+ * at exit, writes the source map of every loaded project module (keyed by file URL) to
+ * $CORRAL_BENCH_SOURCEMAPS. tsx emits whitespace-minified code, so a CPU profile's positions mean
+ * nothing without these maps. Plain JavaScript, passed as a data: URL to `--import`.
+ */
+const sourceMapDumper = `
+import { findSourceMap } from 'node:module';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+process.setSourceMapsEnabled(true);
+const root = process.env.CORRAL_BENCH_ROOT;
+const out = process.env.CORRAL_BENCH_SOURCEMAPS;
+process.on('exit', () => {
+  const maps = {};
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (p.endsWith('.ts')) {
+        const url = pathToFileURL(p).href;
+        const map = findSourceMap(url);
+        if (map) maps[url] = map.payload;
+      }
+    }
+  };
+  walk(root);
+  writeFileSync(out, JSON.stringify(maps));
+});
+`;
+
+export interface ApiServerProcessOptions {
+  etcdEndpoints: readonly string[];
+  dataDir: string;
+  /** The child's stdout and stderr go here. */
+  logFile: string;
+  /** Extra API server flags. */
+  flags?: readonly string[];
+  /** Write a V8 CPU profile (and the source maps to read it) into this directory at exit. */
+  cpuProfileDir?: string;
+  readyTimeoutMs?: number;
+}
+
+export interface ApiServerProcess {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  /** The admin client credentials and the cluster CA, from the data dir. */
+  tls: ClientTls;
+  /** Where the source maps of a profiled run are written (when profiling). */
+  sourceMapsFile: string | undefined;
+  /** SIGTERM (the server closes cleanly and writes its profile), SIGKILL after a grace period. */
+  stop(): Promise<void>;
+}
+
+function httpsStatus(url: string, ca: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = httpsRequest(url, { ca, timeout: 1000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(0));
+    req.end();
+  });
+}
+
+/** Starts `apiserver/main.ts` as a child node process on a free loopback port and waits for /readyz. */
+export async function startApiServerProcess(opts: ApiServerProcessOptions): Promise<ApiServerProcess> {
+  const port = await freePort();
+  const nodeArgs = ['--import', 'tsx'];
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  let sourceMapsFile: string | undefined;
+  if (opts.cpuProfileDir) {
+    sourceMapsFile = join(opts.cpuProfileDir, 'sourcemaps.json');
+    nodeArgs.push(`--import=data:text/javascript,${encodeURIComponent(sourceMapDumper)}`, '--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`);
+    env.CORRAL_BENCH_ROOT = repoRoot;
+    env.CORRAL_BENCH_SOURCEMAPS = sourceMapsFile;
+  }
+  const args = [
+    ...nodeArgs,
+    'apiserver/main.ts',
+    '--etcd-servers', opts.etcdEndpoints.join(','),
+    '--secure-port', String(port),
+    '--bind-address', '127.0.0.1',
+    '--data-dir', opts.dataDir,
+    ...(opts.flags ?? []),
+  ];
+  const log = createWriteStream(opts.logFile, { flags: 'a' });
+  const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const stop = async (): Promise<void> => {
+    await stopChild(child, 10_000);
+    log.end();
+  };
+
+  const url = `https://127.0.0.1:${port}`;
+  const caFile = join(opts.dataDir, 'pki', 'ca.crt');
+  const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      await stop();
+      throw new Error(`the API server exited during start (code ${child.exitCode}, signal ${child.signalCode}); log: ${opts.logFile}`);
+    }
+    if (existsSync(caFile) && (await httpsStatus(`${url}/readyz`, readFileSync(caFile, 'utf8'))) === 200) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the API server was not ready within ${opts.readyTimeoutMs ?? 60_000} ms; log: ${opts.logFile}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const pki = join(opts.dataDir, 'pki');
+  const tls = {
+    ca: readFileSync(caFile, 'utf8'),
+    cert: readFileSync(join(pki, 'admin.crt'), 'utf8'),
+    key: readFileSync(join(pki, 'admin.key'), 'utf8'),
+  };
+  return { url, pid: child.pid!, child, tls, sourceMapsFile, stop };
+}
+
+/** Things to undo, last first; running it twice undoes nothing twice. */
+export class Cleanup {
+  private readonly steps: (() => Promise<void> | void)[] = [];
+
+  push(step: () => Promise<void> | void): void {
+    this.steps.push(step);
+  }
+
+  async run(): Promise<void> {
+    while (this.steps.length) {
+      const step = this.steps.pop()!;
+      try {
+        await step();
+      } catch (err) {
+        process.stderr.write(`cleanup: ${errorText(err)}\n`);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU profiles
+
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+  columnNumber: number;
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: CallFrame;
+  children?: number[];
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export interface HotSpot {
+  function: string;
+  /** `path:line` (1-based, relative to the repository for its own files), or a pseudo-frame name. */
+  location: string;
+  ms: number;
+  percent: number;
+}
+
+export interface ProfileSummary {
+  totalMs: number;
+  /** Functions by self time. */
+  self: HotSpot[];
+  /** The repository's own functions by inclusive time (each counted once per sample). */
+  inclusive: HotSpot[];
+  /** Self time by area: a repository file, a package, a node: internal module, or a pseudo-frame. */
+  areas: HotSpot[];
+}
+
+/** Profiles written into `dir` (`*.cpuprofile`), newest last. */
+export function cpuProfilesIn(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort()
+    .map((f) => join(dir, f));
+}
+
+/**
+ * Summarizes a V8 `.cpuprofile`: self and inclusive time per function, self time per area.
+ * With `sourceMapsFile` (written by a profiled `startApiServerProcess`), positions in repository
+ * files are those of the TypeScript source.
+ */
+export function summarizeCpuProfile(profileFile: string, sourceMapsFile: string | undefined, top = 25): ProfileSummary {
+  const profile = JSON.parse(readFileSync(profileFile, 'utf8')) as CpuProfile;
+  const payloads: Record<string, SourceMapPayload> =
+    sourceMapsFile && existsSync(sourceMapsFile) ? (JSON.parse(readFileSync(sourceMapsFile, 'utf8')) as Record<string, SourceMapPayload>) : {};
+  const maps = new Map<string, SourceMap>();
+  const mapFor = (url: string): SourceMap | undefined => {
+    const payload = payloads[url];
+    if (!payload) return undefined;
+    let map = maps.get(url);
+    if (!map) maps.set(url, (map = new SourceMap(payload)));
+    return map;
+  };
+  const rootUrl = `file://${repoRoot}`;
+
+  const locate = (frame: CallFrame): { location: string; area: string; own: boolean } => {
+    const { url } = frame;
+    if (!url) return { location: frame.functionName, area: frame.functionName, own: false };
+    if (url.startsWith(rootUrl)) {
+      const path = relative(repoRoot, fileURLToPath(url));
+      const entry = mapFor(url)?.findEntry(frame.lineNumber, frame.columnNumber);
+      const line = entry && 'originalLine' in entry ? entry.originalLine + 1 : frame.lineNumber + 1;
+      const nm = path.lastIndexOf('node_modules/');
+      if (nm >= 0) {
+        const rest = path.slice(nm + 'node_modules/'.length).split('/');
+        const pkg = rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
+        return { location: `${path.slice(nm)}:${line}`, area: pkg, own: false };
+      }
+      return { location: `${path}:${line}${entry && 'originalLine' in entry ? '' : ' (generated)'}`, area: path, own: true };
+    }
+    return { location: `${url}:${frame.lineNumber + 1}`, area: url, own: false };
+  };
+
+  const byId = new Map<number, ProfileNode>();
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) {
+    byId.set(node.id, node);
+    for (const child of node.children ?? []) parent.set(child, node.id);
+  }
+  interface Resolved {
+    key: string;
+    fn: string;
+    location: string;
+    area: string;
+    own: boolean;
+  }
+  const resolved = new Map<number, Resolved>();
+  const resolve = (id: number): Resolved => {
+    let r = resolved.get(id);
+    if (!r) {
+      const frame = byId.get(id)!.callFrame;
+      const { location, area, own } = locate(frame);
+      const fn = frame.functionName || '(anonymous)';
+      r = { key: `${fn}\u0000${location}`, fn, location, area, own };
+      resolved.set(id, r);
+    }
+    return r;
+  };
+
+  const self = new Map<string, { r: Resolved; us: number }>();
+  const inclusive = new Map<string, { r: Resolved; us: number }>();
+  const areas = new Map<string, number>();
+  let totalUs = 0;
+  // A sample's time is the delta to the next sample.
+  for (let i = 0; i < profile.samples.length; i++) {
+    const us = profile.timeDeltas[i + 1] ?? 0;
+    const id = profile.samples[i]!;
+    totalUs += us;
+    const leaf = resolve(id);
+    const s = self.get(leaf.key) ?? { r: leaf, us: 0 };
+    s.us += us;
+    self.set(leaf.key, s);
+    areas.set(leaf.area, (areas.get(leaf.area) ?? 0) + us);
+    const seen = new Set<string>();
+    for (let n: number | undefined = id; n !== undefined; n = parent.get(n)) {
+      const r = resolve(n);
+      if (!r.own || seen.has(r.key)) continue;
+      seen.add(r.key);
+      const e = inclusive.get(r.key) ?? { r, us: 0 };
+      e.us += us;
+      inclusive.set(r.key, e);
+    }
+  }
+  const hot = (entries: Iterable<{ r: Resolved; us: number }>): HotSpot[] =>
+    [...entries]
+      .sort((a, b) => b.us - a.us)
+      .slice(0, top)
+      .map(({ r, us }) => ({ function: r.fn, location: r.location, ms: us / 1000, percent: (100 * us) / totalUs }));
+  return {
+    totalMs: totalUs / 1000,
+    self: hot(self.values()),
+    inclusive: hot(inclusive.values()),
+    areas: [...areas]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([area, us]) => ({ function: '', location: area, ms: us / 1000, percent: (100 * us) / totalUs })),
+  };
+}
+
+/** A profile summary as three tables. */
+export function formatProfileSummary(summary: ProfileSummary): string {
+  const rows = (spots: HotSpot[], withFunction: boolean): string[][] =>
+    spots.map((s) => [withFunction ? `${s.function}  ${s.location}` : s.location, fixed(s.ms, 0), fixed(s.percent, 1)]);
+  return [
+    `profiled time ${fixed(summary.totalMs / 1000, 1)} s`,
+    '',
+    formatTable(['self time by function', 'ms', '%'], rows(summary.self, true)),
+    '',
+    formatTable(['self time by area', 'ms', '%'], rows(summary.areas, false)),
+    '',
+    formatTable(['inclusive time, repository functions', 'ms', '%'], rows(summary.inclusive, true)),
+  ].join('\n');
+}
