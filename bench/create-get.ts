@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Etcd3 } from 'etcd3';
@@ -22,6 +22,7 @@ import {
   fixed,
   formatProfileSummary,
   formatTable,
+  machineBusyMs,
   Http1Client,
   Http2Client,
   ownCpuMs,
@@ -148,6 +149,8 @@ interface CpuShare {
   apiserver: number;
   etcd: number;
   client: number;
+  /** Every process on the machine, these three included. */
+  machine: number;
 }
 
 interface Phase {
@@ -165,7 +168,7 @@ interface Pids {
 }
 
 function cpuNow(pids: Pids): CpuShare {
-  return { apiserver: readProcess(pids.apiserver).cpuMs, etcd: readProcess(pids.etcd).cpuMs, client: ownCpuMs() };
+  return { apiserver: readProcess(pids.apiserver).cpuMs, etcd: readProcess(pids.etcd).cpuMs, client: ownCpuMs(), machine: machineBusyMs() };
 }
 
 async function measure(name: string, pids: Pids, count: number, concurrency: number, op: (i: number) => Promise<void>): Promise<Phase> {
@@ -177,7 +180,12 @@ async function measure(name: string, pids: Pids, count: number, concurrency: num
     summary: summarize(result),
     firstError: result.firstError,
     wallMs: result.elapsedMs,
-    cpuMs: { apiserver: after.apiserver - before.apiserver, etcd: after.etcd - before.etcd, client: after.client - before.client },
+    cpuMs: {
+      apiserver: after.apiserver - before.apiserver,
+      etcd: after.etcd - before.etcd,
+      client: after.client - before.client,
+      machine: after.machine - before.machine,
+    },
   };
   process.stderr.write(
     `  ${name.padEnd(28)} ${fixed(phase.summary.opsPerSec, 0).padStart(7)} ops/s  p50 ${fixed(phase.summary.p50Ms, 2)} ms  p99 ${fixed(phase.summary.p99Ms, 2)} ms${result.errors ? `  ${result.errors} errors, first: ${result.firstError}` : ''}\n`,
@@ -284,19 +292,20 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     pct(p.cpuMs.apiserver, p.wallMs),
     pct(p.cpuMs.etcd, p.wallMs),
     pct(p.cpuMs.client, p.wallMs),
+    pct(Math.max(0, p.cpuMs.machine - p.cpuMs.apiserver - p.cpuMs.etcd - p.cpuMs.client), p.wallMs),
     fixed((1000 * p.cpuMs.apiserver) / opts.count, 0),
   ]);
 
   const out = process.stdout;
   out.write(
     `\nConfigMap create/get: ${opts.count} of each, concurrency ${opts.concurrency}, ${opts.dataBytes} B of data ` +
-      `(stored value ${value.length} B), node ${process.version}, ${cpus().length} CPUs (client, API server and etcd share them)\n\n`,
+      `(stored value ${value.length} B), node ${process.version}, ${cpus().length} CPUs (client, API server and etcd share them), load average ${loadavg().map((l) => fixed(l, 1)).join(' ')} at start\n\n`,
   );
   out.write(
     formatTable(['operation', 'corral ops/s', 'p50 ms', 'p99 ms', '|', 'etcd op', 'ops/s', 'p50 ms', 'p99 ms', '|', 'ratio', 'goal'], rows) + '\n\n',
   );
-  out.write(formatTable(['phase', 'wall s', 'apiserver CPU %', 'etcd CPU %', 'bench client CPU %', 'apiserver CPU µs/op'], cpuRows) + '\n');
-  out.write('  (100% = one core; the API server runs its JavaScript on one thread)\n\n');
+  out.write(formatTable(['phase', 'wall s', 'apiserver CPU %', 'etcd CPU %', 'bench client CPU %', 'other processes CPU %', 'apiserver CPU µs/op'], cpuRows) + '\n');
+  out.write(`  (100% = one core of ${cpus().length}; the API server runs its JavaScript on one thread)\n\n`);
   out.write(`API server RSS: ${mib(idle.rssKiB)} after start, ${mib(after.rssKiB)} after the run, peak ${mib(after.hwmKiB)}\n`);
 
   const failed = phases.filter((p) => p.summary.errors > 0);

@@ -232,6 +232,15 @@ export function readProcess(pid: number): ProcessReading {
   return { cpuMs: (ticks * 1000) / userHz, rssKiB: kib('VmRSS'), hwmKiB: kib('VmHWM') };
 }
 
+/** Busy CPU time of the whole machine (every core, every process), in milliseconds, from /proc/stat. */
+export function machineBusyMs(): number {
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already inside user and nice).
+  const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
+  const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
+  return ((total - idle) * 1000) / userHz;
+}
+
 /** CPU time of this process, in milliseconds. */
 export function ownCpuMs(): number {
   const { user, system } = process.cpuUsage();

@@ -2,6 +2,8 @@
 import type { EtcdStore } from '../storage/etcd/store.ts';
 import type { ResourceDefinition } from './definition.ts';
 import { configMapDefinition } from './core/configmap.ts';
+import { coreEventDefinition } from './core/event.ts';
+import { eventsV1EventDefinition } from './events/event.ts';
 import { namespaceDefinition } from './core/namespace.ts';
 import { nodeDefinition } from './core/node.ts';
 import { secretDefinition } from './core/secret.ts';
@@ -12,11 +14,13 @@ import { csiStorageCapacityDefinition } from './storage/csistoragecapacity.ts';
 export function allDefinitions(_etcd: EtcdStore): ResourceDefinition[] {
   return [
     configMapDefinition,
+    coreEventDefinition,
     namespaceDefinition,
     nodeDefinition,
     secretDefinition,
     csiDriverDefinition,
     csiNodeDefinition,
     csiStorageCapacityDefinition,
+    eventsV1EventDefinition,
   ] as ResourceDefinition[];
 }

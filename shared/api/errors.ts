@@ -81,7 +81,8 @@ export function conflict(gr: GroupResource, name: string, detail: string): Statu
 
 export function invalid(gk: GroupKind, name: string, errors: readonly FieldError[]): StatusError {
   const causes: StatusCause[] = errors.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
-  const texts = errors.map(fieldErrorString);
+  // Like upstream's ToAggregate, the message names each distinct error once; causes keep them all.
+  const texts = [...new Set(errors.map(fieldErrorString))];
   const aggregate = texts.length === 1 ? texts[0] : `[${texts.join(', ')}]`;
   return new StatusError({
     message: `${qualifiedKind(gk)} "${name}" is invalid: ${aggregate}`,

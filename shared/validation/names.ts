@@ -84,7 +84,7 @@ export function isQualifiedName(value: string): string[] {
   }
   if (name.length === 0) errs.push('name part must be non-empty');
   else if (name.length > qualifiedNameMaxLength) errs.push(`name part ${maxLenError(qualifiedNameMaxLength)}`);
-  if (name.length > 0 && !qualifiedNameRe.test(name)) {
+  if (!qualifiedNameRe.test(name)) {
     errs.push(
       'name part ' +
         regexError(

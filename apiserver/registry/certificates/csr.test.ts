@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { webcrypto } from 'node:crypto';
 import { before, describe, it } from 'node:test';
-import { fieldErrorString } from '../../../shared/api/field.ts';
+import { FieldPath, fieldErrorString } from '../../../shared/api/field.ts';
 import { createCA, generateKeyPair, x509 } from '../../../shared/pki/certificates.ts';
 import type { RequestContext } from '../definition.ts';
 import { csrDefinition, validateSignerName, type CertificateSigningRequest, type CertificateSigningRequestSpec } from './csr.ts';
-import { FieldPath } from '../../../shared/api/field.ts';
 
 const ctx: RequestContext = {
   user: { username: 'alice', uid: 'u-1', groups: ['dev', 'system:authenticated'], extra: { scopes: ['a'] } },
@@ -18,27 +17,44 @@ const status = csrDefinition.subresources?.status;
 const messages = (errs: ReturnType<typeof strategy.validate>): string[] => errs.map(fieldErrorString);
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
-async function csrPem(algorithm: 'ECDSA' | 'RSA' | 'Ed25519'): Promise<string> {
-  const keys =
-    algorithm === 'ECDSA'
-      ? await generateKeyPair()
-      : algorithm === 'RSA'
-        ? await webcrypto.subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, false, ['sign', 'verify'])
-        : ((await webcrypto.subtle.generateKey({ name: 'Ed25519' }, false, ['sign', 'verify'])) as webcrypto.CryptoKeyPair);
-  const signingAlgorithm = algorithm === 'ECDSA' ? { name: 'ECDSA', hash: 'SHA-256' } : algorithm === 'RSA' ? { name: 'RSASSA-PKCS1-v1_5' } : { name: 'Ed25519' };
-  const req = await x509.Pkcs10CertificateRequestGenerator.create({ name: 'CN=alice, O=dev', keys, signingAlgorithm });
+type KeyAlgorithm = 'ECDSA' | 'RSA' | 'RSA-PSS' | 'Ed25519';
+
+async function generateKeys(algorithm: KeyAlgorithm): Promise<webcrypto.CryptoKeyPair> {
+  const rsa = { modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' };
+  switch (algorithm) {
+    case 'ECDSA':
+      return generateKeyPair();
+    case 'RSA':
+      return webcrypto.subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', ...rsa }, false, ['sign', 'verify']);
+    case 'RSA-PSS':
+      return webcrypto.subtle.generateKey({ name: 'RSA-PSS', ...rsa }, false, ['sign', 'verify']);
+    case 'Ed25519':
+      return (await webcrypto.subtle.generateKey({ name: 'Ed25519' }, false, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  }
+}
+
+async function csrPem(algorithm: KeyAlgorithm): Promise<string> {
+  const signingAlgorithm = {
+    ECDSA: { name: 'ECDSA', hash: 'SHA-256' },
+    RSA: { name: 'RSASSA-PKCS1-v1_5' },
+    'RSA-PSS': { name: 'RSA-PSS', saltLength: 32 },
+    Ed25519: { name: 'Ed25519' },
+  }[algorithm];
+  const req = await x509.Pkcs10CertificateRequestGenerator.create({ name: 'CN=alice, O=dev', keys: await generateKeys(algorithm), signingAlgorithm });
   return req.toString('pem');
 }
 
 let ecRequest = '';
 let rsaRequest = '';
 let edRequest = '';
+let pssRequest = '';
 let certificatePem = '';
 
 before(async () => {
   ecRequest = await csrPem('ECDSA');
   rsaRequest = await csrPem('RSA');
   edRequest = await csrPem('Ed25519');
+  pssRequest = await csrPem('RSA-PSS');
   certificatePem = (await createCA()).certPem;
 });
 
@@ -86,8 +102,8 @@ describe('CertificateSigningRequest', () => {
     assert.deepEqual(Object.keys(anonymous.spec ?? {}).sort(), ['request', 'signerName', 'usages', 'username']);
   });
 
-  it('accepts ECDSA, RSA and Ed25519 requests with valid signatures', () => {
-    for (const pem of [ecRequest, rsaRequest, edRequest]) {
+  it('accepts ECDSA, RSA (PKCS #1 and PSS) and Ed25519 requests with valid signatures', () => {
+    for (const pem of [ecRequest, rsaRequest, pssRequest, edRequest]) {
       assert.deepEqual(strategy.validate(createdCSR({ ...validSpec(), request: b64(pem) }), ctx), []);
     }
   });

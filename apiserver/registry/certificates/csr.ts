@@ -142,17 +142,17 @@ function readDer(buf: Buffer, offset: number, expectedTag: number, what: string)
 }
 
 function decodeOID(bytes: Buffer): string {
-  const parts: number[] = [];
+  const arcs: number[] = [];
   let value = 0;
   for (const b of bytes) {
     value = value * 128 + (b & 0x7f);
-    if (!(b & 0x80)) {
-      if (parts.length === 0) parts.push(Math.min(2, Math.floor(value / 40)), value - Math.min(2, Math.floor(value / 40)) * 40);
-      else parts.push(value);
-      value = 0;
-    }
+    if (b & 0x80) continue;
+    // The first subidentifier packs the first two arcs as 40 * first + second.
+    if (arcs.length === 0) arcs.push(value < 80 ? Math.floor(value / 40) : 2, value < 80 ? value % 40 : value - 80);
+    else arcs.push(value);
+    value = 0;
   }
-  return parts.join('.');
+  return arcs.join('.');
 }
 
 const SEQUENCE = 0x30;

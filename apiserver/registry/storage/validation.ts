@@ -1,6 +1,7 @@
 /**
  * Checks shared by the storage.k8s.io kinds: upstream's ValidateCSIDriverName (core validation),
- * and the equality upstream's ValidateImmutableField uses for structured fields.
+ * and semanticEqual, the equality to pass to core's validateImmutableField when the immutable
+ * field is a struct or a list (also used by ClusterCIDR).
  */
 import { invalid, required, tooLong, type FieldError, type FieldPath } from '../../../shared/api/field.ts';
 import { isObject } from '../../../shared/api/types.ts';
