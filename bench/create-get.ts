@@ -17,12 +17,12 @@ import { connectEtcd } from '../apiserver/storage/etcd/store.ts';
 import { startEtcd } from '../shared/etcd/process.ts';
 import {
   Cleanup,
-  cpuProfilesIn,
   expectStatus,
   fixed,
   formatProfileSummary,
   formatTable,
   machineBusyMs,
+  mainThreadProfile,
   Http1Client,
   Http2Client,
   ownCpuMs,
@@ -213,6 +213,7 @@ function mib(kib: number): string {
 }
 
 async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
+  const startLoad = loadavg();
   const dir = mkdtempSync(join(tmpdir(), 'corral-bench-'));
   if (!opts.keep) cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   process.stderr.write(`temp dir ${dir}\n`);
@@ -299,7 +300,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const out = process.stdout;
   out.write(
     `\nConfigMap create/get: ${opts.count} of each, concurrency ${opts.concurrency}, ${opts.dataBytes} B of data ` +
-      `(stored value ${value.length} B), node ${process.version}, ${cpus().length} CPUs (client, API server and etcd share them), load average ${loadavg().map((l) => fixed(l, 1)).join(' ')} at start\n\n`,
+      `(stored value ${value.length} B), node ${process.version}, ${cpus().length} CPUs (client, API server and etcd share them), load average ${startLoad.map((l) => fixed(l, 1)).join(' ')} at start\n\n`,
   );
   out.write(
     formatTable(['operation', 'corral ops/s', 'p50 ms', 'p99 ms', '|', 'etcd op', 'ops/s', 'p50 ms', 'p99 ms', '|', 'ratio', 'goal'], rows) + '\n\n',
@@ -313,9 +314,8 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
 
   if (opts.cpuProfileDir) {
     await api.stop();
-    const profiles = cpuProfilesIn(opts.cpuProfileDir);
-    const profile = profiles[profiles.length - 1];
-    if (!profile) throw new Error(`the API server wrote no CPU profile into ${opts.cpuProfileDir}`);
+    const profile = mainThreadProfile(opts.cpuProfileDir, api.pid);
+    if (!profile) throw new Error(`the API server wrote no main-thread CPU profile into ${opts.cpuProfileDir}`);
     out.write(`\nAPI server CPU profile ${profile} (whole process life: start, warm-up and every phase)\n\n`);
     out.write(formatProfileSummary(summarizeCpuProfile(profile, api.sourceMapsFile)) + '\n');
   }

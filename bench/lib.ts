@@ -439,12 +439,14 @@ export interface ProfileSummary {
   areas: HotSpot[];
 }
 
-/** Profiles written into `dir` (`*.cpuprofile`), newest last. */
-export function cpuProfilesIn(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.cpuprofile'))
-    .sort()
-    .map((f) => join(dir, f));
+/**
+ * The profile of process `pid`'s main thread in `dir`. Node writes one profile per thread, named
+ * `CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile`; the main thread is thread 0 (tsx's
+ * module loader runs on a worker thread of its own).
+ */
+export function mainThreadProfile(dir: string, pid: number): string | undefined {
+  const name = readdirSync(dir).find((f) => new RegExp(`^CPU\\.\\d+\\.\\d+\\.${pid}\\.0\\.\\d+\\.cpuprofile$`).test(f));
+  return name ? join(dir, name) : undefined;
 }
 
 /**
