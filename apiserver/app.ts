@@ -20,6 +20,7 @@ import { alwaysAllow } from './server/authorization.ts';
 import type { HealthCheck } from './server/health.ts';
 import { ApiServer } from './server/server.ts';
 import { connectEtcd, EtcdStore } from './storage/etcd/store.ts';
+import { WatchCache } from './storage/cache/watch-cache.ts';
 
 /** The Kubernetes release whose wire behaviour corral follows; kubectl checks version skew against it. */
 export const kubernetesVersion = { major: '1', minor: '32', gitVersion: 'v1.32.0-corral.0' };
@@ -59,7 +60,9 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = p
   // Admission consults the namespaces store, which the registry creates; the chain is filled after.
   const plugins: AdmissionPlugin[] = [];
   const admission = new AdmissionChain(plugins);
-  const registry = new Registry(allDefinitions(etcd), etcd, admission, enabled);
+  const watchCache = new WatchCache(client, config.etcdPrefix, (err) => logger.warn({ err }, 'watch cache re-initializing'));
+  await watchCache.start();
+  const registry = new Registry(allDefinitions(etcd), etcd, admission, enabled, watchCache);
   const namespaces = registry.namespaces();
   if (!namespaces) throw new Error('the core v1 API must be enabled');
   plugins.push(...admissionPlugins(config, { NamespaceLifecycle: () => namespaceLifecycle(lookupFrom((name) => namespaces.get('', name))) }));
@@ -116,6 +119,7 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = p
     registry,
     async close() {
       await server.close();
+      await watchCache.stop();
       client.close();
     },
   };

@@ -426,11 +426,14 @@ export interface HotSpot {
   /** `path:line` (1-based, relative to the repository for its own files), or a pseudo-frame name. */
   location: string;
   ms: number;
+  /** Share of the busy (non-idle) time. */
   percent: number;
 }
 
 export interface ProfileSummary {
   totalMs: number;
+  /** Time the thread waited for work (the `(idle)` pseudo-frame); every other figure excludes it. */
+  idleMs: number;
   /** Functions by self time. */
   self: HotSpot[];
   /** The repository's own functions by inclusive time (each counted once per sample). */
@@ -516,12 +519,17 @@ export function summarizeCpuProfile(profileFile: string, sourceMapsFile: string 
   const inclusive = new Map<string, { r: Resolved; us: number }>();
   const areas = new Map<string, number>();
   let totalUs = 0;
+  let idleUs = 0;
   // A sample's time is the delta to the next sample.
   for (let i = 0; i < profile.samples.length; i++) {
     const us = profile.timeDeltas[i + 1] ?? 0;
     const id = profile.samples[i]!;
     totalUs += us;
     const leaf = resolve(id);
+    if (leaf.fn === '(idle)' && !leaf.own) {
+      idleUs += us;
+      continue;
+    }
     const s = self.get(leaf.key) ?? { r: leaf, us: 0 };
     s.us += us;
     self.set(leaf.key, s);
@@ -536,28 +544,30 @@ export function summarizeCpuProfile(profileFile: string, sourceMapsFile: string 
       inclusive.set(r.key, e);
     }
   }
+  const busyUs = totalUs - idleUs;
   const hot = (entries: Iterable<{ r: Resolved; us: number }>): HotSpot[] =>
     [...entries]
       .sort((a, b) => b.us - a.us)
       .slice(0, top)
-      .map(({ r, us }) => ({ function: r.fn, location: r.location, ms: us / 1000, percent: (100 * us) / totalUs }));
+      .map(({ r, us }) => ({ function: r.fn, location: r.location, ms: us / 1000, percent: (100 * us) / busyUs }));
   return {
     totalMs: totalUs / 1000,
+    idleMs: idleUs / 1000,
     self: hot(self.values()),
     inclusive: hot(inclusive.values()),
     areas: [...areas]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
-      .map(([area, us]) => ({ function: '', location: area, ms: us / 1000, percent: (100 * us) / totalUs })),
+      .map(([area, us]) => ({ function: '', location: area, ms: us / 1000, percent: (100 * us) / busyUs })),
   };
 }
 
 /** A profile summary as three tables. */
 export function formatProfileSummary(summary: ProfileSummary): string {
   const rows = (spots: HotSpot[], withFunction: boolean): string[][] =>
-    spots.map((s) => [withFunction ? `${s.function}  ${s.location}` : s.location, fixed(s.ms, 0), fixed(s.percent, 1)]);
+    spots.map((s) => [withFunction && s.function !== s.location ? `${s.function}  ${s.location}` : s.location, fixed(s.ms, 0), fixed(s.percent, 1)]);
   return [
-    `profiled time ${fixed(summary.totalMs / 1000, 1)} s`,
+    `profiled ${fixed(summary.totalMs / 1000, 1)} s, of which idle ${fixed(summary.idleMs / 1000, 1)} s; % below are of the busy ${fixed((summary.totalMs - summary.idleMs) / 1000, 1)} s`,
     '',
     formatTable(['self time by function', 'ms', '%'], rows(summary.self, true)),
     '',

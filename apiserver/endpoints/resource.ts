@@ -179,7 +179,9 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
         if (!found) throw notFound({ group: def.group, resource: def.plural }, info.name);
         return represent(req, found, false);
       }
-      return represent(req, await requireStore(served).get(namespace, info.name), false);
+      const resourceVersion = req.query.get('resourceVersion') || undefined;
+      if (resourceVersion && !/^\d+$/.test(resourceVersion)) throw badRequest(`invalid resource version: ${resourceVersion}`);
+      return represent(req, await requireStore(served).get(namespace, info.name, resourceVersion), false);
     }
     case 'list': {
       const options = listOptions(req, def);

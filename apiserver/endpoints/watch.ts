@@ -88,7 +88,7 @@ export function watchRequest(def: ResourceDefinition, store: GenericStore, names
       try {
         watch = await store.watch(
         namespace,
-        { filter, sendInitialEvents: sendInitialEvents === true, ...(resumeFrom !== undefined && !sendInitialEvents ? { fromRevision: resumeFrom } : {}) },
+        { filter, sendInitialEvents: sendInitialEvents === true, consistent: resourceVersion === '', ...(resumeFrom !== undefined ? { fromRevision: resumeFrom } : {}) },
         {
           event(type, object: KubeObject) {
             if (closed) return;
@@ -101,6 +101,7 @@ export function watchRequest(def: ResourceDefinition, store: GenericStore, names
             if (sendInitialEvents && allowBookmarks) stream.write(bookmark(revision, true));
           },
           error: fail,
+          closed: finish,
         },
       );
       } catch (err) {

@@ -4,6 +4,7 @@
  */
 import type { AdmissionChain } from '../admission/admission.ts';
 import type { EtcdStore } from '../storage/etcd/store.ts';
+import type { WatchCache } from '../storage/cache/watch-cache.ts';
 import { apiVersionOf, type ResourceDefinition } from './definition.ts';
 import { GenericStore } from './store.ts';
 
@@ -52,12 +53,18 @@ export class Registry {
   private readonly byPath = new Map<string, ServedResource>();
   readonly resources: ServedResource[] = [];
 
-  constructor(definitions: readonly ResourceDefinition[], etcd: EtcdStore, admission: AdmissionChain, enabled: (def: ResourceDefinition) => boolean) {
+  constructor(
+    definitions: readonly ResourceDefinition[],
+    etcd: EtcdStore,
+    admission: AdmissionChain,
+    enabled: (def: ResourceDefinition) => boolean,
+    watchCache?: WatchCache,
+  ) {
     for (const definition of definitions) {
       if (!enabled(definition)) continue;
       const served: ServedResource = {
         definition,
-        store: definition.computed ? undefined : new GenericStore(definition, etcd, admission),
+        store: definition.computed ? undefined : new GenericStore(definition, etcd, admission, watchCache),
       };
       this.resources.push(served);
       this.byPath.set(`${definition.group}/${definition.version}/${definition.plural}`, served);

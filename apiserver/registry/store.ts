@@ -25,6 +25,7 @@ import {
   optimisticLockMessage,
   resourceExpired,
   timeout,
+  tooLargeResourceVersion,
   type GroupResource,
 } from '../../shared/api/errors.ts';
 import { FieldPath, invalid as invalidField, type FieldError } from '../../shared/api/field.ts';
@@ -36,6 +37,7 @@ import { decodeContinue, encodeContinue } from '../storage/continue.ts';
 import { StorageError } from '../storage/etcd/errors.ts';
 import type { EtcdStore, StoredValue, UpdateDecision } from '../storage/etcd/store.ts';
 import { watchPrefix, type StorageEvent, type StorageWatch } from '../storage/etcd/watch.ts';
+import type { ResourceCache, WatchCache } from '../storage/cache/watch-cache.ts';
 import { apiVersionOf, type RequestContext, type ResourceDefinition } from './definition.ts';
 
 /** Which objects a list or deletecollection selects; built from label and field selectors. */
@@ -89,12 +91,16 @@ export interface WatchSink {
   synced(revision: number): void;
   /** The watch cannot continue (410 when history is gone); no calls follow. */
   error(err: unknown): void;
+  /** The server ended the watch (its cache re-initialized); the client resumes from its last version. */
+  closed(): void;
 }
 
 export interface WatchOptions {
   filter: ListFilter;
   /** Resume after this revision without initial state; absent: send the current state first. */
   fromRevision?: number;
+  /** The initial state must be at least as new as a quorum read (resourceVersion unset). */
+  consistent: boolean;
   /** Send the initial state as ADDED events even when resuming (sendInitialEvents=true). */
   sendInitialEvents: boolean;
 }
@@ -106,6 +112,8 @@ const nameSuffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 const generatedSuffixLength = 5;
 const maxGeneratedNameLength = 63 - generatedSuffixLength;
 const generateNameAttempts = 8;
+/** How long a read waits for the watch cache to catch up before it checks etcd (upstream: 3 s). */
+const cacheWaitMs = 3000;
 
 /** `2006-01-02T15:04:05Z`: metav1.Time has second precision. */
 export function formatTime(date: Date): string {
@@ -127,13 +135,18 @@ export class GenericStore {
   readonly groupResource: GroupResource;
   private readonly storageResource: string;
 
+  private readonly cache: ResourceCache | undefined;
+
   constructor(
     readonly definition: ResourceDefinition,
     private readonly etcd: EtcdStore,
     private readonly admission: AdmissionChain,
+    /** Serves watches and non-quorum reads; without it everything goes to etcd. */
+    private readonly watchCache?: WatchCache,
   ) {
     this.groupResource = { group: definition.group, resource: definition.plural };
     this.storageResource = definition.storage?.resource ?? definition.plural;
+    this.cache = watchCache?.resource(this.storageResource);
   }
 
   private key(namespace: string, name: string): string {
@@ -184,7 +197,16 @@ export class GenericStore {
     }
   }
 
-  async get(namespace: string, name: string): Promise<KubeObject> {
+  /**
+   * Reads one object. resourceVersion unset: a quorum read from etcd; `0`: the cache as it is;
+   * a version: the cache once it is at least that new.
+   */
+  async get(namespace: string, name: string, resourceVersion?: string): Promise<KubeObject> {
+    if (resourceVersion && this.cache && (await this.cacheReaches(resourceVersion))) {
+      const stored = this.cache.get(this.key(namespace, name));
+      if (!stored) throw notFound(this.groupResource, name);
+      return this.fromStorage(stored);
+    }
     return this.guarded(name, async () => {
       const stored = await this.etcd.get(this.key(namespace, name));
       if (!stored) throw notFound(this.groupResource, name);
@@ -198,6 +220,9 @@ export class GenericStore {
    */
   async list(namespace: string, opts: ListOptions): Promise<KubeList> {
     const prefix = this.etcd.collectionPrefix(this.storageResource, this.definition.namespaced && namespace ? namespace : undefined);
+    if (this.servesListFromCache(opts) && this.cache && (await this.cacheReaches(opts.resourceVersion ?? '0'))) {
+      return this.listFromCache(prefix, opts.filter);
+    }
     let revision = 0;
     let startKey: string | undefined;
     if (opts.continueToken) {
@@ -255,6 +280,46 @@ export class GenericStore {
       }
       return list;
     });
+  }
+
+  /**
+   * Which lists the cache may answer (the spec's resource version table): `0` (Any) and a version
+   * without a limit or with NotOlderThan (Not older than). Unset (Most Recent), Exact, continue
+   * tokens and paged lists at a version go to etcd.
+   */
+  private servesListFromCache(opts: ListOptions): boolean {
+    const rv = opts.resourceVersion;
+    if (!rv || opts.continueToken || opts.resourceVersionMatch === 'Exact') return false;
+    if (rv === '0') return true;
+    return !opts.limit;
+  }
+
+  /**
+   * Waits until the cache is at least at `resourceVersion`. False means: read from etcd instead
+   * (the cache could not prove itself fresh, e.g. the version came from a write outside its watch).
+   * A version beyond etcd's own revision is a 504 `Too large resource version`.
+   */
+  private async cacheReaches(resourceVersion: string): Promise<boolean> {
+    if (!this.watchCache) return false;
+    const wanted = Number(resourceVersion);
+    if (await this.watchCache.waitFor(wanted, cacheWaitMs)) return true;
+    const current = await this.guarded('', () => this.etcd.currentRevision());
+    if (wanted > current) throw tooLargeResourceVersion(wanted, current);
+    return false;
+  }
+
+  private listFromCache(prefix: string, filter: ListFilter): KubeList {
+    const items: KubeObject[] = [];
+    for (const value of this.cache?.list(prefix) ?? []) {
+      const obj = this.fromStorage(value);
+      if (filter.matches(obj)) items.push(obj);
+    }
+    return {
+      apiVersion: apiVersionOf(this.definition),
+      kind: `${this.definition.kind}List`,
+      metadata: { resourceVersion: String(this.watchCache?.revision ?? 0) },
+      items,
+    };
   }
 
   /** Fills what the server owns on a new object. */
@@ -510,6 +575,41 @@ export class GenericStore {
    */
   async watch(namespace: string, opts: WatchOptions, sink: WatchSink): Promise<StorageWatch> {
     const prefix = this.etcd.collectionPrefix(this.storageResource, this.definition.namespaced && namespace ? namespace : undefined);
+    return (await this.watchFromCache(prefix, opts, sink)) ?? (await this.watchFromEtcd(namespace, prefix, opts, sink));
+  }
+
+  /**
+   * Serves a watch from the cache when it can prove the stream gap-free: it has caught up with the
+   * requested (or, for a consistent start, etcd's current) revision, and a resumed watch's revision
+   * is still in its history. Undefined means: watch etcd directly.
+   */
+  private async watchFromCache(prefix: string, opts: WatchOptions, sink: WatchSink): Promise<StorageWatch | undefined> {
+    const cache = this.cache;
+    const watchCache = this.watchCache;
+    if (!cache || !watchCache) return undefined;
+    const wanted = opts.fromRevision ?? (opts.consistent ? await this.guarded('', () => this.etcd.currentRevision()) : 0);
+    if (!(await this.cacheReaches(String(wanted)))) return undefined;
+    // From here to subscribe nothing awaits, so no event can slip between state and stream.
+    let after: number;
+    if (opts.fromRevision === undefined || opts.sendInitialEvents) {
+      for (const value of cache.list(prefix)) {
+        const obj = this.fromStorage(value);
+        if (opts.filter.matches(obj)) sink.event('ADDED', obj);
+      }
+      after = watchCache.revision;
+      sink.synced(after);
+    } else {
+      if (!cache.canResumeFrom(opts.fromRevision)) return undefined;
+      after = opts.fromRevision;
+    }
+    const subscription = cache.subscribe(prefix, after, {
+      onEvent: (event) => this.deliver(event, opts.filter, sink),
+      onClose: () => sink.closed(),
+    });
+    return { cancel: async () => subscription.cancel() };
+  }
+
+  private async watchFromEtcd(namespace: string, prefix: string, opts: WatchOptions, sink: WatchSink): Promise<StorageWatch> {
     let start = opts.fromRevision ?? 0;
     if (opts.fromRevision === undefined || opts.sendInitialEvents) {
       const list = await this.list(namespace, { filter: opts.filter });

@@ -178,6 +178,19 @@ export function timeout(message: string, retryAfterSeconds: number): StatusError
   );
 }
 
+/** 504 for a read of a version the server has not seen yet; the client retries after a second. */
+export function tooLargeResourceVersion(requested: number, current: number): StatusError {
+  return new StatusError(
+    {
+      message: `Timeout: Too large resource version: ${requested}, current: ${current}`,
+      reason: 'Timeout',
+      details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+      code: 504,
+    },
+    1,
+  );
+}
+
 export function tooManyRequests(message: string, retryAfterSeconds: number): StatusError {
   return new StatusError(
     { message, reason: 'TooManyRequests', details: { retryAfterSeconds }, code: 429 },

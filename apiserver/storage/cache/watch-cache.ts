@@ -19,15 +19,9 @@
  */
 import type { Etcd3, IWatchResponse, Watcher } from 'etcd3';
 import { decodeValue, prefixEnd, type StoredValue } from '../etcd/store.ts';
+import { toStorageEvents, type StorageEvent } from '../etcd/watch.ts';
 
-export interface CacheEvent {
-  type: 'put' | 'delete';
-  key: string;
-  /** The new value; for a delete, the last value at the deletion's revision. */
-  value: StoredValue;
-  previous: StoredValue | null;
-  revision: number;
-}
+export type CacheEvent = StorageEvent;
 
 export interface Subscriber {
   /** Called with each event after the subscription revision, in order. */
@@ -248,23 +242,10 @@ export class WatchCache {
 
   private applyResponse(res: IWatchResponse): void {
     let last = this.revision;
-    for (const event of res.events) {
-      const key = event.kv.key.toString('utf8');
-      const revision = Number(event.kv.mod_revision);
-      last = Math.max(last, revision);
-      const resource = this.resourceOf(key);
-      if (!resource) continue;
-      const previous = event.prev_kv && event.prev_kv.value.length ? decodeValue(event.prev_kv) : null;
-      let cacheEvent: CacheEvent;
-      if (event.type === 'Delete') {
-        if (!previous) continue;
-        const lastState: StoredValue = { object: previous.object, modRevision: revision };
-        lastState.object.metadata.resourceVersion = String(revision);
-        cacheEvent = { type: 'delete', key, value: lastState, previous: lastState, revision };
-      } else {
-        cacheEvent = { type: 'put', key, value: decodeValue(event.kv), previous, revision };
-      }
-      this.resource(resource).apply(cacheEvent);
+    for (const event of res.events) last = Math.max(last, Number(event.kv.mod_revision));
+    for (const event of toStorageEvents(res)) {
+      const resource = this.resourceOf(event.key);
+      if (resource) this.resource(resource).apply(event);
     }
     if (last > this.revision) {
       this.revision = last;

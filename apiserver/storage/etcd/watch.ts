@@ -28,7 +28,8 @@ export interface StorageWatchHandlers {
   onError(err: StorageError): void;
 }
 
-function toEvents(res: IWatchResponse): StorageEvent[] {
+/** The changes of one etcd watch response, in revision order, decoded. */
+export function toStorageEvents(res: IWatchResponse): StorageEvent[] {
   const out: StorageEvent[] = [];
   for (const event of res.events) {
     const revision = Number(event.kv.mod_revision);
@@ -64,7 +65,7 @@ export async function watchPrefix(client: Etcd3, prefix: string, fromRevision: n
   const watcher: Watcher = client.watch().prefix(prefix).startRevision(String(fromRevision)).withPreviousKV().watcher();
   watcher.on('data', (res) => {
     if (ended) return;
-    const events = toEvents(res);
+    const events = toStorageEvents(res);
     if (events.length) handlers.onEvents(events);
   });
   watcher.on('error', (err) => {

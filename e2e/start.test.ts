@@ -1,0 +1,116 @@
+/**
+ * The `npm start` contract (start.ts): it starts etcd and one API server on a data dir, prints the
+ * admin kubeconfig path, serves kubectl with it, stops everything (etcd included) on SIGTERM, and a
+ * second start on the same data dir resumes the same cluster and data.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { freePort } from '../shared/etcd/process.ts';
+import { kubectlEnv, registerCleanup, repoRoot, run, START_TIMEOUT_MS, terminate, waitReady, type CommandResult } from './harness.ts';
+
+interface Started {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Spawns `node --import tsx start.ts --data-dir <dir> --secure-port <port>` and waits for its kubeconfig line. */
+async function startCorral(dataDir: string, port: number, track: (c: ChildProcess) => void): Promise<Started> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'start.ts', '--data-dir', dataDir, '--secure-port', String(port)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  track(child);
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  child.stderr?.on('data', (c: Buffer) => (err += c.toString('utf8')));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (!/admin kubeconfig: .*\n/.test(out)) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`start.ts exited (${child.exitCode ?? child.signalCode}) before printing its kubeconfig:\n${err}`);
+    if (Date.now() > deadline) throw new Error(`start.ts printed no kubeconfig within ${START_TIMEOUT_MS} ms:\n${out}\n${err}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Processes whose command line mentions `text`, as `pid command` lines. */
+async function processesMentioning(text: string): Promise<string[]> {
+  const result = await run('pgrep', ['-a', '-f', text]);
+  return result.stdout.split('\n').filter(Boolean);
+}
+
+describe('start.ts', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'corral-e2e-start-'));
+  const dataDir = join(dir, 'data');
+  const children: ChildProcess[] = [];
+  const unregister = registerCleanup(() => children, dir);
+  const kubectl = (args: string[], input?: string): Promise<CommandResult> =>
+    run('kubectl', args, { env: kubectlEnv(join(dataDir, 'admin.kubeconfig'), dir), ...(input === undefined ? {} : { input }) });
+  let port = 0;
+  let first: Started;
+
+  before(
+    async () => {
+      port = await freePort();
+      first = await startCorral(dataDir, port, (c) => children.push(c));
+    },
+    { timeout: 120_000 },
+  );
+  after(async () => {
+    await Promise.all(children.map((c) => terminate(c)));
+    rmSync(dir, { recursive: true, force: true });
+    unregister();
+  });
+
+  it('prints where it runs and the admin kubeconfig path', () => {
+    const kubeconfig = join(dataDir, 'admin.kubeconfig');
+    assert.match(first.stdout(), new RegExp(`^corral is running at https://127\\.0\\.0\\.1:${port}$`, 'm'));
+    assert.match(first.stdout(), new RegExp(`^admin kubeconfig: ${kubeconfig.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    assert.ok(existsSync(kubeconfig));
+    assert.ok(existsSync(join(dataDir, 'pki', 'ca.crt')));
+  });
+
+  it('runs etcd as a child process under the data dir', async () => {
+    const etcd = (await processesMentioning(dataDir)).filter((line) => /\betcd\b.*--data-dir=/.test(line));
+    assert.equal(etcd.length, 1, `etcd processes: ${etcd.join('\n')}`);
+    assert.ok(etcd[0]?.includes(`--data-dir=${join(dataDir, 'etcd', 'data')}`), etcd[0]);
+  });
+
+  it('serves kubectl with the printed kubeconfig', async () => {
+    await waitReady(`https://127.0.0.1:${port}`, dataDir, first.child);
+    const ns = await kubectl(['get', 'namespaces', '-o', 'name']);
+    assert.equal(ns.code, 0, ns.stderr);
+    for (const name of ['default', 'kube-node-lease', 'kube-public', 'kube-system']) assert.ok(ns.stdout.split('\n').includes(`namespace/${name}`), ns.stdout);
+    const created = await kubectl(['create', '--validate=false', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'survivor', namespace: 'default' }, data: { run: 'first' } }));
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(created.stdout, 'configmap/survivor created\n');
+  });
+
+  it('SIGTERM stops the API server and etcd', { timeout: 60_000 }, async () => {
+    const running = await processesMentioning(dataDir);
+    const etcdPid = Number(running.find((line) => /\betcd\b.*--data-dir=/.test(line))?.split(' ')[0]);
+    assert.ok(etcdPid > 0, `etcd runs before SIGTERM:\n${running.join('\n')}`);
+    first.child.kill('SIGTERM');
+    const { code, signal } = await first.exited;
+    assert.equal(signal, null);
+    assert.equal(code, 0, first.stderr());
+    assert.deepEqual(await processesMentioning(dataDir), [], 'no process of this data dir is left');
+    assert.throws(() => process.kill(etcdPid, 0), { code: 'ESRCH' }, `etcd (pid ${etcdPid}) is gone`);
+    const refused = await kubectl(['get', 'namespaces', '--request-timeout=5s']);
+    assert.notEqual(refused.code, 0);
+  });
+
+  it('a second start on the same data dir resumes the cluster and its data', { timeout: 120_000 }, async () => {
+    const second = await startCorral(dataDir, port, (c) => children.push(c));
+    const cm = await kubectl(['get', 'configmap', 'survivor', '-n', 'default', '-o', 'jsonpath={.data.run}']);
+    assert.equal(cm.code, 0, cm.stderr);
+    assert.equal(cm.stdout, 'first');
+    second.child.kill('SIGTERM');
+    assert.deepEqual(await second.exited, { code: 0, signal: null });
+    assert.deepEqual(await processesMentioning(dataDir), []);
+  });
+});
