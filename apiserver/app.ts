@@ -21,6 +21,7 @@ import type { HealthCheck } from './server/health.ts';
 import { ApiServer } from './server/server.ts';
 import { connectEtcd, EtcdStore } from './storage/etcd/store.ts';
 import { WatchCache } from './storage/cache/watch-cache.ts';
+import { Compactor } from './storage/etcd/compactor.ts';
 
 /** The Kubernetes release whose wire behaviour corral follows; kubectl checks version skew against it. */
 export const kubernetesVersion = { major: '1', minor: '32', gitVersion: 'v1.32.0-corral.0' };
@@ -62,6 +63,12 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = p
   const admission = new AdmissionChain(plugins);
   const watchCache = new WatchCache(client, config.etcdPrefix, (err) => logger.warn({ err }, 'watch cache re-initializing'));
   await watchCache.start();
+  const compactor = new Compactor(client, `${config.etcdPrefix}/compact_rev_key`, {
+    intervalMs: config.etcdCompactionIntervalMs,
+    onCompacted: (revision) => logger.info({ revision }, 'compacted etcd history'),
+    onError: (err) => logger.warn({ err }, 'etcd compaction failed'),
+  });
+  compactor.start();
   const registry = new Registry(allDefinitions(etcd), etcd, admission, enabled, watchCache);
   const namespaces = registry.namespaces();
   if (!namespaces) throw new Error('the core v1 API must be enabled');
@@ -119,6 +126,7 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = p
     registry,
     async close() {
       await server.close();
+      await compactor.stop();
       await watchCache.stop();
       client.close();
     },

@@ -22,6 +22,8 @@ export interface ApiServerConfig {
   /** Largest request body accepted, in bytes (upstream: 3 MiB). */
   maxRequestBodyBytes: number;
   etcdRequestTimeoutMs: number;
+  /** 0 disables compaction. */
+  etcdCompactionIntervalMs: number;
   logLevel: string;
 }
 
@@ -48,6 +50,7 @@ export const flags: Record<string, FlagSpec> = {
   'disable-admission-plugins': { type: 'string', default: '', help: 'Admission plugins to disable.' },
   'max-request-bytes': { type: 'string', default: String(3 * 1024 * 1024), help: 'Largest request body accepted.' },
   'etcd-request-timeout': { type: 'string', default: '10s', help: 'Deadline of one etcd call.' },
+  'etcd-compaction-interval': { type: 'string', default: '5m', help: 'How often etcd history is compacted (coordinated across replicas); 0 disables.' },
   'log-level': { type: 'string', default: 'info', help: 'Log level: debug, info, warn, error.' },
   help: { type: 'boolean', help: 'Print this help.' },
 };
@@ -117,6 +120,7 @@ export function configFromFlags(values: ParsedFlags): ApiServerConfig {
     disableAdmissionPlugins: list(str('disable-admission-plugins')),
     maxRequestBodyBytes: Number(str('max-request-bytes') ?? 3 * 1024 * 1024),
     etcdRequestTimeoutMs: parseDuration(str('etcd-request-timeout') ?? '10s', 'etcd-request-timeout'),
+    etcdCompactionIntervalMs: parseDuration(str('etcd-compaction-interval') ?? '5m', 'etcd-compaction-interval'),
     logLevel: str('log-level') ?? 'info',
   };
 }

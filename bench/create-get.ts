@@ -261,17 +261,21 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   process.stderr.write(`measuring ${opts.count} creates then ${opts.count} gets at concurrency ${opts.concurrency}\n`);
   // Rounds interleave the targets, so that a burst of load from elsewhere on the machine hits all
   // of them alike; each phase reports its best round.
-  const rounds: Phase[][] = [];
+  const measured = new Map<string, Phase[]>();
   for (let r = 1; r <= opts.rounds; r++) {
     if (opts.rounds > 1) process.stderr.write(`round ${r} of ${opts.rounds}\n`);
-    rounds.push([
+    const phases = [
       ...(await createThenGet('etcd', raw, `obj-r${r}`, pids, opts)),
       ...(await createThenGet('corral HTTP/2', corralH2, `h2-r${r}`, pids, opts)),
       ...(opts.http1 ? await createThenGet('corral HTTP/1.1', corralH1, `h1-r${r}`, pids, opts) : []),
-    ]);
+    ];
+    for (const p of phases) measured.set(p.name, [...(measured.get(p.name) ?? []), p]);
   }
-  const best = rounds[0]!.map((_, i) => rounds.map((phases) => phases[i]!).reduce((a, b) => (b.summary.opsPerSec > a.summary.opsPerSec ? b : a)));
-  const [etcdCreate, etcdGet, h2Create, h2Get, h1Create, h1Get] = best as [Phase, Phase, Phase, Phase, Phase?, Phase?];
+  const best = (name: string): Phase => {
+    const all = measured.get(name) ?? [];
+    if (!all.length) throw new Error(`no phase ${name} was measured`);
+    return all.reduce((a, b) => (b.summary.opsPerSec > a.summary.opsPerSec ? b : a));
+  };
   const after = readProcess(api.pid);
 
   const rows: string[][] = [];
@@ -292,14 +296,14 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
       `≥ ${goalRatio} ${ratio >= goalRatio ? 'met' : 'MISSED'}`,
     ]);
   };
-  row('create (HTTP/2, 1 connection)', h2Create, etcdCreate, 'txn-create');
-  row('get (HTTP/2, 1 connection)', h2Get, etcdGet, 'get');
-  if (h1Create && h1Get) {
-    row(`create (HTTP/1.1, ${opts.concurrency} keep-alive)`, h1Create, etcdCreate, 'txn-create');
-    row(`get (HTTP/1.1, ${opts.concurrency} keep-alive)`, h1Get, etcdGet, 'get');
+  row('create (HTTP/2, 1 connection)', best('corral HTTP/2 create'), best('etcd create'), 'txn-create');
+  row('get (HTTP/2, 1 connection)', best('corral HTTP/2 get'), best('etcd get'), 'get');
+  if (opts.http1) {
+    row(`create (HTTP/1.1, ${opts.concurrency} keep-alive)`, best('corral HTTP/1.1 create'), best('etcd create'), 'txn-create');
+    row(`get (HTTP/1.1, ${opts.concurrency} keep-alive)`, best('corral HTTP/1.1 get'), best('etcd get'), 'get');
   }
 
-  const phases = best;
+  const phases = [...measured.keys()].map(best);
   const pct = (ms: number, wallMs: number): string => fixed((100 * ms) / wallMs, 0);
   const cpuRows = phases.map((p) => [
     p.name,
@@ -331,7 +335,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   out.write(`  (100% = one core of ${cpus().length}; the API server runs its JavaScript on one thread; "other processes" is the rest of the machine)\n\n`);
   out.write(`API server RSS: ${mib(idle.rssKiB)} after start, ${mib(after.rssKiB)} after the run, peak ${mib(after.hwmKiB)}\n`);
 
-  const failed = rounds.flat().filter((p) => p.summary.errors > 0);
+  const failed = [...measured.values()].flat().filter((p) => p.summary.errors > 0);
   for (const p of failed) process.stderr.write(`${p.name}: ${p.summary.errors} errors; first: ${p.firstError}\n`);
 
   if (opts.cpuProfileDir) {

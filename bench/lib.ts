@@ -355,19 +355,20 @@ export async function startApiServerProcess(opts: ApiServerProcessOptions): Prom
     log.end();
   };
 
+  const failure = async (what: string): Promise<Error> => {
+    await stop();
+    const tail = existsSync(opts.logFile) ? readFileSync(opts.logFile, 'utf8').trimEnd().split('\n').slice(-20).join('\n') : '';
+    return new Error(`${what}; log ${opts.logFile}:\n${tail}`);
+  };
   const url = `https://127.0.0.1:${port}`;
   const caFile = join(opts.dataDir, 'pki', 'ca.crt');
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      await stop();
-      throw new Error(`the API server exited during start (code ${child.exitCode}, signal ${child.signalCode}); log: ${opts.logFile}`);
+      throw await failure(`the API server exited during start (code ${child.exitCode}, signal ${child.signalCode})`);
     }
     if (existsSync(caFile) && (await httpsStatus(`${url}/readyz`, readFileSync(caFile, 'utf8'))) === 200) break;
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`the API server was not ready within ${opts.readyTimeoutMs ?? 60_000} ms; log: ${opts.logFile}`);
-    }
+    if (Date.now() > deadline) throw await failure(`the API server was not ready within ${opts.readyTimeoutMs ?? 60_000} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
   const pki = join(opts.dataDir, 'pki');

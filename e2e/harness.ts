@@ -201,7 +201,8 @@ export function httpsCall(url: string, tls: TlsMaterial, req: Omit<HttpRequest, 
   return new Promise((resolve, reject) => {
     const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8');
     const headers: Record<string, string> = { ...(req.headers ?? {}) };
-    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) headers['content-length'] = String(body.length);
+    const framed = Object.keys(headers).some((h) => ['content-length', 'transfer-encoding'].includes(h.toLowerCase()));
+    if (body !== undefined && !framed) headers['content-length'] = String(body.length);
     const r = httpsRequest(
       {
         host: target.hostname,

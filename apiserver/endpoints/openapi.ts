@@ -23,6 +23,7 @@ import {
   setArray,
   string,
   type Schema,
+  type WellKnownType,
 } from '../../shared/api/schema.ts';
 import type { ResourceDefinition } from '../registry/definition.ts';
 import type { GroupVersion, Registry } from '../registry/registry.ts';
@@ -42,19 +43,13 @@ interface GroupVersionKind {
  * A schema as both document versions share it. `$ref` holds a component name; rendering turns it into
  * `#/components/schemas/<name>` or `#/definitions/<name>`. `oneOf` exists only in v3 documents.
  */
-interface DocSchema {
+interface DocSchema extends Omit<Schema, 'properties' | 'additionalProperties' | 'items'> {
   $ref?: string;
-  type?: string;
-  format?: string;
-  description?: string;
   properties?: Record<string, DocSchema>;
   additionalProperties?: DocSchema;
   items?: DocSchema;
   oneOf?: DocSchema[];
-  required?: string[];
-  enum?: string[];
-  default?: unknown;
-  [extension: `x-${string}`]: unknown;
+  'x-kubernetes-group-version-kind'?: GroupVersionKind[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -251,7 +246,7 @@ function metaComponents(version: SpecVersion, groupVersions: readonly GroupVersi
 /** The discovery types (/api, /apis, /apis/<group>, /apis/<group>/<version>, /version). */
 function discoveryComponents(): Record<string, DocSchema> {
   const addresses = array(ref(names.serverAddressByClientCIDR));
-  const core = (kind: string): Pick<DocSchema, `x-${string}`> => ({ 'x-kubernetes-group-version-kind': gvkList(kind, [{ group: '', version: 'v1' }]) });
+  const core = (kind: string): Pick<DocSchema, 'x-kubernetes-group-version-kind'> => ({ 'x-kubernetes-group-version-kind': gvkList(kind, [{ group: '', version: 'v1' }]) });
   return {
     [names.apiVersions]: {
       ...object({ ...typeMetaFields(), serverAddressByClientCIDRs: addresses, versions: array(string()) }, ['versions', 'serverAddressByClientCIDRs']),
@@ -312,17 +307,33 @@ function discoveryComponents(): Record<string, DocSchema> {
 // ---------------------------------------------------------------------------------------------
 // Kind schemas
 
+/** The component each well-known type refers to; Duration stays inline, a plain string. */
+const wellKnownSchemas: Readonly<Record<WellKnownType, string | undefined>> = {
+  Time: names.time,
+  MicroTime: names.microTime,
+  Quantity: names.quantity,
+  IntOrString: names.intOrString,
+  FieldsV1: names.fieldsV1,
+  RawExtension: names.rawExtension,
+  Duration: undefined,
+};
+
 /**
- * A definition's schema as a document schema. `x-kubernetes-int-or-string` alone is how schema.ts
- * spells resource.Quantity (and IntOrString, which no corral kind uses): it becomes a Quantity reference.
+ * A definition's schema as a document schema: well-known types (schema.ts marks them with
+ * x-corral-type) become references to their components, keeping only a description or default.
+ * corral's own x-corral-* markers are never served; renderSchema drops any that remain.
  */
 function fromDefinitionSchema(schema: Schema): DocSchema {
-  const { properties, additionalProperties, items, ...rest } = schema;
-  if (rest['x-kubernetes-int-or-string'] && !rest.type && !properties) {
-    const { 'x-kubernetes-int-or-string': _marker, ...siblings } = rest;
-    return { ...siblings, $ref: names.quantity };
+  const { properties, additionalProperties, items, 'x-corral-type': wellKnown, 'x-corral-protobuf': _protobuf, ...served } = schema;
+  const component = wellKnown && wellKnownSchemas[wellKnown];
+  if (component) {
+    return {
+      ...(served.description !== undefined ? { description: served.description } : {}),
+      ...(served.default !== undefined ? { default: served.default } : {}),
+      $ref: component,
+    };
   }
-  const out: DocSchema = { ...rest };
+  const out: DocSchema = { ...served };
   if (properties) out.properties = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, fromDefinitionSchema(v)]));
   if (additionalProperties) out.additionalProperties = fromDefinitionSchema(additionalProperties);
   if (items) out.items = fromDefinitionSchema(items);
@@ -635,7 +646,7 @@ const refPrefix = (version: SpecVersion): string => (version === 'v3' ? '#/compo
 function renderSchema(schema: DocSchema, version: SpecVersion): JsonObject {
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (value === undefined || key === '$ref') continue;
+    if (value === undefined || key === '$ref' || key.startsWith('x-corral-')) continue;
     if (key === 'properties' && schema.properties) {
       out.properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, renderSchema(v, version)]));
     } else if ((key === 'additionalProperties' || key === 'items') && isObject(value)) {
@@ -1311,7 +1322,7 @@ export function serveOpenApi(
   if (asked && asked !== hash) {
     return { status: 301, headers: { location: v3Url(key, hash), 'content-type': 'text/html; charset=utf-8', vary: 'Accept' }, body: '' };
   }
-  const cacheHeaders = asked
+  const cacheHeaders: Record<string, string> = asked
     ? { 'cache-control': 'public, immutable', expires: new Date(now.getTime() + 365 * 24 * 3600 * 1000).toUTCString() }
     : {};
   return withETag(200, openApiJson(doc), 'application/json', hash, request.ifNoneMatch, cacheHeaders);

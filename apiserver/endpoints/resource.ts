@@ -5,7 +5,7 @@
  * rest (validation, admission, storage).
  */
 import fastJsonPatch from 'fast-json-patch';
-import { badRequest, invalid, methodNotSupported, notFound, pathNotFound, unprocessableEntity, type StatusError } from '../../shared/api/errors.ts';
+import { badRequest, invalid, methodNotAllowed, notFound, pathNotFound, unprocessableEntity, type StatusError } from '../../shared/api/errors.ts';
 import { FieldPath, notSupported, tooLong, type FieldError } from '../../shared/api/field.ts';
 import { isObject, type KubeList, type KubeObject } from '../../shared/api/types.ts';
 import { applyMergePatch } from '../../shared/codec/mergepatch.ts';
@@ -132,7 +132,7 @@ function represent(req: ApiRequest, content: KubeObject | KubeList, isList: bool
 }
 
 function requireStore(served: ServedResource): GenericStore {
-  if (!served.store) throw methodNotSupported({ group: served.definition.group, resource: served.definition.plural }, 'this operation');
+  if (!served.store) throw methodNotAllowed();
   return served.store;
 }
 
@@ -148,10 +148,10 @@ function resolve(registry: Registry, info: RequestInfo): ServedResource {
   if (info.subresource) {
     const sub = def.subresources?.[info.subresource];
     if (!sub) throw pathNotFound();
-    if (!(sub.verbs as readonly string[]).includes(info.verb)) throw methodNotSupported(gr, info.verb);
+    if (!(sub.verbs as readonly string[]).includes(info.verb)) throw methodNotAllowed();
     return served;
   }
-  if (!(def.verbs as readonly string[]).includes(info.verb)) throw methodNotSupported(gr, info.verb);
+  if (!(def.verbs as readonly string[]).includes(info.verb)) throw methodNotAllowed();
   // Writes and reads of one object of a namespaced kind need the namespace in the path.
   if (def.namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) throw pathNotFound();
   return served;

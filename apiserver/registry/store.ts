@@ -257,7 +257,8 @@ export class GenericStore {
           }
           throw err;
         }
-        listRevision = result.revision;
+        // A page of a snapshot reports the snapshot's revision, not etcd's current one.
+        listRevision ||= result.revision;
         for (const value of result.values) {
           const obj = this.fromStorage(value);
           if (opts.filter.matches(obj)) items.push(obj);
@@ -326,6 +327,7 @@ export class GenericStore {
   private initializeMetadata(obj: KubeObject, namespace: string, ctx: RequestContext): void {
     const meta = obj.metadata;
     if (this.definition.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
     meta.uid = randomUUID();
     meta.creationTimestamp = formatTime(ctx.now);
     delete meta.deletionTimestamp;
@@ -444,8 +446,9 @@ export class GenericStore {
           throw conflict(this.groupResource, name, optimisticLockMessage);
         }
         if (!sentVersion && def.strategy.allowUnconditionalUpdate === false) {
-          throw invalid({ group: def.group, kind: def.kind }, name, [
-            invalidField(FieldPath.root('metadata').child('resourceVersion'), 0, 'must be specified for an update'),
+          // Upstream names the resource (not the kind) here and prints the value as Go's %#v of uint64 0.
+          throw invalid({ group: def.group, kind: def.plural }, name, [
+            { ...invalidField(FieldPath.root('metadata').child('resourceVersion'), 0, 'must be specified for an update'), valueText: '0x0' },
           ]);
         }
         this.carryOverSystemMetadata(desired, old, namespace);
@@ -487,6 +490,7 @@ export class GenericStore {
     const meta = obj.metadata;
     const oldMeta = old.metadata;
     if (this.definition.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
     if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
     else delete meta.generation;
     if (!meta.uid && oldMeta.uid) meta.uid = oldMeta.uid;
@@ -654,8 +658,12 @@ export class GenericStore {
       apiVersion: 'v1',
       metadata: {},
       status: 'Success',
-      details: { name: obj.metadata.name ?? '', group: this.definition.group, kind: this.definition.plural, uid: obj.metadata.uid ?? '' },
-      code: 200,
+      details: {
+        name: obj.metadata.name ?? '',
+        ...(this.definition.group ? { group: this.definition.group } : {}),
+        kind: this.definition.plural,
+        uid: obj.metadata.uid ?? '',
+      },
     };
   }
 }

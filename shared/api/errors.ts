@@ -3,7 +3,7 @@
  * factories below; their messages follow upstream's formats exactly because clients parse them
  * (kubectl matches "not found", "already exists", "the object has been modified", ...).
  */
-import type { Status, StatusCause } from './types.ts';
+import type { Status, StatusCause, StatusDetails } from './types.ts';
 import { fieldErrorBody, fieldErrorString, type FieldError } from './field.ts';
 
 export interface GroupResource {
@@ -18,18 +18,17 @@ export interface GroupKind {
 
 export class StatusError extends Error {
   readonly status: Status;
+  /** The HTTP status code, also in the body. */
+  readonly code: number;
   /** Seconds for a Retry-After header, when the client should try again later. */
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(status: Omit<Status, 'kind' | 'apiVersion' | 'metadata' | 'status'>, retryAfterSeconds?: number) {
+  constructor(status: Omit<Status, 'kind' | 'apiVersion' | 'metadata' | 'status' | 'code'> & { code: number }, retryAfterSeconds?: number) {
     super(status.message);
     this.name = 'StatusError';
     this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', ...status };
+    this.code = status.code;
     this.retryAfterSeconds = retryAfterSeconds;
-  }
-
-  get code(): number {
-    return this.status.code;
   }
 
   get reason(): string | undefined {
@@ -39,6 +38,11 @@ export class StatusError extends Error {
 
 export function isStatusError(err: unknown, reason?: string): err is StatusError {
   return err instanceof StatusError && (reason === undefined || err.status.reason === reason);
+}
+
+/** StatusDetails naming an object; empty name and group are omitted, as Go's omitempty does. */
+function objectDetails(name: string, group: string, kind: string, causes?: StatusCause[]): StatusDetails {
+  return { ...(name ? { name } : {}), ...(group ? { group } : {}), kind, ...(causes ? { causes } : {}) };
 }
 
 /** `configmaps` for the core group, `csidrivers.storage.k8s.io` otherwise. */
@@ -54,7 +58,7 @@ export function notFound(gr: GroupResource, name: string): StatusError {
   return new StatusError({
     message: `${qualifiedResource(gr)} "${name}" not found`,
     reason: 'NotFound',
-    details: { name, group: gr.group, kind: gr.resource },
+    details: objectDetails(name, gr.group, gr.resource),
     code: 404,
   });
 }
@@ -63,7 +67,7 @@ export function alreadyExists(gr: GroupResource, name: string): StatusError {
   return new StatusError({
     message: `${qualifiedResource(gr)} "${name}" already exists`,
     reason: 'AlreadyExists',
-    details: { name, group: gr.group, kind: gr.resource },
+    details: objectDetails(name, gr.group, gr.resource),
     code: 409,
   });
 }
@@ -74,7 +78,7 @@ export function conflict(gr: GroupResource, name: string, detail: string): Statu
   return new StatusError({
     message: `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${detail}`,
     reason: 'Conflict',
-    details: { name, group: gr.group, kind: gr.resource },
+    details: objectDetails(name, gr.group, gr.resource),
     code: 409,
   });
 }
@@ -87,7 +91,7 @@ export function invalid(gk: GroupKind, name: string, errors: readonly FieldError
   return new StatusError({
     message: `${qualifiedKind(gk)} "${name}" is invalid: ${aggregate}`,
     reason: 'Invalid',
-    details: { name, group: gk.group, kind: gk.kind, causes },
+    details: objectDetails(name, gk.group, gk.kind, causes),
     code: 422,
   });
 }
@@ -110,7 +114,7 @@ export function forbidden(gr: GroupResource, name: string, detail: string): Stat
   return new StatusError({
     message: `${what} is forbidden: ${detail}`,
     reason: 'Forbidden',
-    details: { name, group: gr.group, kind: gr.resource },
+    details: objectDetails(name, gr.group, gr.resource),
     code: 403,
   });
 }
@@ -119,13 +123,9 @@ export function pathNotFound(): StatusError {
   return new StatusError({ message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
 }
 
-export function methodNotSupported(gr: GroupResource, action: string): StatusError {
-  return new StatusError({
-    message: `${action} is not supported on resources of kind "${qualifiedResource(gr)}"`,
-    reason: 'MethodNotAllowed',
-    details: { group: gr.group, kind: gr.resource },
-    code: 405,
-  });
+/** 405 for a verb the resource has no route for (upstream's mux answers this for unregistered methods). */
+export function methodNotAllowed(): StatusError {
+  return new StatusError({ message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', details: {}, code: 405 });
 }
 
 export function notAcceptable(accepted: readonly string[]): StatusError {

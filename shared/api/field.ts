@@ -61,6 +61,8 @@ export interface FieldError {
   type: FieldErrorType;
   field: string;
   value?: unknown;
+  /** The bad value as upstream prints it, where formatValue cannot know (e.g. Go's `0x0` for a uint64). */
+  valueText?: string;
   detail: string;
 }
 
@@ -75,7 +77,7 @@ export function formatValue(value: unknown): string {
 /** The message without the field path: the text of a Status cause. */
 export function fieldErrorBody(e: FieldError): string {
   let s = typeText[e.type];
-  if (!valueOmitted.has(e.type)) s += `: ${formatValue(e.value)}`;
+  if (!valueOmitted.has(e.type)) s += `: ${e.valueText ?? formatValue(e.value)}`;
   if (e.detail) s += `: ${e.detail}`;
   return s;
 }

@@ -22,6 +22,25 @@ export interface Schema {
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
   'x-kubernetes-patch-strategy'?: string;
   'x-kubernetes-patch-merge-key'?: string;
+  /**
+   * How this property is encoded in protobuf (corral's own marker, never served in OpenAPI): its
+   * field number in upstream's generated.proto, and whether Go holds it in a pointer (`optional`:
+   * encoded only when set, an explicit zero included; other scalars are always encoded, as gogo's
+   * non-nullable fields are).
+   */
+  'x-corral-protobuf'?: { field: number; optional?: true };
+  /** Well-known types whose protobuf form differs from their JSON shape (and whose OpenAPI is a $ref). */
+  'x-corral-type'?: WellKnownType;
+}
+
+export type WellKnownType = 'Time' | 'MicroTime' | 'Quantity' | 'IntOrString' | 'FieldsV1' | 'RawExtension' | 'Duration';
+
+/**
+ * Gives a property its protobuf field number (upstream's generated.proto); `optional` for fields
+ * Go declares as pointers. Every property of every kind carries one.
+ */
+export function pb(field: number, schema: Schema, optional?: 'optional'): Schema {
+  return { ...schema, 'x-corral-protobuf': optional ? { field, optional: true } : { field } };
 }
 
 export const string = (description?: string): Schema => ({ type: 'string', ...(description ? { description } : {}) });
@@ -31,12 +50,14 @@ export const int32 = (): Schema => ({ type: 'integer', format: 'int32' });
 export const int64 = (): Schema => ({ type: 'integer', format: 'int64' });
 export const number = (): Schema => ({ type: 'number', format: 'double' });
 /** metav1.Time: RFC 3339 at second precision. */
-export const time = (): Schema => ({ type: 'string', format: 'date-time' });
+export const time = (): Schema => ({ type: 'string', format: 'date-time', 'x-corral-type': 'Time' });
 /** metav1.MicroTime: RFC 3339 with microseconds. */
-export const microTime = (): Schema => ({ type: 'string', format: 'date-time' });
+export const microTime = (): Schema => ({ type: 'string', format: 'date-time', 'x-corral-type': 'MicroTime' });
+/** metav1.Duration: a Go duration string such as `1h0m0s`. */
+export const duration = (): Schema => ({ type: 'string', 'x-corral-type': 'Duration' });
 /** resource.Quantity: a string or a number on the wire. */
-export const quantity = (): Schema => ({ 'x-kubernetes-int-or-string': true });
-export const intOrString = (): Schema => ({ 'x-kubernetes-int-or-string': true });
+export const quantity = (): Schema => ({ 'x-kubernetes-int-or-string': true, 'x-corral-type': 'Quantity' });
+export const intOrString = (): Schema => ({ 'x-kubernetes-int-or-string': true, 'x-corral-type': 'IntOrString' });
 
 export function object(properties: Record<string, Schema>, required?: string[]): Schema {
   return { type: 'object', properties, ...(required?.length ? { required } : {}) };
@@ -64,84 +85,151 @@ export function setArray(items: Schema): Schema {
 }
 
 /** Any JSON value kept as is (runtime.RawExtension and friends). */
-export const anyValue = (): Schema => ({ 'x-kubernetes-preserve-unknown-fields': true });
+export const anyValue = (): Schema => ({ 'x-kubernetes-preserve-unknown-fields': true, 'x-corral-type': 'RawExtension' });
+/** metav1.FieldsV1: the managed fields tree, raw JSON. */
+export const fieldsV1 = (): Schema => ({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true, 'x-corral-type': 'FieldsV1' });
 
+/** metav1.OwnerReference. Field numbers and pointer-ness as upstream's meta/v1 generated.proto and types.go. */
 export const ownerReference = (): Schema =>
   object(
     {
-      apiVersion: string(),
-      kind: string(),
-      name: string(),
-      uid: string(),
-      controller: boolean(),
-      blockOwnerDeletion: boolean(),
+      apiVersion: pb(5, string()),
+      kind: pb(1, string()),
+      name: pb(3, string()),
+      uid: pb(4, string()),
+      controller: pb(6, boolean(), 'optional'),
+      blockOwnerDeletion: pb(7, boolean(), 'optional'),
     },
     ['apiVersion', 'kind', 'name', 'uid'],
   );
 
 export const managedFieldsEntry = (): Schema =>
   object({
-    manager: string(),
-    operation: string(),
-    apiVersion: string(),
-    time: time(),
-    fieldsType: string(),
-    fieldsV1: anyValue(),
-    subresource: string(),
+    manager: pb(1, string()),
+    operation: pb(2, string()),
+    apiVersion: pb(3, string()),
+    time: pb(4, time(), 'optional'),
+    fieldsType: pb(6, string()),
+    fieldsV1: pb(7, fieldsV1(), 'optional'),
+    subresource: pb(8, string()),
   });
 
 export const objectMeta = (): Schema =>
   object({
-    name: string(),
-    generateName: string(),
-    namespace: string(),
-    selfLink: string(),
-    uid: string(),
-    resourceVersion: string(),
-    generation: int64(),
-    creationTimestamp: time(),
-    deletionTimestamp: time(),
-    deletionGracePeriodSeconds: int64(),
-    labels: map(string()),
-    annotations: map(string()),
-    ownerReferences: keyedArray(ownerReference(), ['uid']),
-    finalizers: setArray(string()),
-    managedFields: atomicArray(managedFieldsEntry()),
+    name: pb(1, string()),
+    generateName: pb(2, string()),
+    namespace: pb(3, string()),
+    selfLink: pb(4, string()),
+    uid: pb(5, string()),
+    resourceVersion: pb(6, string()),
+    generation: pb(7, int64()),
+    creationTimestamp: pb(8, time()),
+    deletionTimestamp: pb(9, time(), 'optional'),
+    deletionGracePeriodSeconds: pb(10, int64(), 'optional'),
+    labels: pb(11, map(string())),
+    annotations: pb(12, map(string())),
+    ownerReferences: pb(13, keyedArray(ownerReference(), ['uid'])),
+    finalizers: pb(14, setArray(string())),
+    managedFields: pb(17, atomicArray(managedFieldsEntry())),
   });
 
+/** core/v1 ObjectReference. */
 export const objectReference = (): Schema =>
   object({
-    kind: string(),
-    namespace: string(),
-    name: string(),
-    uid: string(),
-    apiVersion: string(),
-    resourceVersion: string(),
-    fieldPath: string(),
+    kind: pb(1, string()),
+    namespace: pb(2, string()),
+    name: pb(3, string()),
+    uid: pb(4, string()),
+    apiVersion: pb(5, string()),
+    resourceVersion: pb(6, string()),
+    fieldPath: pb(7, string()),
   });
+
+export const labelSelectorRequirement = (): Schema =>
+  object({ key: pb(1, string()), operator: pb(2, string()), values: pb(3, atomicArray(string())) }, ['key', 'operator']);
 
 export const labelSelector = (): Schema =>
   object({
-    matchLabels: map(string()),
-    matchExpressions: atomicArray(
-      object({ key: string(), operator: string(), values: atomicArray(string()) }, ['key', 'operator']),
-    ),
+    matchLabels: pb(1, map(string())),
+    matchExpressions: pb(2, atomicArray(labelSelectorRequirement())),
   });
 
+/** core/v1 NodeSelectorRequirement. */
 export const nodeSelectorRequirement = (): Schema =>
-  object({ key: string(), operator: string(), values: atomicArray(string()) }, ['key', 'operator']);
+  object({ key: pb(1, string()), operator: pb(2, string()), values: pb(3, atomicArray(string())) }, ['key', 'operator']);
+
+export const nodeSelectorTerm = (): Schema =>
+  object({ matchExpressions: pb(1, atomicArray(nodeSelectorRequirement())), matchFields: pb(2, atomicArray(nodeSelectorRequirement())) });
 
 export const nodeSelector = (): Schema =>
-  object(
-    {
-      nodeSelectorTerms: atomicArray(
-        object({ matchExpressions: atomicArray(nodeSelectorRequirement()), matchFields: atomicArray(nodeSelectorRequirement()) }),
-      ),
-    },
-    ['nodeSelectorTerms'],
-  );
+  object({ nodeSelectorTerms: pb(1, atomicArray(nodeSelectorTerm())) }, ['nodeSelectorTerms']);
 
-/** The top-level schema of a kind: apiVersion, kind, metadata plus the kind's own fields. */
+/**
+ * The top-level schema of a kind: apiVersion, kind, metadata plus the kind's own fields. apiVersion
+ * and kind carry no field number: in protobuf they travel in the runtime.Unknown envelope, and a
+ * kind's own message starts with metadata as field 1.
+ */
 export function kindSchema(fields: Record<string, Schema>, required?: string[]): Schema {
-  return object({ apiVersion: string(), kind: string(), metadata: objectMeta(), ...fields }, required);
+  return object({ apiVersion: string(), kind: string(), metadata: pb(1, objectMeta()), ...fields }, required);
 }
+
+export const listMeta = (): Schema =>
+  object({
+    selfLink: pb(1, string()),
+    resourceVersion: pb(2, string()),
+    continue: pb(3, string()),
+    remainingItemCount: pb(4, int64(), 'optional'),
+  });
+
+/** A kind's list (`ConfigMapList`): list metadata and the items, each without apiVersion and kind. */
+export function listSchema(item: Schema): Schema {
+  return object({ apiVersion: string(), kind: string(), metadata: pb(1, listMeta()), items: pb(2, array(item)) }, ['items']);
+}
+
+export const statusCause = (): Schema =>
+  object({ reason: pb(1, string()), message: pb(2, string()), field: pb(3, string()) });
+
+export const statusDetails = (): Schema =>
+  object({
+    name: pb(1, string()),
+    group: pb(2, string()),
+    kind: pb(3, string()),
+    uid: pb(6, string()),
+    causes: pb(4, atomicArray(statusCause())),
+    retryAfterSeconds: pb(5, int32()),
+  });
+
+/** meta/v1 Status, the body of errors and of some deletions. */
+export const statusSchema = (): Schema =>
+  object({
+    apiVersion: string(),
+    kind: string(),
+    metadata: pb(1, listMeta()),
+    status: pb(2, string()),
+    message: pb(3, string()),
+    reason: pb(4, string()),
+    details: pb(5, statusDetails(), 'optional'),
+    code: pb(6, int32()),
+  });
+
+export const preconditions = (): Schema =>
+  object({ uid: pb(1, string(), 'optional'), resourceVersion: pb(2, string(), 'optional') });
+
+export const deleteOptionsSchema = (): Schema =>
+  object({
+    apiVersion: string(),
+    kind: string(),
+    gracePeriodSeconds: pb(1, int64(), 'optional'),
+    preconditions: pb(2, preconditions(), 'optional'),
+    orphanDependents: pb(3, boolean(), 'optional'),
+    propagationPolicy: pb(4, string(), 'optional'),
+    dryRun: pb(5, atomicArray(string())),
+    ignoreStoreReadErrorWithClusterBreakingPotential: pb(6, boolean(), 'optional'),
+  });
+
+/**
+ * meta/v1 WatchEvent. In protobuf watch streams `object` holds the object's own protobuf envelope
+ * (see shared/codec/protobuf.ts), in JSON streams the object itself.
+ */
+export const watchEventSchema = (): Schema =>
+  object({ type: pb(1, string()), object: pb(2, anyValue()) }, ['type', 'object']);

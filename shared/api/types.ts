@@ -85,7 +85,8 @@ export interface Status {
   message?: string;
   reason?: string;
   details?: StatusDetails;
-  code: number;
+  /** Omitted on success Statuses (Go's omitempty of 0). */
+  code?: number;
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

@@ -8,7 +8,7 @@
 import { X509Certificate, createPublicKey, verify, constants, type KeyObject } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { FieldPath, duplicate, forbidden, invalid, notSupported, required, tooLong, type FieldError } from '../../../shared/api/field.ts';
-import { array, atomicArray, bytes, int32, keyedArray, kindSchema, map, object, string, time, type Schema } from '../../../shared/api/schema.ts';
+import { array, atomicArray, bytes, int32, keyedArray, kindSchema, map, object, pb, string, time, type Schema } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { dns1123LabelMaxLength, dns1123SubdomainMaxLength, isDNS1123Label, isDNS1123Subdomain, nameIsPathSegment } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource, type RequestContext } from '../definition.ts';
@@ -510,29 +510,46 @@ export const csrDefinition = defineResource<CertificateSigningRequest>({
   fieldSelectors: { 'spec.signerName': (obj) => obj.spec?.signerName ?? '' },
   schema: kindSchema(
     {
-      spec: object(
-        {
-          request: atomicBytes(),
-          signerName: string(),
-          expirationSeconds: int32(),
-          usages: atomicArray(string()),
-          username: string(),
-          uid: string(),
-          groups: atomicArray(string()),
-          extra: map(array(string())),
-        },
-        ['request', 'signerName'],
-      ),
-      status: object({
-        conditions: keyedArray(
-          object(
-            { type: string(), status: string(), reason: string(), message: string(), lastUpdateTime: time(), lastTransitionTime: time() },
-            ['type', 'status'],
-          ),
-          ['type'],
+      spec: pb(
+        2,
+        object(
+          {
+            request: pb(1, atomicBytes()),
+            signerName: pb(7, string()),
+            expirationSeconds: pb(8, int32(), 'optional'),
+            usages: pb(5, atomicArray(string())),
+            username: pb(2, string()),
+            uid: pb(3, string()),
+            groups: pb(4, atomicArray(string())),
+            // Each value is an ExtraValue message in protobuf: the list under its field 1 (`items`).
+            extra: pb(6, map(array(string()))),
+          },
+          ['request', 'signerName'],
         ),
-        certificate: atomicBytes(),
-      }),
+      ),
+      status: pb(
+        3,
+        object({
+          conditions: pb(
+            1,
+            keyedArray(
+              object(
+                {
+                  type: pb(1, string()),
+                  status: pb(6, string()),
+                  reason: pb(2, string()),
+                  message: pb(3, string()),
+                  lastUpdateTime: pb(4, time()),
+                  lastTransitionTime: pb(5, time()),
+                },
+                ['type', 'status'],
+              ),
+              ['type'],
+            ),
+          ),
+          certificate: pb(2, atomicBytes()),
+        }),
+      ),
     },
     ['spec'],
   ),

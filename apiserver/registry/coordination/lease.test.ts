@@ -22,8 +22,9 @@ describe('Lease', () => {
 
   it('types times as MicroTime and counts as int32', () => {
     const spec = leaseDefinition.schema.properties?.spec?.properties;
-    assert.deepEqual(spec?.renewTime, { type: 'string', format: 'date-time' });
-    assert.deepEqual(spec?.acquireTime, { type: 'string', format: 'date-time' });
+    const microTime = { type: 'string', format: 'date-time', 'x-corral-type': 'MicroTime' };
+    assert.deepEqual(spec?.renewTime, { ...microTime, 'x-corral-protobuf': { field: 4, optional: true } });
+    assert.deepEqual(spec?.acquireTime, { ...microTime, 'x-corral-protobuf': { field: 3, optional: true } });
     assert.equal(spec?.leaseDurationSeconds?.format, 'int32');
     assert.equal(spec?.leaseTransitions?.format, 'int32');
   });

@@ -5,7 +5,7 @@
  * write unless the stored lease already has them.
  */
 import { FieldPath, forbidden, invalid, notSupported, type FieldError } from '../../../shared/api/field.ts';
-import { int32, kindSchema, microTime, object, string } from '../../../shared/api/schema.ts';
+import { int32, kindSchema, microTime, object, pb, string } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import { validateQualifiedName } from '../core/shared-validation.ts';
@@ -63,15 +63,18 @@ export const leaseDefinition = defineResource<Lease>({
   namespaced: true,
   verbs: allVerbs,
   schema: kindSchema({
-    spec: object({
-      holderIdentity: string(),
-      leaseDurationSeconds: int32(),
-      acquireTime: microTime(),
-      renewTime: microTime(),
-      leaseTransitions: int32(),
-      strategy: string(),
-      preferredHolder: string(),
-    }),
+    spec: pb(
+      2,
+      object({
+        holderIdentity: pb(1, string(), 'optional'),
+        leaseDurationSeconds: pb(2, int32(), 'optional'),
+        acquireTime: pb(3, microTime(), 'optional'),
+        renewTime: pb(4, microTime(), 'optional'),
+        leaseTransitions: pb(5, int32(), 'optional'),
+        strategy: pb(6, string(), 'optional'),
+        preferredHolder: pb(7, string(), 'optional'),
+      }),
+    ),
   }),
   strategy: {
     allowCreateOnUpdate: true,

@@ -2,9 +2,10 @@
  * ComponentStatus (v1, deprecated): the health of control-plane components, computed on each read
  * by probing them; never stored. Only get and list are served.
  */
-import { keyedArray, kindSchema, object, string } from '../../../shared/api/schema.ts';
+import { kindSchema, object, pb, string } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { defineResource, type ResourceDefinition } from '../definition.ts';
+import { mergedByType } from './shared-validation.ts';
 
 export interface ComponentCondition {
   /** Always `Healthy`. */
@@ -20,11 +21,10 @@ export interface ComponentStatus extends KubeObject {
 }
 
 export const componentStatusSchema = kindSchema({
-  conditions: {
-    ...keyedArray(object({ type: string(), status: string(), message: string(), error: string() }, ['type', 'status']), ['type']),
-    'x-kubernetes-patch-strategy': 'merge',
-    'x-kubernetes-patch-merge-key': 'type',
-  },
+  conditions: pb(
+    2,
+    mergedByType(object({ type: pb(1, string()), status: pb(2, string()), message: pb(3, string()), error: pb(4, string()) }, ['type', 'status'])),
+  ),
 });
 
 /**

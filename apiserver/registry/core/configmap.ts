@@ -1,7 +1,7 @@
 /** ConfigMap (v1): string and binary data, with keys, total size and the `immutable` flag checked as upstream. */
 import { FieldPath, invalid, tooLong, type FieldError } from '../../../shared/api/field.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
-import { boolean, bytes, kindSchema, map, string } from '../../../shared/api/schema.ts';
+import { boolean, bytes, kindSchema, map, pb, string } from '../../../shared/api/schema.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import { decodedSize, maxDataSize, utf8Size, validateDataKeys, validateImmutableData } from './shared-validation.ts';
 
@@ -40,9 +40,9 @@ export const configMapDefinition = defineResource<ConfigMap>({
   namespaced: true,
   verbs: allVerbs,
   schema: kindSchema({
-    immutable: boolean(),
-    data: map(string()),
-    binaryData: map(bytes()),
+    immutable: pb(4, boolean(), 'optional'),
+    data: pb(2, map(string())),
+    binaryData: pb(3, map(bytes())),
   }),
   strategy: {
     validate: (cm) => validateConfigMap(cm),

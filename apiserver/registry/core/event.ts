@@ -6,7 +6,7 @@
  */
 import { FieldPath, invalid, required, type FieldError } from '../../../shared/api/field.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
-import { int32, kindSchema, microTime, object, objectReference, string, time, type Schema } from '../../../shared/api/schema.ts';
+import { int32, kindSchema, microTime, object, objectReference, pb, string, time, type Schema } from '../../../shared/api/schema.ts';
 import { isDNS1123Subdomain, nameIsPathSegment } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import { sameAsGoValue, utf8Size, validateImmutableField, validateQualifiedName } from './shared-validation.ts';
@@ -55,7 +55,10 @@ const limits = { reportingInstance: 128, action: 128, reason: 128, message: 1024
 
 /** `+structType=atomic` ObjectReference, shared by both Event versions. */
 export const atomicObjectReference = (): Schema => ({ ...objectReference(), 'x-kubernetes-map-type': 'atomic' });
-export const eventSourceSchema = (): Schema => object({ component: string(), host: string() });
+export const eventSourceSchema = (): Schema => object({ component: pb(1, string()), host: pb(2, string()) });
+/** EventSeries, the same message in both Event versions; events.k8s.io requires both fields. */
+export const eventSeriesSchema = (required?: string[]): Schema =>
+  object({ count: pb(1, int32()), lastObservedTime: pb(2, microTime()) }, required);
 
 const zeroInstant = Date.parse('0001-01-01T00:00:00Z') * 1000;
 
@@ -172,20 +175,20 @@ export const coreEventDefinition = defineResource<CoreEvent>({
   nameRule: nameIsPathSegment,
   schema: kindSchema(
     {
-      involvedObject: atomicObjectReference(),
-      reason: string(),
-      message: string(),
-      source: eventSourceSchema(),
-      firstTimestamp: time(),
-      lastTimestamp: time(),
-      count: int32(),
-      type: string(),
-      eventTime: microTime(),
-      series: object({ count: int32(), lastObservedTime: microTime() }),
-      action: string(),
-      related: atomicObjectReference(),
-      reportingComponent: string(),
-      reportingInstance: string(),
+      involvedObject: pb(2, atomicObjectReference()),
+      reason: pb(3, string()),
+      message: pb(4, string()),
+      source: pb(5, eventSourceSchema()),
+      firstTimestamp: pb(6, time()),
+      lastTimestamp: pb(7, time()),
+      count: pb(8, int32()),
+      type: pb(9, string()),
+      eventTime: pb(10, microTime()),
+      series: pb(11, eventSeriesSchema(), 'optional'),
+      action: pb(12, string()),
+      related: pb(13, atomicObjectReference(), 'optional'),
+      reportingComponent: pb(14, string()),
+      reportingInstance: pb(15, string()),
     },
     ['metadata', 'involvedObject'],
   ),

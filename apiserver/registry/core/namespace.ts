@@ -6,7 +6,7 @@
  */
 import { FieldPath, invalid, type FieldError } from '../../../shared/api/field.ts';
 import { deepCopy, type KubeObject } from '../../../shared/api/types.ts';
-import { atomicArray, kindSchema, object, string, time } from '../../../shared/api/schema.ts';
+import { atomicArray, kindSchema, object, pb, string, time } from '../../../shared/api/schema.ts';
 import { nameIsDNSLabel } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import { mergedByType, validateQualifiedName } from './shared-validation.ts';
@@ -112,13 +112,28 @@ export const namespaceDefinition = defineResource<Namespace>({
   verbs: allVerbs.filter((verb) => verb !== 'deletecollection'),
   nameRule: nameIsDNSLabel,
   schema: kindSchema({
-    spec: object({ finalizers: atomicArray(string()) }),
-    status: object({
-      phase: string(),
-      conditions: mergedByType(
-        object({ type: string(), status: string(), lastTransitionTime: time(), reason: string(), message: string() }, ['type', 'status']),
-      ),
-    }),
+    spec: pb(2, object({ finalizers: pb(1, atomicArray(string())) })),
+    status: pb(
+      3,
+      object({
+        phase: pb(1, string()),
+        conditions: pb(
+          2,
+          mergedByType(
+            object(
+              {
+                type: pb(1, string()),
+                status: pb(2, string()),
+                lastTransitionTime: pb(4, time()),
+                reason: pb(5, string()),
+                message: pb(6, string()),
+              },
+              ['type', 'status'],
+            ),
+          ),
+        ),
+      }),
+    ),
   }),
   strategy: {
     prepareForCreate,

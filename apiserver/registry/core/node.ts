@@ -7,7 +7,7 @@
 import { FieldPath, duplicate, forbidden, invalid, notSupported, required, type FieldError } from '../../../shared/api/field.ts';
 import { parseQuantity } from '../../../shared/api/quantity.ts';
 import { deepCopy, type KubeObject } from '../../../shared/api/types.ts';
-import { atomicArray, array, boolean, int32, int64, kindSchema, map, object, quantity, string, time, type Schema } from '../../../shared/api/schema.ts';
+import { atomicArray, array, boolean, int32, int64, kindSchema, map, object, pb, quantity, string, time, type Schema } from '../../../shared/api/schema.ts';
 import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../../shared/validation/names.ts';
 import { parseCIDR, validateCIDR } from '../../../shared/validation/network.ts';
 import { allVerbs, defineResource } from '../definition.ts';
@@ -250,10 +250,18 @@ function nodeWarnings(node: Node): string[] {
 
 const configMapSourceSchema = (): Schema =>
   object(
-    { namespace: string(), name: string(), uid: string(), resourceVersion: string(), kubeletConfigKey: string() },
+    {
+      namespace: pb(1, string()),
+      name: pb(2, string()),
+      uid: pb(3, string()),
+      resourceVersion: pb(4, string()),
+      kubeletConfigKey: pb(5, string()),
+    },
     ['namespace', 'name', 'kubeletConfigKey'],
   );
-const configSourceSchema = (): Schema => object({ configMap: configMapSourceSchema() });
+/** NodeConfigSource; upstream retired field 1 (configMapRef). */
+const configSourceSchema = (): Schema => object({ configMap: pb(2, configMapSourceSchema(), 'optional') });
+/** NodeSystemInfo's fields, all required strings, in protobuf field order (1-10). */
 const nodeInfoFields = [
   'machineID',
   'systemUUID',
@@ -266,6 +274,18 @@ const nodeInfoFields = [
   'operatingSystem',
   'architecture',
 ];
+const conditionSchema = (): Schema =>
+  object(
+    {
+      type: pb(1, string()),
+      status: pb(2, string()),
+      lastHeartbeatTime: pb(3, time()),
+      lastTransitionTime: pb(4, time()),
+      reason: pb(5, string()),
+      message: pb(6, string()),
+    },
+    ['type', 'status'],
+  );
 
 export const nodeDefinition = defineResource<Node>({
   group: '',
@@ -277,35 +297,65 @@ export const nodeDefinition = defineResource<Node>({
   namespaced: false,
   verbs: allVerbs,
   schema: kindSchema({
-    spec: object({
-      podCIDR: string(),
-      podCIDRs: array(string(), { 'x-kubernetes-list-type': 'set', 'x-kubernetes-patch-strategy': 'merge' }),
-      providerID: string(),
-      unschedulable: boolean(),
-      taints: atomicArray(object({ key: string(), value: string(), effect: string(), timeAdded: time() }, ['key', 'effect'])),
-      configSource: configSourceSchema(),
-      externalID: string(),
-    }),
-    status: object({
-      capacity: map(quantity()),
-      allocatable: map(quantity()),
-      phase: string(),
-      conditions: mergedByType(
-        object(
-          { type: string(), status: string(), lastHeartbeatTime: time(), lastTransitionTime: time(), reason: string(), message: string() },
-          ['type', 'status'],
+    spec: pb(
+      2,
+      object({
+        podCIDR: pb(1, string()),
+        podCIDRs: pb(7, array(string(), { 'x-kubernetes-list-type': 'set', 'x-kubernetes-patch-strategy': 'merge' })),
+        providerID: pb(3, string()),
+        unschedulable: pb(4, boolean()),
+        taints: pb(
+          5,
+          atomicArray(
+            object(
+              { key: pb(1, string()), value: pb(2, string()), effect: pb(3, string()), timeAdded: pb(4, time(), 'optional') },
+              ['key', 'effect'],
+            ),
+          ),
         ),
-      ),
-      addresses: mergedByType(object({ type: string(), address: string() }, ['type', 'address'])),
-      daemonEndpoints: object({ kubeletEndpoint: object({ Port: int32() }, ['Port']) }),
-      nodeInfo: object(Object.fromEntries(nodeInfoFields.map((f) => [f, string()])), nodeInfoFields),
-      images: atomicArray(object({ names: atomicArray(string()), sizeBytes: int64() })),
-      volumesInUse: atomicArray(string()),
-      volumesAttached: atomicArray(object({ name: string(), devicePath: string() }, ['name', 'devicePath'])),
-      config: object({ assigned: configSourceSchema(), active: configSourceSchema(), lastKnownGood: configSourceSchema(), error: string() }),
-      runtimeHandlers: atomicArray(object({ name: string(), features: object({ recursiveReadOnlyMounts: boolean(), userNamespaces: boolean() }) })),
-      features: object({ supplementalGroupsPolicy: boolean() }),
-    }),
+        configSource: pb(6, configSourceSchema(), 'optional'),
+        externalID: pb(2, string()),
+      }),
+    ),
+    status: pb(
+      3,
+      object({
+        capacity: pb(1, map(quantity())),
+        allocatable: pb(2, map(quantity())),
+        phase: pb(3, string()),
+        conditions: pb(4, mergedByType(conditionSchema())),
+        addresses: pb(5, mergedByType(object({ type: pb(1, string()), address: pb(2, string()) }, ['type', 'address']))),
+        daemonEndpoints: pb(6, object({ kubeletEndpoint: pb(1, object({ Port: pb(1, int32()) }, ['Port'])) })),
+        nodeInfo: pb(7, object(Object.fromEntries(nodeInfoFields.map((f, i) => [f, pb(i + 1, string())])), nodeInfoFields)),
+        images: pb(8, atomicArray(object({ names: pb(1, atomicArray(string())), sizeBytes: pb(2, int64()) }))),
+        volumesInUse: pb(9, atomicArray(string())),
+        volumesAttached: pb(10, atomicArray(object({ name: pb(1, string()), devicePath: pb(2, string()) }, ['name', 'devicePath']))),
+        config: pb(
+          11,
+          object({
+            assigned: pb(1, configSourceSchema(), 'optional'),
+            active: pb(2, configSourceSchema(), 'optional'),
+            lastKnownGood: pb(3, configSourceSchema(), 'optional'),
+            error: pb(4, string()),
+          }),
+          'optional',
+        ),
+        runtimeHandlers: pb(
+          12,
+          atomicArray(
+            object({
+              name: pb(1, string()),
+              features: pb(
+                2,
+                object({ recursiveReadOnlyMounts: pb(1, boolean(), 'optional'), userNamespaces: pb(2, boolean(), 'optional') }),
+                'optional',
+              ),
+            }),
+          ),
+        ),
+        features: pb(13, object({ supplementalGroupsPolicy: pb(1, boolean(), 'optional') }), 'optional'),
+      }),
+    ),
   }),
   strategy: {
     prepareForCreate: (node) => {

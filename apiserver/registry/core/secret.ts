@@ -6,7 +6,7 @@
 import { X509Certificate, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { FieldPath, invalid, required, tooLong, type FieldError } from '../../../shared/api/field.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
-import { boolean, bytes, kindSchema, map, string } from '../../../shared/api/schema.ts';
+import { boolean, bytes, kindSchema, map, pb, string } from '../../../shared/api/schema.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import { decodedSize, maxDataSize, validateDataKeys, validateImmutableData, validateImmutableField } from './shared-validation.ts';
 
@@ -116,10 +116,10 @@ export const secretDefinition = defineResource<Secret>({
   namespaced: true,
   verbs: allVerbs,
   schema: kindSchema({
-    immutable: boolean(),
-    data: map(bytes()),
-    stringData: map(string()),
-    type: string(),
+    immutable: pb(5, boolean(), 'optional'),
+    data: pb(2, map(bytes())),
+    stringData: pb(4, map(string())),
+    type: pb(3, string()),
   }),
   strategy: {
     prepareForCreate: (secret) => normalize(secret),

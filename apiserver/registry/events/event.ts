@@ -6,10 +6,11 @@
  */
 import type { FieldError } from '../../../shared/api/field.ts';
 import { deepCopy, type KubeObject } from '../../../shared/api/types.ts';
-import { int32, kindSchema, microTime, object, string, time } from '../../../shared/api/schema.ts';
+import { int32, kindSchema, microTime, pb, string, time } from '../../../shared/api/schema.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import {
   atomicObjectReference,
+  eventSeriesSchema,
   eventSourceComponent,
   eventSourceSchema,
   validateLegacyEvent,
@@ -101,20 +102,20 @@ export const eventsV1EventDefinition = defineResource<EventsV1Event>({
   verbs: allVerbs,
   schema: kindSchema(
     {
-      eventTime: microTime(),
-      series: object({ count: int32(), lastObservedTime: microTime() }, ['count', 'lastObservedTime']),
-      reportingController: string(),
-      reportingInstance: string(),
-      action: string(),
-      reason: string(),
-      regarding: atomicObjectReference(),
-      related: atomicObjectReference(),
-      note: string(),
-      type: string(),
-      deprecatedSource: eventSourceSchema(),
-      deprecatedFirstTimestamp: time(),
-      deprecatedLastTimestamp: time(),
-      deprecatedCount: int32(),
+      eventTime: pb(2, microTime()),
+      series: pb(3, eventSeriesSchema(['count', 'lastObservedTime']), 'optional'),
+      reportingController: pb(4, string()),
+      reportingInstance: pb(5, string()),
+      action: pb(6, string()),
+      reason: pb(7, string()),
+      regarding: pb(8, atomicObjectReference()),
+      related: pb(9, atomicObjectReference(), 'optional'),
+      note: pb(10, string()),
+      type: pb(11, string()),
+      deprecatedSource: pb(12, eventSourceSchema()),
+      deprecatedFirstTimestamp: pb(13, time()),
+      deprecatedLastTimestamp: pb(14, time()),
+      deprecatedCount: pb(15, int32()),
     },
     ['eventTime'],
   ),

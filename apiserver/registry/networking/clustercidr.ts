@@ -6,7 +6,7 @@
  */
 import { isIP } from 'node:net';
 import { FieldPath, forbidden, invalid, required, type FieldError } from '../../../shared/api/field.ts';
-import { int32, kindSchema, nodeSelector, object, string } from '../../../shared/api/schema.ts';
+import { int32, kindSchema, nodeSelector, object, pb, string } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { isDNS1123Subdomain, nameIsDNSLabel } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource } from '../definition.ts';
@@ -161,14 +161,17 @@ export const clusterCIDRDefinition = defineResource<ClusterCIDR>({
   enabledByDefault: false,
   nameRule: nameIsDNSLabel,
   schema: kindSchema({
-    spec: object(
-      {
-        nodeSelector: { ...nodeSelector(), 'x-kubernetes-map-type': 'atomic' },
-        perNodeHostBits: int32(),
-        ipv4: string(),
-        ipv6: string(),
-      },
-      ['perNodeHostBits'],
+    spec: pb(
+      2,
+      object(
+        {
+          nodeSelector: pb(1, { ...nodeSelector(), 'x-kubernetes-map-type': 'atomic' }, 'optional'),
+          perNodeHostBits: pb(2, int32()),
+          ipv4: pb(3, string()),
+          ipv6: pb(4, string()),
+        },
+        ['perNodeHostBits'],
+      ),
     ),
   }),
   strategy: {

@@ -4,7 +4,7 @@
  * fsGroupPolicy became mutable in 1.29); the object name is a DNS subdomain, checked generically.
  */
 import { FieldPath, duplicate, invalid, notSupported, required, type FieldError } from '../../../shared/api/field.ts';
-import { atomicArray, boolean, int64, kindSchema, object, setArray, string } from '../../../shared/api/schema.ts';
+import { atomicArray, boolean, int64, kindSchema, object, pb, setArray, string } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import { validateImmutableField } from '../core/shared-validation.ts';
@@ -91,7 +91,7 @@ function validateSpec(spec: CSIDriverSpec): FieldError[] {
   return errs;
 }
 
-const tokenRequestSchema = object({ audience: string(), expirationSeconds: int64() }, ['audience']);
+const tokenRequestSchema = object({ audience: pb(1, string()), expirationSeconds: pb(2, int64(), 'optional') }, ['audience']);
 
 export const csiDriverDefinition = defineResource<CSIDriver>({
   group: 'storage.k8s.io',
@@ -104,16 +104,19 @@ export const csiDriverDefinition = defineResource<CSIDriver>({
   deleteReturnsObject: true,
   schema: kindSchema(
     {
-      spec: object({
-        attachRequired: boolean(),
-        fsGroupPolicy: string(),
-        podInfoOnMount: boolean(),
-        requiresRepublish: boolean(),
-        seLinuxMount: boolean(),
-        storageCapacity: boolean(),
-        tokenRequests: atomicArray(tokenRequestSchema),
-        volumeLifecycleModes: setArray(string()),
-      }),
+      spec: pb(
+        2,
+        object({
+          attachRequired: pb(1, boolean(), 'optional'),
+          fsGroupPolicy: pb(5, string(), 'optional'),
+          podInfoOnMount: pb(2, boolean(), 'optional'),
+          requiresRepublish: pb(7, boolean(), 'optional'),
+          seLinuxMount: pb(8, boolean(), 'optional'),
+          storageCapacity: pb(4, boolean(), 'optional'),
+          tokenRequests: pb(6, atomicArray(tokenRequestSchema)),
+          volumeLifecycleModes: pb(3, setArray(string())),
+        }),
+      ),
     },
     ['spec'],
   ),

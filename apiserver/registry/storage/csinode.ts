@@ -4,7 +4,7 @@
  * not change; drivers may be added and removed.
  */
 import { FieldPath, duplicate, invalid, required, type FieldError } from '../../../shared/api/field.ts';
-import { atomicArray, int32, keyedArray, kindSchema, object, string } from '../../../shared/api/schema.ts';
+import { atomicArray, int32, keyedArray, kindSchema, object, pb, string } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import { validateImmutableField, validateQualifiedName } from '../core/shared-validation.ts';
@@ -67,26 +67,29 @@ export const csiNodeDefinition = defineResource<CSINode>({
   deleteReturnsObject: true,
   schema: kindSchema(
     {
-      spec: object(
-        {
-          drivers: {
-            ...keyedArray(
-              object(
-                {
-                  name: string(),
-                  nodeID: string(),
-                  allocatable: object({ count: int32() }),
-                  topologyKeys: atomicArray(string()),
-                },
-                ['name', 'nodeID'],
+      spec: pb(
+        2,
+        object(
+          {
+            drivers: pb(1, {
+              ...keyedArray(
+                object(
+                  {
+                    name: pb(1, string()),
+                    nodeID: pb(2, string()),
+                    allocatable: pb(4, object({ count: pb(1, int32(), 'optional') }), 'optional'),
+                    topologyKeys: pb(3, atomicArray(string())),
+                  },
+                  ['name', 'nodeID'],
+                ),
+                ['name'],
               ),
-              ['name'],
-            ),
-            'x-kubernetes-patch-strategy': 'merge',
-            'x-kubernetes-patch-merge-key': 'name',
+              'x-kubernetes-patch-strategy': 'merge',
+              'x-kubernetes-patch-merge-key': 'name',
+            }),
           },
-        },
-        ['drivers'],
+          ['drivers'],
+        ),
       ),
     },
     ['spec'],

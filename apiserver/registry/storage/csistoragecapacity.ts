@@ -5,7 +5,7 @@
  */
 import { FieldPath, forbidden, invalid, required, type FieldError } from '../../../shared/api/field.ts';
 import { parseQuantity } from '../../../shared/api/quantity.ts';
-import { kindSchema, labelSelector, quantity, string, type Schema } from '../../../shared/api/schema.ts';
+import { kindSchema, labelSelector, pb, quantity, string, type Schema } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { isDNS1123Subdomain, isValidLabelValue } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource } from '../definition.ts';
@@ -92,10 +92,10 @@ export const csiStorageCapacityDefinition = defineResource<CSIStorageCapacity>({
   verbs: allVerbs,
   schema: kindSchema(
     {
-      storageClassName: string(),
-      nodeTopology: atomicLabelSelector(),
-      capacity: quantity(),
-      maximumVolumeSize: quantity(),
+      storageClassName: pb(3, string()),
+      nodeTopology: pb(2, atomicLabelSelector(), 'optional'),
+      capacity: pb(4, quantity(), 'optional'),
+      maximumVolumeSize: pb(5, quantity(), 'optional'),
     },
     ['storageClassName'],
   ),

@@ -14,6 +14,7 @@ import {
   nodeSelector,
   object,
   objectReference,
+  pb,
   quantity,
   string,
   time,
@@ -256,115 +257,239 @@ function keepMetadataForStatus(meta: ObjectMeta, old: ObjectMeta): void {
 }
 
 const atomicStruct = (schema: Schema): Schema => ({ ...schema, 'x-kubernetes-map-type': 'atomic' });
-const secretReference = (): Schema => atomicStruct(object({ name: string(), namespace: string() }));
+/** A `*SecretReference` field of a volume source. */
+const secretReference = (field: number): Schema =>
+  pb(field, atomicStruct(object({ name: pb(1, string()), namespace: pb(2, string()) })), 'optional');
+
+/**
+ * The fields of core/v1 PersistentVolumeSource, which PersistentVolumeSpec embeds: inline in JSON,
+ * but in protobuf a message of its own under PersistentVolumeSpec's field 2, so the field numbers
+ * below count within that message, not within the spec's.
+ */
+const persistentVolumeSourceFields = (): Record<string, Schema> => ({
+  gcePersistentDisk: pb(
+    1,
+    object({ pdName: pb(1, string()), fsType: pb(2, string()), partition: pb(3, int32()), readOnly: pb(4, boolean()) }, ['pdName']),
+    'optional',
+  ),
+  awsElasticBlockStore: pb(
+    2,
+    object({ volumeID: pb(1, string()), fsType: pb(2, string()), partition: pb(3, int32()), readOnly: pb(4, boolean()) }, ['volumeID']),
+    'optional',
+  ),
+  hostPath: pb(3, object({ path: pb(1, string()), type: pb(2, string(), 'optional') }, ['path']), 'optional'),
+  glusterfs: pb(
+    4,
+    object(
+      { endpoints: pb(1, string()), path: pb(2, string()), readOnly: pb(3, boolean()), endpointsNamespace: pb(4, string(), 'optional') },
+      ['endpoints', 'path'],
+    ),
+    'optional',
+  ),
+  nfs: pb(5, object({ server: pb(1, string()), path: pb(2, string()), readOnly: pb(3, boolean()) }, ['server', 'path']), 'optional'),
+  rbd: pb(
+    6,
+    object(
+      {
+        monitors: pb(1, atomicArray(string())),
+        image: pb(2, string()),
+        fsType: pb(3, string()),
+        pool: pb(4, string()),
+        user: pb(5, string()),
+        keyring: pb(6, string()),
+        secretRef: secretReference(7),
+        readOnly: pb(8, boolean()),
+      },
+      ['monitors', 'image'],
+    ),
+    'optional',
+  ),
+  iscsi: pb(
+    7,
+    object(
+      {
+        targetPortal: pb(1, string()),
+        iqn: pb(2, string()),
+        lun: pb(3, int32()),
+        iscsiInterface: pb(4, string()),
+        fsType: pb(5, string()),
+        readOnly: pb(6, boolean()),
+        portals: pb(7, atomicArray(string())),
+        chapAuthDiscovery: pb(8, boolean()),
+        chapAuthSession: pb(11, boolean()),
+        secretRef: secretReference(10),
+        initiatorName: pb(12, string(), 'optional'),
+      },
+      ['targetPortal', 'iqn', 'lun'],
+    ),
+    'optional',
+  ),
+  cinder: pb(
+    8,
+    object({ volumeID: pb(1, string()), fsType: pb(2, string()), readOnly: pb(3, boolean()), secretRef: secretReference(4) }, ['volumeID']),
+    'optional',
+  ),
+  cephfs: pb(
+    9,
+    object(
+      {
+        monitors: pb(1, atomicArray(string())),
+        path: pb(2, string()),
+        user: pb(3, string()),
+        secretFile: pb(4, string()),
+        secretRef: secretReference(5),
+        readOnly: pb(6, boolean()),
+      },
+      ['monitors'],
+    ),
+    'optional',
+  ),
+  fc: pb(
+    10,
+    object({
+      targetWWNs: pb(1, atomicArray(string())),
+      lun: pb(2, int32(), 'optional'),
+      fsType: pb(3, string()),
+      readOnly: pb(4, boolean()),
+      wwids: pb(5, atomicArray(string())),
+    }),
+    'optional',
+  ),
+  flocker: pb(11, object({ datasetName: pb(1, string()), datasetUUID: pb(2, string()) }), 'optional'),
+  flexVolume: pb(
+    12,
+    object(
+      {
+        driver: pb(1, string()),
+        fsType: pb(2, string()),
+        secretRef: secretReference(3),
+        readOnly: pb(4, boolean()),
+        options: pb(5, map(string())),
+      },
+      ['driver'],
+    ),
+    'optional',
+  ),
+  azureFile: pb(
+    13,
+    object(
+      { secretName: pb(1, string()), shareName: pb(2, string()), readOnly: pb(3, boolean()), secretNamespace: pb(4, string(), 'optional') },
+      ['secretName', 'shareName'],
+    ),
+    'optional',
+  ),
+  vsphereVolume: pb(
+    14,
+    object(
+      { volumePath: pb(1, string()), fsType: pb(2, string()), storagePolicyName: pb(3, string()), storagePolicyID: pb(4, string()) },
+      ['volumePath'],
+    ),
+    'optional',
+  ),
+  quobyte: pb(
+    15,
+    object(
+      {
+        registry: pb(1, string()),
+        volume: pb(2, string()),
+        readOnly: pb(3, boolean()),
+        user: pb(4, string()),
+        group: pb(5, string()),
+        tenant: pb(6, string()),
+      },
+      ['registry', 'volume'],
+    ),
+    'optional',
+  ),
+  azureDisk: pb(
+    16,
+    object(
+      {
+        diskName: pb(1, string()),
+        diskURI: pb(2, string()),
+        cachingMode: pb(3, string(), 'optional'),
+        fsType: pb(4, string(), 'optional'),
+        readOnly: pb(5, boolean(), 'optional'),
+        kind: pb(6, string(), 'optional'),
+      },
+      ['diskName', 'diskURI'],
+    ),
+    'optional',
+  ),
+  photonPersistentDisk: pb(17, object({ pdID: pb(1, string()), fsType: pb(2, string()) }, ['pdID']), 'optional'),
+  portworxVolume: pb(
+    18,
+    object({ volumeID: pb(1, string()), fsType: pb(2, string()), readOnly: pb(3, boolean()) }, ['volumeID']),
+    'optional',
+  ),
+  scaleIO: pb(
+    19,
+    object(
+      {
+        gateway: pb(1, string()),
+        system: pb(2, string()),
+        secretRef: secretReference(3),
+        sslEnabled: pb(4, boolean()),
+        protectionDomain: pb(5, string()),
+        storagePool: pb(6, string()),
+        storageMode: pb(7, string()),
+        volumeName: pb(8, string()),
+        fsType: pb(9, string()),
+        readOnly: pb(10, boolean()),
+      },
+      ['gateway', 'system', 'secretRef'],
+    ),
+    'optional',
+  ),
+  local: pb(20, object({ path: pb(1, string()), fsType: pb(2, string(), 'optional') }, ['path']), 'optional'),
+  storageos: pb(
+    21,
+    object({
+      volumeName: pb(1, string()),
+      volumeNamespace: pb(2, string()),
+      fsType: pb(3, string()),
+      readOnly: pb(4, boolean()),
+      secretRef: pb(5, atomicStruct(objectReference()), 'optional'),
+    }),
+    'optional',
+  ),
+  csi: pb(
+    22,
+    object(
+      {
+        driver: pb(1, string()),
+        volumeHandle: pb(2, string()),
+        readOnly: pb(3, boolean()),
+        fsType: pb(4, string()),
+        volumeAttributes: pb(5, map(string())),
+        controllerPublishSecretRef: secretReference(6),
+        nodeStageSecretRef: secretReference(7),
+        nodePublishSecretRef: secretReference(8),
+        controllerExpandSecretRef: secretReference(9),
+        nodeExpandSecretRef: secretReference(10),
+      },
+      ['driver', 'volumeHandle'],
+    ),
+    'optional',
+  ),
+});
 
 /** core/v1 PersistentVolumeSpec with every volume source, as the inline volume of an attachment. */
 const persistentVolumeSpec = (): Schema =>
   object({
-    accessModes: atomicArray(string()),
-    awsElasticBlockStore: object({ volumeID: string(), fsType: string(), partition: int32(), readOnly: boolean() }, ['volumeID']),
-    azureDisk: object(
-      { diskName: string(), diskURI: string(), cachingMode: string(), fsType: string(), readOnly: boolean(), kind: string() },
-      ['diskName', 'diskURI'],
-    ),
-    azureFile: object({ secretName: string(), shareName: string(), readOnly: boolean(), secretNamespace: string() }, ['secretName', 'shareName']),
-    capacity: map(quantity()),
-    cephfs: object(
-      { monitors: atomicArray(string()), path: string(), user: string(), secretFile: string(), secretRef: secretReference(), readOnly: boolean() },
-      ['monitors'],
-    ),
-    cinder: object({ volumeID: string(), fsType: string(), readOnly: boolean(), secretRef: secretReference() }, ['volumeID']),
-    claimRef: { ...objectReference(), 'x-kubernetes-map-type': 'granular' },
-    csi: object(
-      {
-        driver: string(),
-        volumeHandle: string(),
-        readOnly: boolean(),
-        fsType: string(),
-        volumeAttributes: map(string()),
-        controllerPublishSecretRef: secretReference(),
-        nodeStageSecretRef: secretReference(),
-        nodePublishSecretRef: secretReference(),
-        controllerExpandSecretRef: secretReference(),
-        nodeExpandSecretRef: secretReference(),
-      },
-      ['driver', 'volumeHandle'],
-    ),
-    fc: object({ targetWWNs: atomicArray(string()), lun: int32(), fsType: string(), readOnly: boolean(), wwids: atomicArray(string()) }),
-    flexVolume: object({ driver: string(), fsType: string(), secretRef: secretReference(), readOnly: boolean(), options: map(string()) }, ['driver']),
-    flocker: object({ datasetName: string(), datasetUUID: string() }),
-    gcePersistentDisk: object({ pdName: string(), fsType: string(), partition: int32(), readOnly: boolean() }, ['pdName']),
-    glusterfs: object({ endpoints: string(), path: string(), readOnly: boolean(), endpointsNamespace: string() }, ['endpoints', 'path']),
-    hostPath: object({ path: string(), type: string() }, ['path']),
-    iscsi: object(
-      {
-        targetPortal: string(),
-        iqn: string(),
-        lun: int32(),
-        iscsiInterface: string(),
-        fsType: string(),
-        readOnly: boolean(),
-        portals: atomicArray(string()),
-        chapAuthDiscovery: boolean(),
-        chapAuthSession: boolean(),
-        secretRef: secretReference(),
-        initiatorName: string(),
-      },
-      ['targetPortal', 'iqn', 'lun'],
-    ),
-    local: object({ path: string(), fsType: string() }, ['path']),
-    mountOptions: atomicArray(string()),
-    nfs: object({ server: string(), path: string(), readOnly: boolean() }, ['server', 'path']),
-    nodeAffinity: object({ required: atomicStruct(nodeSelector()) }),
-    persistentVolumeReclaimPolicy: string(),
-    photonPersistentDisk: object({ pdID: string(), fsType: string() }, ['pdID']),
-    portworxVolume: object({ volumeID: string(), fsType: string(), readOnly: boolean() }, ['volumeID']),
-    quobyte: object(
-      { registry: string(), volume: string(), readOnly: boolean(), user: string(), group: string(), tenant: string() },
-      ['registry', 'volume'],
-    ),
-    rbd: object(
-      {
-        monitors: atomicArray(string()),
-        image: string(),
-        fsType: string(),
-        pool: string(),
-        user: string(),
-        keyring: string(),
-        secretRef: secretReference(),
-        readOnly: boolean(),
-      },
-      ['monitors', 'image'],
-    ),
-    scaleIO: object(
-      {
-        gateway: string(),
-        system: string(),
-        secretRef: secretReference(),
-        sslEnabled: boolean(),
-        protectionDomain: string(),
-        storagePool: string(),
-        storageMode: string(),
-        volumeName: string(),
-        fsType: string(),
-        readOnly: boolean(),
-      },
-      ['gateway', 'system', 'secretRef'],
-    ),
-    storageClassName: string(),
-    storageos: object({
-      volumeName: string(),
-      volumeNamespace: string(),
-      fsType: string(),
-      readOnly: boolean(),
-      secretRef: atomicStruct(objectReference()),
-    }),
-    volumeAttributesClassName: string(),
-    volumeMode: string(),
-    vsphereVolume: object({ volumePath: string(), fsType: string(), storagePolicyName: string(), storagePolicyID: string() }, ['volumePath']),
+    capacity: pb(1, map(quantity())),
+    ...persistentVolumeSourceFields(),
+    accessModes: pb(3, atomicArray(string())),
+    claimRef: pb(4, { ...objectReference(), 'x-kubernetes-map-type': 'granular' }, 'optional'),
+    persistentVolumeReclaimPolicy: pb(5, string()),
+    storageClassName: pb(6, string()),
+    mountOptions: pb(7, atomicArray(string())),
+    volumeMode: pb(8, string(), 'optional'),
+    nodeAffinity: pb(9, object({ required: pb(1, atomicStruct(nodeSelector()), 'optional') }), 'optional'),
+    volumeAttributesClassName: pb(10, string(), 'optional'),
   });
 
-const volumeError = (): Schema => object({ time: time(), message: string() });
+const volumeError = (field: number): Schema => pb(field, object({ time: pb(1, time()), message: pb(2, string()) }), 'optional');
 
 export const volumeAttachmentDefinition = defineResource<VolumeAttachment>({
   group: 'storage.k8s.io',
@@ -377,17 +502,29 @@ export const volumeAttachmentDefinition = defineResource<VolumeAttachment>({
   deleteReturnsObject: true,
   schema: kindSchema(
     {
-      spec: object(
-        {
-          attacher: string(),
-          source: object({ persistentVolumeName: string(), inlineVolumeSpec: persistentVolumeSpec() }),
-          nodeName: string(),
-        },
-        ['attacher', 'source', 'nodeName'],
+      spec: pb(
+        2,
+        object(
+          {
+            attacher: pb(1, string()),
+            source: pb(
+              2,
+              object({
+                persistentVolumeName: pb(1, string(), 'optional'),
+                inlineVolumeSpec: pb(2, persistentVolumeSpec(), 'optional'),
+              }),
+            ),
+            nodeName: pb(3, string()),
+          },
+          ['attacher', 'source', 'nodeName'],
+        ),
       ),
-      status: object(
-        { attached: boolean(), attachmentMetadata: map(string()), attachError: volumeError(), detachError: volumeError() },
-        ['attached'],
+      status: pb(
+        3,
+        object(
+          { attached: pb(1, boolean()), attachmentMetadata: pb(2, map(string())), attachError: volumeError(3), detachError: volumeError(4) },
+          ['attached'],
+        ),
       ),
     },
     ['spec'],

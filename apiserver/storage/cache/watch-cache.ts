@@ -199,8 +199,15 @@ export class WatchCache {
       const key = kv.key.toString('utf8');
       const resource = this.resourceOf(key);
       if (!resource) continue;
+      let value: StoredValue;
+      try {
+        value = decodeValue(kv);
+      } catch (err) {
+        this.onError(err);
+        continue;
+      }
       const entry = byResource.get(resource) ?? { values: [], keys: [] };
-      entry.values.push(decodeValue(kv));
+      entry.values.push(value);
       entry.keys.push(key);
       byResource.set(resource, entry);
     }
@@ -243,7 +250,8 @@ export class WatchCache {
   private applyResponse(res: IWatchResponse): void {
     let last = this.revision;
     for (const event of res.events) last = Math.max(last, Number(event.kv.mod_revision));
-    for (const event of toStorageEvents(res)) {
+    const accept = (key: string): boolean => this.resourceOf(key) !== undefined;
+    for (const event of toStorageEvents(res, accept, this.onError)) {
       const resource = this.resourceOf(event.key);
       if (resource) this.resource(resource).apply(event);
     }

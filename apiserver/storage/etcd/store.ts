@@ -8,7 +8,7 @@
  * race with the fresh value the failed txn returned, so each retry costs one round trip).
  */
 import { Etcd3, type IKeyValue, type IRangeResponse, type ITxnResponse } from 'etcd3';
-import type { KubeObject } from '../../../shared/api/types.ts';
+import { isObject, type KubeObject } from '../../../shared/api/types.ts';
 import { classifyEtcdError, StorageError } from './errors.ts';
 
 export interface EtcdOptions {
@@ -59,11 +59,20 @@ function encode(obj: KubeObject): Buffer {
   return Buffer.from(JSON.stringify({ ...obj, metadata }));
 }
 
+/** Decodes a stored object; a value that is not one (foreign or corrupt data) is a StorageError. */
 export function decodeValue(kv: IKeyValue): StoredValue {
-  const object = JSON.parse(kv.value.toString('utf8')) as KubeObject;
+  const key = kv.key.toString('utf8');
+  let object: unknown;
+  try {
+    object = JSON.parse(kv.value.toString('utf8'));
+  } catch {
+    throw new StorageError('Internal', key, `the value of ${key} is not JSON`);
+  }
+  if (!isObject(object) || !isObject(object.metadata)) throw new StorageError('Internal', key, `the value of ${key} is not an object`);
   const modRevision = Number(kv.mod_revision);
-  object.metadata.resourceVersion = String(modRevision);
-  return { object, modRevision };
+  const stored = object as KubeObject;
+  stored.metadata.resourceVersion = String(modRevision);
+  return { object: stored, modRevision };
 }
 
 /** The first key after every key starting with `prefix` (etcd's range_end for a prefix). */

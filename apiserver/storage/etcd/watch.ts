@@ -28,24 +28,37 @@ export interface StorageWatchHandlers {
   onError(err: StorageError): void;
 }
 
-/** The changes of one etcd watch response, in revision order, decoded. */
-export function toStorageEvents(res: IWatchResponse): StorageEvent[] {
+/**
+ * The changes of one etcd watch response, in revision order, decoded. Keys `accept` refuses are
+ * skipped undecoded; values that are not objects are reported to `onBadValue` and skipped, since
+ * one corrupt key must not stop a stream.
+ */
+export function toStorageEvents(res: IWatchResponse, accept: (key: string) => boolean = () => true, onBadValue: (err: unknown) => void = () => {}): StorageEvent[] {
   const out: StorageEvent[] = [];
   for (const event of res.events) {
-    const revision = Number(event.kv.mod_revision);
     const key = event.kv.key.toString('utf8');
-    const previous = event.prev_kv && event.prev_kv.value.length ? decodeValue(event.prev_kv) : null;
-    if (event.type === 'Delete') {
-      if (!previous) continue; // a delete of a value we never saw carries nothing to report
-      // A deletion reports the last state at the deletion's revision.
-      const last = { object: previous.object, modRevision: revision };
-      last.object.metadata.resourceVersion = String(revision);
-      out.push({ type: 'delete', key, value: last, previous: last, revision });
-    } else {
-      out.push({ type: 'put', key, value: decodeValue(event.kv), previous, revision });
+    if (!accept(key)) continue;
+    try {
+      const decoded = toStorageEvent(event, key);
+      if (decoded) out.push(decoded);
+    } catch (err) {
+      onBadValue(err);
     }
   }
   return out;
+}
+
+function toStorageEvent(event: IWatchResponse['events'][number], key: string): StorageEvent | null {
+  const revision = Number(event.kv.mod_revision);
+  const previous = event.prev_kv && event.prev_kv.value.length ? decodeValue(event.prev_kv) : null;
+  if (event.type === 'Delete') {
+    if (!previous) return null; // a delete of a value we never saw carries nothing to report
+    // A deletion reports the last state at the deletion's revision.
+    const last = { object: previous.object, modRevision: revision };
+    last.object.metadata.resourceVersion = String(revision);
+    return { type: 'delete', key, value: last, previous: last, revision };
+  }
+  return { type: 'put', key, value: decodeValue(event.kv), previous, revision };
 }
 
 /**
