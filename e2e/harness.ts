@@ -103,10 +103,14 @@ export interface Cluster {
 const live = new Set<{ children: () => ChildProcess[]; dir: string }>();
 let exitHooksInstalled = false;
 
+/**
+ * SIGTERM, not SIGKILL: this process cannot wait any more, and a start.ts child must still get the
+ * chance to stop the etcd it started itself.
+ */
 function killEverythingNow(): void {
   for (const entry of live) {
     for (const child of entry.children()) {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     }
     rmSync(entry.dir, { recursive: true, force: true });
   }
@@ -282,25 +286,32 @@ export function kubectlEnv(kubeconfig: string, home: string): NodeJS.ProcessEnv 
 // ---------------------------------------------------------------------------------------------
 // The cluster.
 
+/** Attempts at starting one replica: a port found free can be taken by another process before the replica binds it. */
+const PORT_ATTEMPTS = 3;
+
 async function startReplica(index: number, etcd: EtcdProcess, dir: string, dataDir: string, args: readonly string[], track: (c: ChildProcess) => void): Promise<Replica> {
-  const port = await freePort();
   const logFile = join(dir, `apiserver-${index}.log`);
-  const fd = openSync(logFile, 'a');
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'apiserver/main.ts', '--etcd-servers', etcd.endpoints.join(','), '--secure-port', String(port), '--bind-address', '127.0.0.1', '--data-dir', dataDir, ...args],
-    { cwd: repoRoot, stdio: ['ignore', fd, fd] },
-  );
-  closeSync(fd);
-  track(child);
-  const url = `https://127.0.0.1:${port}`;
-  try {
-    await waitReady(url, dataDir, child, START_TIMEOUT_MS, `API server replica ${index}`);
-  } catch (err) {
-    throw new Error(`${err instanceof Error ? err.message : String(err)}\n--- ${logFile} ---\n${tail(logFile)}`);
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const fd = openSync(logFile, 'a');
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'apiserver/main.ts', '--etcd-servers', etcd.endpoints.join(','), '--secure-port', String(port), '--bind-address', '127.0.0.1', '--data-dir', dataDir, ...args],
+      { cwd: repoRoot, stdio: ['ignore', fd, fd] },
+    );
+    closeSync(fd);
+    track(child);
+    const url = `https://127.0.0.1:${port}`;
+    try {
+      await waitReady(url, dataDir, child, START_TIMEOUT_MS, `API server replica ${index}`);
+    } catch (err) {
+      const log = tail(logFile);
+      if (attempt < PORT_ATTEMPTS && child.exitCode !== null && log.includes('EADDRINUSE')) continue;
+      throw new Error(`${err instanceof Error ? err.message : String(err)}\n--- ${logFile} ---\n${log}`);
+    }
+    const kubeconfig = writeKubeconfigFor(join(dataDir, 'admin.kubeconfig'), url, join(dir, `replica-${index}.kubeconfig`));
+    return { url, port, kubeconfig, child, logFile };
   }
-  const kubeconfig = writeKubeconfigFor(join(dataDir, 'admin.kubeconfig'), url, join(dir, `replica-${index}.kubeconfig`));
-  return { url, port, kubeconfig, child, logFile };
 }
 
 /** Starts etcd and `replicas` API servers at the same moment, and waits until every one is ready. */

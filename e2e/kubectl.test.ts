@@ -25,6 +25,13 @@ interface KindCase {
   manifest(): Manifest;
 }
 
+/** `configmaps`, `csidrivers.storage.k8s.io`: how a NotFound message names the kind's resource. */
+function qualified(k: KindCase): string {
+  const plural = k.resource.split('.')[0] ?? k.resource;
+  const group = k.apiVersion.includes('/') ? k.apiVersion.split('/')[0] : '';
+  return group ? `${plural}.${group}` : plural;
+}
+
 /** A PKCS#10 request (PEM) for CN=e2e-user, O=e2e, signed with a fresh P-256 key. */
 async function certificateRequestPem(): Promise<string> {
   const keys = await generateKeyPair();
@@ -474,10 +481,3 @@ describe('kubectl against one replica', () => {
     });
   });
 });
-
-/** `configmaps`, `csidrivers.storage.k8s.io`: how a NotFound message names the kind's resource. */
-function qualified(k: KindCase): string {
-  const plural = k.resource.split('.')[0] ?? k.resource;
-  const group = k.apiVersion.includes('/') ? k.apiVersion.split('/')[0] : '';
-  return group ? `${plural}.${group}` : plural;
-}

@@ -5,7 +5,7 @@
  * rejected together in one 400 (Strict).
  */
 import { parse as parseYaml, parseDocument } from 'yaml';
-import { badRequest } from '../../shared/api/errors.ts';
+import { badRequest, isStatusError } from '../../shared/api/errors.ts';
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
 import { findDuplicateKeys, JsonSyntaxError, parseJson } from '../../shared/codec/json.ts';
 import { checkAgainstSchema, SchemaTypeError } from '../../shared/codec/schema-check.ts';
@@ -24,6 +24,23 @@ export function cannotBeHandled(def: ResourceDefinition, detail: string): Error 
   return badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${detail}`);
 }
 
+/** Go's summarizeData: the first 30 bytes of a body, marked when cut. */
+function summarize(text: string): string {
+  return text.length > 30 ? `${text.slice(0, 30)} ...` : text;
+}
+
+/**
+ * Go's encoding/json wording for the common syntax errors, from the JavaScript parser's message:
+ * clients and people know these texts from upstream.
+ */
+export function goJsonSyntaxMessage(text: string, jsMessage: string): string {
+  const at = /position (\d+)/.exec(jsMessage);
+  const position = at ? Number(at[1]) : text.length;
+  if (/end of JSON input/i.test(jsMessage) || position >= text.trimEnd().length) return 'unexpected end of JSON input';
+  const ch = text[position] ?? '';
+  return `invalid character '${ch}' looking for beginning of value`;
+}
+
 /** Parses JSON or YAML text into a value and the paths of its duplicated keys. */
 export function parseBody(text: string, format: BodyFormat, wantDuplicates: boolean): { value: unknown; duplicates: string[] } {
   if (format === 'yaml') {
@@ -36,7 +53,7 @@ export function parseBody(text: string, format: BodyFormat, wantDuplicates: bool
     const value = parseJson(text);
     return { value, duplicates: wantDuplicates ? findDuplicateKeys(text) : [] };
   } catch (err) {
-    if (err instanceof JsonSyntaxError) throw badRequest(`couldn't get version/kind; json parse error: ${err.message}`);
+    if (err instanceof JsonSyntaxError) throw badRequest(`couldn't get version/kind; json parse error: ${goJsonSyntaxMessage(text, err.message)}`);
     throw err;
   }
 }
@@ -48,7 +65,18 @@ function yamlDuplicates(text: string): string[] {
 }
 
 export function decodeObject(def: ResourceDefinition, body: Buffer, format: BodyFormat, validation: FieldValidation): Decoded {
-  const { value, duplicates } = parseBody(body.toString('utf8'), format, validation !== 'Ignore');
+  const text = body.toString('utf8');
+  let parsed;
+  try {
+    parsed = parseBody(text, format, validation !== 'Ignore');
+  } catch (err) {
+    // Upstream's transformDecodeError: the kind expected, the parser's complaint, the body's start.
+    if (isStatusError(err, 'BadRequest')) {
+      throw badRequest(`the object provided is unrecognized (must be of type ${def.kind}): ${err.message} (${summarize(text)})`);
+    }
+    throw err;
+  }
+  const { value, duplicates } = parsed;
   if (!isObject(value)) throw cannotBeHandled(def, `json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type struct`);
   return checkDecoded(def, value, duplicates, validation);
 }

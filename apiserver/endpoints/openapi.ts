@@ -246,7 +246,9 @@ function metaComponents(version: SpecVersion, groupVersions: readonly GroupVersi
 /** The discovery types (/api, /apis, /apis/<group>, /apis/<group>/<version>, /version). */
 function discoveryComponents(): Record<string, DocSchema> {
   const addresses = array(ref(names.serverAddressByClientCIDR));
-  const core = (kind: string): Pick<DocSchema, 'x-kubernetes-group-version-kind'> => ({ 'x-kubernetes-group-version-kind': gvkList(kind, [{ group: '', version: 'v1' }]) });
+  const core = (kind: string): Pick<DocSchema, 'x-kubernetes-group-version-kind'> => ({
+    'x-kubernetes-group-version-kind': gvkList(kind, [{ group: '', version: 'v1' }]),
+  });
   return {
     [names.apiVersions]: {
       ...object({ ...typeMetaFields(), serverAddressByClientCIDRs: addresses, versions: array(string()) }, ['versions', 'serverAddressByClientCIDRs']),
@@ -401,7 +403,18 @@ const parameters = {
 } satisfies Record<string, Parameter>;
 
 const p = parameters;
-const listParameters = [p.allowWatchBookmarks, p.continue, p.fieldSelector, p.labelSelector, p.limit, p.resourceVersion, p.resourceVersionMatch, p.sendInitialEvents, p.timeoutSeconds, p.watch];
+const listParameters = [
+  p.allowWatchBookmarks,
+  p.continue,
+  p.fieldSelector,
+  p.labelSelector,
+  p.limit,
+  p.resourceVersion,
+  p.resourceVersionMatch,
+  p.sendInitialEvents,
+  p.timeoutSeconds,
+  p.watch,
+];
 const writeParameters = [p.dryRun, p.fieldManager, p.fieldValidation];
 const patchParameters = [...writeParameters, p.force];
 const deleteParameters = [p.dryRun, p.gracePeriodSeconds, p.ignoreStoreReadErrorWithClusterBreakingPotential, p.orphanDependents, p.propagationPolicy];
@@ -429,7 +442,7 @@ interface Operation {
   gvk?: GroupVersionKind;
   parameters: Parameter[];
   body?: { schema: string; required: boolean; contentTypes: readonly string[] };
-  responses: Response[];
+  responses: readonly Response[];
   produces: readonly string[];
 }
 
@@ -459,156 +472,157 @@ class PathSet {
   }
 }
 
+interface Route {
+  path: string;
+  method: Method;
+  /** The operation id after `<verb><Group><Version>`. */
+  verb: string;
+  subject: string;
+  action: Action;
+  description: string;
+  parameters: readonly Parameter[];
+  responses: readonly Response[];
+  body?: Operation['body'];
+  produces?: readonly string[];
+}
+
 /** Every route kube-apiserver installs for a kind's verbs and subresources, deprecated watch paths included. */
 function addResourceOperations(paths: PathSet, def: ResourceDefinition): void {
   const gv = { group: def.group, version: def.version };
   const prefix = apiPrefix(gv);
-  const idPart = operationGroupVersion(gv);
-  const tag = groupVersionTag(gv);
   const kind = def.kind;
   const kindSchema = schemaName(def.group, def.version, kind);
   const listSchema = schemaName(def.group, def.version, `${kind}List`);
-  const gvk = gvkOf(def);
   const can = (verb: (typeof def.verbs)[number]): boolean => def.verbs.includes(verb);
+  // Routes under /namespaces/{namespace}/ say "Namespaced" in their operation ids; all-namespaces routes do not.
   const scope = def.namespaced ? 'Namespaced' : '';
-  const scopeParameters = def.namespaced ? [p.namespace] : [];
-  const name = pathParameter('name', `name of the ${kind}`);
   const namespacePath = def.namespaced ? 'namespaces/{namespace}/' : '';
   const collection = `${prefix}/${namespacePath}${def.plural}`;
-  const item = `${collection}/{name}`;
-  const operation = (
-    method: Method,
-    operationId: string,
-    action: Action,
-    description: string,
-    parameterList: Parameter[],
-    responses: Response[],
-    rest: Partial<Pick<Operation, 'body' | 'produces'>> = {},
-  ): Operation => ({
-    method,
-    operationId,
-    description,
-    tag,
-    action,
-    gvk,
-    parameters: [...parameterList, p.pretty],
-    responses,
-    produces: objectMediaTypes,
-    ...rest,
-  });
+  const watchCollection = `${prefix}/watch/${namespacePath}${def.plural}`;
+  const scopeParameters = def.namespaced ? [p.namespace] : [];
+  const itemParameters = [pathParameter('name', `name of the ${kind}`), ...scopeParameters];
   const writeBody = { schema: kindSchema, required: true, contentTypes: anyMediaType };
   const patchBody = { schema: names.patch, required: true, contentTypes: patchMediaTypes };
   const deleteBody = { schema: names.deleteOptions, required: false, contentTypes: anyMediaType };
   const deleted = def.deleteReturnsObject ? kindSchema : names.status;
+  const add = (route: Route): void =>
+    paths.add(route.path, {
+      method: route.method,
+      operationId: `${route.verb}${operationGroupVersion(gv)}${route.subject}`,
+      description: route.description,
+      tag: groupVersionTag(gv),
+      action: route.action,
+      gvk: gvkOf(def),
+      parameters: [...route.parameters, p.pretty],
+      responses: route.responses,
+      produces: route.produces ?? objectMediaTypes,
+      ...(route.body ? { body: route.body } : {}),
+    });
+
+  /** GET, PUT and PATCH of one object or of one of its subresources. */
+  const objectRoutes = (path: string, subresource: string, verbs: readonly string[]): void => {
+    const subject = `${scope}${kind}${title(subresource)}`;
+    const what = `${subresource ? `${subresource} of ` : ''}the specified ${kind}`;
+    if (verbs.includes('get')) {
+      add({ path, method: 'get', verb: 'read', subject, action: 'get', description: `read ${what}`, parameters: itemParameters, responses: [ok(kindSchema)] });
+    }
+    if (verbs.includes('update')) {
+      add({
+        path,
+        method: 'put',
+        verb: 'replace',
+        subject,
+        action: 'put',
+        description: `replace ${what}`,
+        parameters: [...itemParameters, ...writeParameters],
+        responses: [ok(kindSchema), created(kindSchema)],
+        body: writeBody,
+      });
+    }
+    if (verbs.includes('patch')) {
+      add({
+        path,
+        method: 'patch',
+        verb: 'patch',
+        subject,
+        action: 'patch',
+        description: `partially update ${what}`,
+        parameters: [...itemParameters, ...patchParameters],
+        responses: [ok(kindSchema), created(kindSchema)],
+        body: patchBody,
+      });
+    }
+  };
 
   if (can('list')) {
-    const description = can('watch') ? `list or watch objects of kind ${kind}` : `list objects of kind ${kind}`;
-    paths.add(
-      collection,
-      operation('get', `list${idPart}${scope}${kind}`, 'list', description, [...scopeParameters, ...listParameters], [ok(listSchema)], { produces: streamMediaTypes }),
-    );
-    if (def.namespaced) {
-      paths.add(
-        `${prefix}/${def.plural}`,
-        operation('get', `list${idPart}${kind}ForAllNamespaces`, 'list', description, listParameters, [ok(listSchema)], { produces: streamMediaTypes }),
-      );
-    }
+    const list = {
+      method: 'get',
+      verb: 'list',
+      action: 'list',
+      description: can('watch') ? `list or watch objects of kind ${kind}` : `list objects of kind ${kind}`,
+      responses: [ok(listSchema)],
+      produces: streamMediaTypes,
+    } as const;
+    add({ ...list, path: collection, subject: `${scope}${kind}`, parameters: [...scopeParameters, ...listParameters] });
+    if (def.namespaced) add({ ...list, path: `${prefix}/${def.plural}`, subject: `${kind}ForAllNamespaces`, parameters: listParameters });
   }
   if (can('create')) {
-    paths.add(
-      collection,
-      operation('post', `create${idPart}${scope}${kind}`, 'post', `create${article(kind)}${kind}`, [...scopeParameters, ...writeParameters], [ok(kindSchema), created(kindSchema), accepted(kindSchema)], {
-        body: writeBody,
-      }),
-    );
+    add({
+      path: collection,
+      method: 'post',
+      verb: 'create',
+      subject: `${scope}${kind}`,
+      action: 'post',
+      description: `create${article(kind)}${kind}`,
+      parameters: [...scopeParameters, ...writeParameters],
+      responses: [ok(kindSchema), created(kindSchema), accepted(kindSchema)],
+      body: writeBody,
+    });
   }
   if (can('deletecollection')) {
-    paths.add(
-      collection,
-      operation('delete', `delete${idPart}Collection${scope}${kind}`, 'deletecollection', `delete collection of ${kind}`, [...scopeParameters, ...deleteCollectionParameters], [ok(names.status)], {
-        body: deleteBody,
-      }),
-    );
+    add({
+      path: collection,
+      method: 'delete',
+      verb: 'delete',
+      subject: `Collection${scope}${kind}`,
+      action: 'deletecollection',
+      description: `delete collection of ${kind}`,
+      parameters: [...scopeParameters, ...deleteCollectionParameters],
+      responses: [ok(names.status)],
+      body: deleteBody,
+    });
   }
-  const itemParameters = [name, ...scopeParameters];
-  if (can('get')) {
-    paths.add(item, operation('get', `read${idPart}${scope}${kind}`, 'get', `read the specified ${kind}`, itemParameters, [ok(kindSchema)]));
-  }
-  if (can('update')) {
-    paths.add(
-      item,
-      operation('put', `replace${idPart}${scope}${kind}`, 'put', `replace the specified ${kind}`, [...itemParameters, ...writeParameters], [ok(kindSchema), created(kindSchema)], { body: writeBody }),
-    );
-  }
-  if (can('patch')) {
-    paths.add(
-      item,
-      operation('patch', `patch${idPart}${scope}${kind}`, 'patch', `partially update the specified ${kind}`, [...itemParameters, ...patchParameters], [ok(kindSchema), created(kindSchema)], {
-        body: patchBody,
-      }),
-    );
-  }
+  objectRoutes(`${collection}/{name}`, '', def.verbs);
   if (can('delete')) {
-    paths.add(
-      item,
-      operation('delete', `delete${idPart}${scope}${kind}`, 'delete', `delete${article(kind)}${kind}`, [...itemParameters, ...deleteParameters], [ok(deleted), accepted(deleted)], {
-        body: deleteBody,
-      }),
-    );
+    add({
+      path: `${collection}/{name}`,
+      method: 'delete',
+      verb: 'delete',
+      subject: `${scope}${kind}`,
+      action: 'delete',
+      description: `delete${article(kind)}${kind}`,
+      parameters: [...itemParameters, ...deleteParameters],
+      responses: [ok(deleted), accepted(deleted)],
+      body: deleteBody,
+    });
   }
-  for (const [sub, subresource] of Object.entries(def.subresources ?? {})) {
-    const subPath = `${item}/${sub}`;
-    const suffix = title(sub);
-    if (subresource.verbs.includes('get')) {
-      paths.add(subPath, operation('get', `read${idPart}${scope}${kind}${suffix}`, 'get', `read ${sub} of the specified ${kind}`, itemParameters, [ok(kindSchema)]));
-    }
-    if (subresource.verbs.includes('update')) {
-      paths.add(
-        subPath,
-        operation('put', `replace${idPart}${scope}${kind}${suffix}`, 'put', `replace ${sub} of the specified ${kind}`, [...itemParameters, ...writeParameters], [ok(kindSchema), created(kindSchema)], {
-          body: writeBody,
-        }),
-      );
-    }
-    if (subresource.verbs.includes('patch')) {
-      paths.add(
-        subPath,
-        operation('patch', `patch${idPart}${scope}${kind}${suffix}`, 'patch', `partially update ${sub} of the specified ${kind}`, [...itemParameters, ...patchParameters], [ok(kindSchema), created(kindSchema)], {
-          body: patchBody,
-        }),
-      );
-    }
+  for (const [name, subresource] of Object.entries(def.subresources ?? {})) {
+    objectRoutes(`${collection}/{name}/${name}`, name, subresource.verbs);
   }
   if (can('watch')) {
-    const watchEvent = [ok(names.watchEvent)];
-    const watchPrefix = `${prefix}/watch/${namespacePath}${def.plural}`;
     const deprecated = "deprecated: use the 'watch' parameter with a list operation instead";
-    paths.add(
-      watchPrefix,
-      operation('get', `watch${idPart}${scope}${kind}List`, 'watchlist', `watch individual changes to a list of ${kind}. ${deprecated}.`, [...scopeParameters, ...listParameters], watchEvent, {
-        produces: streamMediaTypes,
-      }),
-    );
-    paths.add(
-      `${watchPrefix}/{name}`,
-      operation(
-        'get',
-        `watch${idPart}${scope}${kind}`,
-        'watch',
-        `watch changes to an object of kind ${kind}. ${deprecated}, filtered to a single item with the 'fieldSelector' parameter.`,
-        [...itemParameters, ...listParameters],
-        watchEvent,
-        { produces: streamMediaTypes },
-      ),
-    );
-    if (def.namespaced) {
-      paths.add(
-        `${prefix}/watch/${def.plural}`,
-        operation('get', `watch${idPart}${kind}ListForAllNamespaces`, 'watchlist', `watch individual changes to a list of ${kind}. ${deprecated}.`, listParameters, watchEvent, {
-          produces: streamMediaTypes,
-        }),
-      );
-    }
+    const watch = { method: 'get', verb: 'watch', responses: [ok(names.watchEvent)], produces: streamMediaTypes } as const;
+    const watchList = { ...watch, action: 'watchlist', description: `watch individual changes to a list of ${kind}. ${deprecated}.` } as const;
+    add({ ...watchList, path: watchCollection, subject: `${scope}${kind}List`, parameters: [...scopeParameters, ...listParameters] });
+    add({
+      ...watch,
+      path: `${watchCollection}/{name}`,
+      subject: `${scope}${kind}`,
+      action: 'watch',
+      description: `watch changes to an object of kind ${kind}. ${deprecated}, filtered to a single item with the 'fieldSelector' parameter.`,
+      parameters: [...itemParameters, ...listParameters],
+    });
+    if (def.namespaced) add({ ...watchList, path: `${prefix}/watch/${def.plural}`, subject: `${kind}ListForAllNamespaces`, parameters: listParameters });
   }
 }
 
@@ -694,6 +708,8 @@ function extensions(op: Operation): JsonObject {
 function renderOperation(op: Operation, common: Set<string>, version: SpecVersion): JsonObject {
   const own = op.parameters.filter((param) => !common.has(parameterKey(param))).sort(byName).map((param) => renderParameter(param, version));
   const schemaRef = (name: string): JsonObject => ({ $ref: refPrefix(version) + name });
+  const body = op.body;
+  const required = body?.required ? { required: true } : {};
   const responses: JsonObject = {};
   if (version === 'v3') {
     for (const r of op.responses) {
@@ -705,25 +721,17 @@ function renderOperation(op: Operation, common: Set<string>, version: SpecVersio
       description: op.description,
       operationId: op.operationId,
       ...(own.length ? { parameters: own } : {}),
-      ...(op.body
-        ? {
-            requestBody: {
-              content: Object.fromEntries(op.body.contentTypes.map((type) => [type, { schema: schemaRef(op.body?.schema ?? '') }])),
-              ...(op.body.required ? { required: true } : {}),
-            },
-          }
-        : {}),
+      ...(body ? { requestBody: { content: Object.fromEntries(body.contentTypes.map((type) => [type, { schema: schemaRef(body.schema) }])), ...required } } : {}),
       responses,
       ...extensions(op),
     };
   }
   for (const r of op.responses) responses[r.code] = { description: r.description, schema: schemaRef(r.schema) };
   responses['401'] = { description: 'Unauthorized' };
-  const body = op.body ? [{ name: 'body', in: 'body', ...(op.body.required ? { required: true } : {}), schema: schemaRef(op.body.schema) }] : [];
-  const all = [...body, ...own];
+  const all = [...(body ? [{ name: 'body', in: 'body', ...required, schema: schemaRef(body.schema) }] : []), ...own];
   return {
     description: op.description,
-    consumes: op.body ? [...op.body.contentTypes] : anyMediaType,
+    consumes: [...(body?.contentTypes ?? anyMediaType)],
     produces: [...op.produces],
     schemes: ['https'],
     tags: [op.tag],
@@ -827,40 +835,25 @@ function resourcePool(registry: Registry, definitions: readonly ResourceDefiniti
   return pool;
 }
 
-function groupVersionDocument(registry: Registry, gv: GroupVersion): JsonObject | undefined {
+function groupVersionDocument(registry: Registry, gv: GroupVersion): JsonObject {
   const definitions = registry.resourcesOf(gv).map((r) => r.definition);
-  if (!definitions.length) return undefined;
   const paths = new PathSet();
   addGroupVersionDiscovery(paths, gv);
   for (const def of definitions) addResourceOperations(paths, def);
   return v3Document(paths, resourcePool(registry, definitions, 'v3'), sharedRoots);
 }
 
-function buildV3Document(registry: Registry, key: string): JsonObject | undefined {
+/** Builds the document of a key that v3Keys lists. */
+function buildV3Document(registry: Registry, key: string): JsonObject {
   const paths = new PathSet();
-  const discovery = discoveryComponents();
-  const segments = key.split('/');
-  if (key === 'api') {
-    addCoreDiscovery(paths);
-    return v3Document(paths, discovery, []);
-  }
-  if (key === 'apis') {
-    addGroupsDiscovery(paths);
-    return v3Document(paths, discovery, []);
-  }
-  if (key === 'version') {
-    addVersion(paths);
-    return v3Document(paths, discovery, []);
-  }
-  if (segments[0] === 'api' && segments.length === 2) return groupVersionDocument(registry, { group: '', version: segments[1] ?? '' });
-  if (segments[0] !== 'apis' || !segments[1]) return undefined;
-  if (segments.length === 2) {
-    if (!servedGroups(registry).has(segments[1])) return undefined;
-    addGroupDiscovery(paths, segments[1]);
-    return v3Document(paths, discovery, []);
-  }
-  if (segments.length === 3) return groupVersionDocument(registry, { group: segments[1], version: segments[2] ?? '' });
-  return undefined;
+  const [root, group = '', version] = key.split('/');
+  if (key === 'api') addCoreDiscovery(paths);
+  else if (key === 'apis') addGroupsDiscovery(paths);
+  else if (key === 'version') addVersion(paths);
+  else if (root === 'api') return groupVersionDocument(registry, { group: '', version: group });
+  else if (version !== undefined) return groupVersionDocument(registry, { group, version });
+  else addGroupDiscovery(paths, group);
+  return v3Document(paths, discoveryComponents(), []);
 }
 
 function buildV2Document(registry: Registry): JsonObject {
@@ -885,21 +878,14 @@ function buildV2Document(registry: Registry): JsonObject {
 }
 
 interface DocumentCache {
-  v3: Map<string, JsonObject | undefined>;
-  v2?: JsonObject;
+  v3Keys: ReadonlySet<string>;
+  v3: Map<string, object>;
+  v3Index?: { paths: Record<string, { serverRelativeURL: string }> };
+  v2?: object;
   v2Protobuf?: Buffer;
 }
 
 const caches = new WeakMap<Registry, DocumentCache>();
-
-function cacheOf(registry: Registry): DocumentCache {
-  let cache = caches.get(registry);
-  if (!cache) {
-    cache = { v3: new Map() };
-    caches.set(registry, cache);
-  }
-  return cache;
-}
 
 /** The /openapi/v3 keys of a registry: discovery documents, every served group version, version. */
 function v3Keys(registry: Registry): string[] {
@@ -908,33 +894,60 @@ function v3Keys(registry: Registry): string[] {
   return keys.sort();
 }
 
+function cacheOf(registry: Registry): DocumentCache {
+  let cache = caches.get(registry);
+  if (!cache) {
+    cache = { v3Keys: new Set(v3Keys(registry)), v3: new Map() };
+    caches.set(registry, cache);
+  }
+  return cache;
+}
+
+/** Documents are frozen: their JSON text and hash are computed once and must stay true. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 /**
  * The OpenAPI 3.0 document of one /openapi/v3 key (`api/v1`, `apis/storage.k8s.io/v1`, `apis`,
  * `apis/<group>`, `api`, `version`), or undefined when the registry serves no such key. The same
- * object is returned on every call.
+ * frozen object is returned on every call.
  */
 export function openApiV3Document(registry: Registry, key: string): object | undefined {
   const cache = cacheOf(registry);
-  if (!cache.v3.has(key)) cache.v3.set(key, buildV3Document(registry, key));
-  return cache.v3.get(key);
+  if (!cache.v3Keys.has(key)) return undefined;
+  let doc = cache.v3.get(key);
+  if (!doc) {
+    doc = deepFreeze(buildV3Document(registry, key));
+    cache.v3.set(key, doc);
+  }
+  return doc;
 }
 
 /** The /openapi/v3 index: each key's server-relative URL carries the hash of the document it names. */
 export function openApiV3Index(registry: Registry): { paths: Record<string, { serverRelativeURL: string }> } {
-  const paths: Record<string, { serverRelativeURL: string }> = {};
-  for (const key of v3Keys(registry)) {
-    const doc = openApiV3Document(registry, key);
-    if (doc) paths[key] = { serverRelativeURL: v3Url(key, openApiHash(doc)) };
+  const cache = cacheOf(registry);
+  if (!cache.v3Index) {
+    const paths: Record<string, { serverRelativeURL: string }> = {};
+    for (const key of cache.v3Keys) {
+      const doc = openApiV3Document(registry, key);
+      if (doc) paths[key] = { serverRelativeURL: v3Url(key, openApiHash(doc)) };
+    }
+    cache.v3Index = deepFreeze({ paths });
   }
-  return { paths };
+  return cache.v3Index;
 }
 
 const v3Url = (key: string, hash: string): string => `/openapi/v3/${key}?hash=${hash}`;
 
-/** The Swagger 2.0 document of everything served (/openapi/v2). The same object on every call. */
+/** The Swagger 2.0 document of everything served (/openapi/v2). The same frozen object on every call. */
 export function openApiV2Document(registry: Registry): object {
   const cache = cacheOf(registry);
-  cache.v2 ??= buildV2Document(registry);
+  cache.v2 ??= deepFreeze(buildV2Document(registry));
   return cache.v2;
 }
 
@@ -1134,7 +1147,13 @@ const pbParameters = (w: ProtoWriter, field: number, list: unknown): void => {
 };
 
 function pbOperation(op: JsonObject): ProtoWriter {
-  const w = new ProtoWriter().strings(1, op.tags).string(2, op.summary).string(3, op.description).string(5, op.operationId).strings(6, op.produces).strings(7, op.consumes);
+  const w = new ProtoWriter()
+    .strings(1, op.tags)
+    .string(2, op.summary)
+    .string(3, op.description)
+    .string(5, op.operationId)
+    .strings(6, op.produces)
+    .strings(7, op.consumes);
   pbParameters(w, 8, op.parameters);
   if (isObject(op.responses)) {
     const responses = new ProtoWriter();
@@ -1280,7 +1299,14 @@ function acceptsV3Json(accept: string | undefined): boolean {
 
 const quoted = (hash: string): string => `"${hash}"`;
 
-function withETag(status: number, body: string | Buffer, contentType: string, hash: string, ifNoneMatch: string | undefined, extra: Record<string, string> = {}): OpenApiResponse {
+function withETag(
+  status: number,
+  body: string | Buffer,
+  contentType: string,
+  hash: string,
+  ifNoneMatch: string | undefined,
+  extra: Record<string, string> = {},
+): OpenApiResponse {
   const headers = { 'content-type': contentType, etag: quoted(hash), vary: 'Accept', ...extra };
   const tags = (ifNoneMatch ?? '').split(',').map((t) => t.trim().replace(/^W\//, ''));
   if (tags.includes(quoted(hash)) || tags.includes('*')) return { status: 304, headers, body: '' };

@@ -48,15 +48,19 @@ function optionsInvalid(kind: string, errors: FieldError[]): StatusError {
 }
 
 /** dryRun, fieldValidation and fieldManager of a write, validated as upstream validates *Options. */
+/** Upstream's ValidateDryRun: one error naming the whole list, printed as Go's %#v of a []string. */
+function dryRunErrors(values: readonly string[]): FieldError[] {
+  if (values.every((v) => v === 'All')) return [];
+  const goSlice = `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
+  return [{ ...notSupported(FieldPath.root('dryRun'), values, ['All']), valueText: goSlice }];
+}
+
 function writeOptions(req: ApiRequest, optionsKind: string): { dryRun: boolean; fieldValidation: FieldValidation } {
-  const errors: FieldError[] = [];
   const dryRunValues = req.query.getAll('dryRun');
-  dryRunValues.forEach((v, i) => {
-    if (v !== 'All') errors.push(notSupported(FieldPath.root('dryRun').index(i), v, ['All']));
-  });
+  const errors: FieldError[] = dryRunErrors(dryRunValues);
   const fieldValidation = req.query.get('fieldValidation') ?? 'Warn';
   if (fieldValidation !== 'Ignore' && fieldValidation !== 'Warn' && fieldValidation !== 'Strict' && fieldValidation !== '') {
-    errors.push(notSupported(FieldPath.root('fieldValidation'), fieldValidation, ['Ignore', 'Strict', 'Warn']));
+    errors.push(notSupported(FieldPath.root('fieldValidation'), fieldValidation, ['', 'Ignore', 'Strict', 'Warn']));
   }
   const fieldManager = req.query.get('fieldManager');
   if (fieldManager && fieldManager.length > 128) errors.push(tooLong(FieldPath.root('fieldManager'), fieldManager, 128));
@@ -113,7 +117,7 @@ function includeObject(req: ApiRequest): IncludeObject {
   return (value || 'Metadata') as IncludeObject;
 }
 
-/** Shapes a single object or a list into the negotiated representation. */
+/** Shapes a single object or a list into the representation negotiated for the request. */
 function represent(req: ApiRequest, content: KubeObject | KubeList, isList: boolean): ApiResponse {
   const representation = negotiate(header(req, 'accept'), true);
   const { format } = representation;
@@ -152,6 +156,9 @@ function resolve(registry: Registry, info: RequestInfo): ServedResource {
     return served;
   }
   if (!(def.verbs as readonly string[]).includes(info.verb)) throw methodNotAllowed();
+  // POST names a collection; PUT and PATCH name an object: other shapes have no route upstream.
+  if (info.verb === 'create' && info.name) throw methodNotAllowed();
+  if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw methodNotAllowed();
   // Writes and reads of one object of a namespaced kind need the namespace in the path.
   if (def.namespaced && !info.namespace && !['list', 'watch'].includes(info.verb)) throw pathNotFound();
   return served;
@@ -163,6 +170,8 @@ export async function handleResource(registry: Registry, req: ApiRequest): Promi
   const def = served.definition;
   const namespace = def.namespaced ? info.namespace : '';
   const verb = info.verb as Verb;
+  // An unacceptable Accept fails before anything is read or written.
+  if (verb !== 'watch') negotiate(header(req, 'accept'), true);
   const warnings = def.deprecationWarning ? [def.deprecationWarning] : [];
   const response = await dispatch(served, verb, namespace, req);
   if ('warnings' in response) response.warnings.unshift(...warnings);
@@ -304,9 +313,7 @@ async function deleteOptions(req: ApiRequest): Promise<DeleteOptions> {
   const grace = parseIntParam(req, 'gracePeriodSeconds') ?? (typeof options.gracePeriodSeconds === 'number' ? options.gracePeriodSeconds : undefined);
   if (grace !== undefined && grace < 0) errors.push({ type: 'FieldValueInvalid', field: 'gracePeriodSeconds', value: grace, detail: 'must be greater than or equal to 0' });
   const dryRun = [...req.query.getAll('dryRun'), ...(Array.isArray(options.dryRun) ? options.dryRun.map(String) : [])];
-  dryRun.forEach((v, i) => {
-    if (v !== 'All') errors.push(notSupported(FieldPath.root('dryRun').index(i), v, ['All']));
-  });
+  errors.push(...dryRunErrors(dryRun));
   if (errors.length) throw optionsInvalid('DeleteOptions', errors);
   const pre = isObject(options.preconditions) ? options.preconditions : {};
   const preconditions = {

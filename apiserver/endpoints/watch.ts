@@ -33,6 +33,21 @@ function frame(type: string, object: unknown): string {
   return `${JSON.stringify({ type, object })}\n`;
 }
 
+/**
+ * Frames by object and event type. Watches served from the cache receive the same (never mutated)
+ * object for one event, so each event is serialized once however many watchers receive it.
+ */
+const frames = new WeakMap<KubeObject, Partial<Record<string, string>>>();
+
+function eventFrame(type: string, object: KubeObject): string {
+  let byType = frames.get(object);
+  if (!byType) {
+    byType = {};
+    frames.set(object, byType);
+  }
+  return (byType[type] ??= frame(type, object));
+}
+
 export function watchRequest(def: ResourceDefinition, store: GenericStore, namespace: string, query: URLSearchParams): WatchResponse {
   const resourceVersion = query.get('resourceVersion') ?? '';
   const resourceVersionMatch = query.get('resourceVersionMatch') ?? '';
@@ -93,7 +108,7 @@ export function watchRequest(def: ResourceDefinition, store: GenericStore, names
           event(type, object: KubeObject) {
             if (closed) return;
             lastRevision = Number(object.metadata.resourceVersion);
-            stream.write(frame(type, object));
+            stream.write(eventFrame(type, object));
           },
           synced(revision) {
             if (closed) return;

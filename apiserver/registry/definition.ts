@@ -73,6 +73,24 @@ export interface SubresourceDefinition<T extends KubeObject = KubeObject> {
   validateUpdate(obj: T, old: T, ctx: RequestContext): FieldError[];
 }
 
+/** A column of the kind's Table (kubectl get), as upstream's printers define it. */
+export interface TableColumnDefinition {
+  name: string;
+  /** OpenAPI type of the cells: string, integer, number, boolean, date. */
+  type: string;
+  format?: string;
+  description: string;
+  /** 0: shown by default; 1: only with `-o wide`. */
+  priority?: number;
+}
+
+/** The kind's Table: columns and how one object fills a row (cells in column order). */
+export interface TableDefinition<T extends KubeObject = KubeObject> {
+  columns: readonly TableColumnDefinition[];
+  /** `now` is the request's time, for Age-like cells. */
+  cells(obj: T, now: Date): unknown[];
+}
+
 /** Converts between the served form of a kind and the form stored in etcd (events.k8s.io Event ↔ core Event). */
 export interface StorageConversion<T extends KubeObject = KubeObject> {
   toStorage(obj: T): KubeObject;
@@ -113,6 +131,8 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   enabledByDefault?: boolean;
   /** A deprecation notice served in a Warning header (upstream's text). */
   deprecationWarning?: string;
+  /** Custom Table columns; without them the default Name / Created At table is served. */
+  table?: TableDefinition<T>;
 }
 
 export function apiVersionOf(def: Pick<ResourceDefinition, 'group' | 'version'>): string {

@@ -8,6 +8,7 @@ import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, ty
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import { stringify as toYaml } from 'yaml';
 import type { Logger } from 'pino';
 import { pathNotFound, requestEntityTooLarge, toStatusError, unauthorized, type StatusError } from '../../shared/api/errors.ts';
@@ -81,10 +82,19 @@ export class ApiServer {
   }
 
   private async serve(req: AnyRequest, res: AnyResponse): Promise<void> {
+    const started = process.hrtime.bigint();
     const method = req.method ?? 'GET';
     const url = new URL(req.url ?? '/', 'https://corral');
     const info = parseRequestInfo(method, url.pathname, url.searchParams);
     const warnings: string[] = [];
+    // Upstream returns the audit ID of every request; it ties a response to its log line.
+    const requestId = randomUUID();
+    res.setHeader('audit-id', requestId);
+    let username = '';
+    res.once('finish', () => {
+      const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
+      this.opts.logger.debug({ requestId, verb: info.verb, path: url.pathname, user: username, code: res.statusCode, latencyMs }, 'request');
+    });
     try {
       if (publicPaths.test(url.pathname)) return await this.servePublic(url, res);
 
@@ -97,6 +107,7 @@ export class ApiServer {
       warnings.push(...authn.warnings);
       if (!authn.user) throw unauthorized();
       const user: UserInfo = authn.user;
+      username = user.username;
 
       await authorize(this.opts.authorizer, user, info);
 
@@ -119,7 +130,7 @@ export class ApiServer {
       throw pathNotFound();
     } catch (err) {
       const status = toStatusError(err);
-      if (status.code >= 500) this.opts.logger.error({ err, path: url.pathname, verb: info.verb }, 'request failed');
+      if (status.code >= 500) this.opts.logger.error({ err, requestId, path: url.pathname, verb: info.verb }, 'request failed');
       this.writeError(res, status, req.headers.accept, warnings);
     }
   }

@@ -3,6 +3,7 @@ import { FieldPath, invalid, tooLong, type FieldError } from '../../../shared/ap
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { boolean, bytes, kindSchema, map, pb, string } from '../../../shared/api/schema.ts';
 import { allVerbs, defineResource } from '../definition.ts';
+import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { decodedSize, maxDataSize, utf8Size, validateDataKeys, validateImmutableData } from './shared-validation.ts';
 
 export interface ConfigMap extends KubeObject {
@@ -50,5 +51,18 @@ export const configMapDefinition = defineResource<ConfigMap>({
       ...validateImmutableData(cm, old, ['data', 'binaryData']),
       ...validateConfigMap(cm),
     ],
+  },
+  table: {
+    columns: [
+      nameColumn,
+      {
+        name: 'Data',
+        type: 'string',
+        description:
+          "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
+      },
+      ageColumn,
+    ],
+    cells: (cm, now) => [cm.metadata.name, Object.keys(cm.data ?? {}).length + Object.keys(cm.binaryData ?? {}).length, age(cm, now)],
   },
 });

@@ -9,6 +9,7 @@ import { deepCopy, type KubeObject } from '../../../shared/api/types.ts';
 import { atomicArray, kindSchema, object, pb, string, time } from '../../../shared/api/schema.ts';
 import { nameIsDNSLabel } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource } from '../definition.ts';
+import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { mergedByType, validateQualifiedName } from './shared-validation.ts';
 
 export interface NamespaceCondition {
@@ -166,6 +167,10 @@ export const namespaceDefinition = defineResource<Namespace>({
     },
   },
   fieldSelectors: { 'status.phase': (ns) => ns.status?.phase ?? '' },
+  table: {
+    columns: [nameColumn, { name: 'Status', type: 'string', description: 'The status of the namespace' }, ageColumn],
+    cells: (ns, now) => [ns.metadata.name, ns.status?.phase ?? '', age(ns, now)],
+  },
   // Upstream answers a namespace DELETE with the namespace itself (Terminating, or as last seen).
   deleteReturnsObject: true,
 });

@@ -8,6 +8,7 @@ import { FieldPath, invalid, required, tooLong, type FieldError } from '../../..
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { boolean, bytes, kindSchema, map, pb, string } from '../../../shared/api/schema.ts';
 import { allVerbs, defineResource } from '../definition.ts';
+import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { decodedSize, maxDataSize, validateDataKeys, validateImmutableData, validateImmutableField } from './shared-validation.ts';
 
 export interface Secret extends KubeObject {
@@ -129,6 +130,30 @@ export const secretDefinition = defineResource<Secret>({
     warnings: (secret) => secretWarnings(secret),
   },
   fieldSelectors: { type: (secret) => secret.type ?? '' },
+  table: {
+    columns: [
+      nameColumn,
+      {
+        name: 'Type',
+        type: 'string',
+        description: 'Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types',
+      },
+      {
+        name: 'Data',
+        type: 'string',
+        description:
+          "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4",
+      },
+      ageColumn,
+    ],
+    // Upstream counts the keys of its internal form, where stringData is merged into data.
+    cells: (secret, now) => [
+      secret.metadata.name,
+      secret.type ?? '',
+      new Set([...Object.keys(secret.data ?? {}), ...Object.keys(secret.stringData ?? {})]).size,
+      age(secret, now),
+    ],
+  },
 });
 
 // ---------------------------------------------------------------------------------------------

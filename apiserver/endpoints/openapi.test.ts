@@ -1,0 +1,585 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { isObject } from '../../shared/api/types.ts';
+import { kindSchema, string } from '../../shared/api/schema.ts';
+import { AdmissionChain } from '../admission/admission.ts';
+import { allDefinitions } from '../registry/all.ts';
+import { defineResource, type ResourceDefinition } from '../registry/definition.ts';
+import { Registry } from '../registry/registry.ts';
+import type { EtcdStore } from '../storage/etcd/store.ts';
+import {
+  openApiHash,
+  openApiJson,
+  openApiV2Document,
+  openApiV2Protobuf,
+  openApiV3Document,
+  openApiV3Index,
+  schemaName,
+  serveOpenApi,
+} from './openapi.ts';
+
+type Json = Record<string, unknown>;
+
+/** Documents are built from definitions alone; no store is ever reached. */
+const etcd = undefined as unknown as EtcdStore;
+
+/** A kind in a multi-word group, for upstream's operation id and tag spelling. */
+const flowSchemaDefinition = defineResource({
+  group: 'flowcontrol.apiserver.k8s.io',
+  version: 'v1beta3',
+  kind: 'FlowSchema',
+  plural: 'flowschemas',
+  singular: 'flowschema',
+  namespaced: false,
+  verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'],
+  schema: kindSchema({ spec: string() }),
+  strategy: { validate: () => [] },
+});
+
+function newRegistry(extra: ResourceDefinition[] = []): Registry {
+  return new Registry([...allDefinitions(etcd), ...extra], etcd, new AdmissionChain([]), () => true);
+}
+
+const registry = newRegistry([flowSchemaDefinition as ResourceDefinition]);
+
+function obj(value: unknown, what: string): Json {
+  assert.ok(isObject(value), `${what} is not an object`);
+  return value;
+}
+
+function v3(key: string): Json {
+  return obj(openApiV3Document(registry, key), `document ${key}`);
+}
+
+const methods = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+interface FoundOperation {
+  path: string;
+  method: string;
+  op: Json;
+  /** Operation parameters and the path's shared ones. */
+  parameterNames: string[];
+}
+
+function operations(doc: Json): FoundOperation[] {
+  const out: FoundOperation[] = [];
+  for (const [path, item] of Object.entries(obj(doc.paths, 'paths'))) {
+    const pathItem = obj(item, path);
+    const shared = Array.isArray(pathItem.parameters) ? pathItem.parameters : [];
+    for (const method of methods) {
+      if (!isObject(pathItem[method])) continue;
+      const op = pathItem[method];
+      const own = Array.isArray(op.parameters) ? op.parameters : [];
+      const parameterNames = [...shared, ...own].map((param) => String(obj(param, 'parameter').name));
+      out.push({ path, method, op, parameterNames });
+    }
+  }
+  return out;
+}
+
+function byId(doc: Json, operationId: string): FoundOperation {
+  const found = operations(doc).find((o) => o.op.operationId === operationId);
+  assert.ok(found, `no operation ${operationId}`);
+  return found;
+}
+
+function refs(value: unknown, into: string[] = []): string[] {
+  if (Array.isArray(value)) for (const v of value) refs(v, into);
+  else if (isObject(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '$ref' && typeof v === 'string') into.push(v);
+      else refs(v, into);
+    }
+  }
+  return into;
+}
+
+function hasKey(value: unknown, predicate: (key: string) => boolean): boolean {
+  if (Array.isArray(value)) return value.some((v) => hasKey(v, predicate));
+  if (!isObject(value)) return false;
+  return Object.entries(value).some(([k, v]) => predicate(k) || hasKey(v, predicate));
+}
+
+const sha512 = (text: string): string => createHash('sha512').update(text).digest('hex').toUpperCase();
+
+test('the v3 index lists discovery, every served group version and version, each with its document hash', () => {
+  const index = openApiV3Index(registry);
+  assert.deepEqual(Object.keys(index.paths), [
+    'api',
+    'api/v1',
+    'apis',
+    'apis/certificates.k8s.io',
+    'apis/certificates.k8s.io/v1',
+    'apis/coordination.k8s.io',
+    'apis/coordination.k8s.io/v1',
+    'apis/events.k8s.io',
+    'apis/events.k8s.io/v1',
+    'apis/flowcontrol.apiserver.k8s.io',
+    'apis/flowcontrol.apiserver.k8s.io/v1beta3',
+    'apis/networking.k8s.io',
+    'apis/networking.k8s.io/v1alpha1',
+    'apis/storage.k8s.io',
+    'apis/storage.k8s.io/v1',
+    'version',
+  ]);
+  for (const [key, entry] of Object.entries(index.paths)) {
+    const doc = v3(key);
+    const hash = sha512(JSON.stringify(doc));
+    assert.equal(entry.serverRelativeURL, `/openapi/v3/${key}?hash=${hash}`);
+    assert.equal(openApiHash(doc), hash);
+    assert.equal(openApiJson(doc), JSON.stringify(doc));
+  }
+});
+
+test('every v3 document is OpenAPI 3.0.0 and every $ref resolves to one of its component schemas', () => {
+  for (const key of Object.keys(openApiV3Index(registry).paths)) {
+    const doc = v3(key);
+    assert.equal(doc.openapi, '3.0.0');
+    assert.deepEqual(doc.info, { title: 'Kubernetes', version: 'v1.32.0' });
+    const schemas = obj(obj(doc.components, 'components').schemas, 'schemas');
+    const all = refs(doc);
+    assert.ok(all.length > 0, key);
+    for (const ref of all) {
+      assert.match(ref, /^#\/components\/schemas\//, `${key}: ${ref}`);
+      assert.ok(ref.slice('#/components/schemas/'.length) in schemas, `${key}: unresolved ${ref}`);
+    }
+    // A v3 $ref stands alone; siblings go beside an allOf.
+    for (const schema of Object.values(schemas)) {
+      const walk = (s: unknown): void => {
+        if (Array.isArray(s)) s.forEach(walk);
+        else if (isObject(s)) {
+          if ('$ref' in s) assert.deepEqual(Object.keys(s), ['$ref'], `${key}: $ref with siblings`);
+          Object.values(s).forEach(walk);
+        }
+      };
+      walk(schema);
+    }
+    assert.equal(hasKey(doc, (k) => k.startsWith('x-corral-')), false, `${key} leaks corral markers`);
+  }
+});
+
+test('every served kind and its list appear under upstream names with their group version kind', () => {
+  for (const { definition: def } of registry.resources) {
+    const key = def.group === '' ? `api/${def.version}` : `apis/${def.group}/${def.version}`;
+    const schemas = obj(obj(v3(key).components, 'components').schemas, 'schemas');
+    for (const kind of [def.kind, `${def.kind}List`]) {
+      const schema = obj(schemas[schemaName(def.group, def.version, kind)], `${key} ${kind}`);
+      assert.deepEqual(schema['x-kubernetes-group-version-kind'], [{ group: def.group, kind, version: def.version }]);
+    }
+  }
+  for (const [key, name] of [
+    ['api/v1', 'io.k8s.api.core.v1.ConfigMap'],
+    ['api/v1', 'io.k8s.api.core.v1.Event'],
+    ['apis/storage.k8s.io/v1', 'io.k8s.api.storage.v1.CSIDriver'],
+    ['apis/certificates.k8s.io/v1', 'io.k8s.api.certificates.v1.CertificateSigningRequest'],
+    ['apis/coordination.k8s.io/v1', 'io.k8s.api.coordination.v1.Lease'],
+    ['apis/events.k8s.io/v1', 'io.k8s.api.events.v1.Event'],
+    ['apis/networking.k8s.io/v1alpha1', 'io.k8s.api.networking.v1alpha1.ClusterCIDR'],
+    ['apis/flowcontrol.apiserver.k8s.io/v1beta3', 'io.k8s.api.flowcontrol.v1beta3.FlowSchema'],
+  ] as const) {
+    assert.ok(name in obj(obj(v3(key).components, 'components').schemas, 'schemas'), `${key} lacks ${name}`);
+  }
+  assert.equal(schemaName('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition'), 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition');
+  assert.equal(schemaName('internal.apiserver.k8s.io', 'v1alpha1', 'StorageVersion'), 'io.k8s.api.apiserverinternal.v1alpha1.StorageVersion');
+});
+
+test('resource documents carry the shared apimachinery types in upstream form', () => {
+  const schemas = obj(obj(v3('api/v1').components, 'components').schemas, 'schemas');
+  for (const name of ['ObjectMeta', 'ListMeta', 'Status', 'DeleteOptions', 'Patch', 'WatchEvent', 'Time', 'MicroTime']) {
+    assert.ok(`io.k8s.apimachinery.pkg.apis.meta.v1.${name}` in schemas, name);
+  }
+  assert.deepEqual(schemas['io.k8s.apimachinery.pkg.api.resource.Quantity'], { oneOf: [{ type: 'string' }, { type: 'number' }] });
+  assert.deepEqual(schemas['io.k8s.apimachinery.pkg.util.intstr.IntOrString'], { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] });
+  assert.deepEqual(schemas['io.k8s.apimachinery.pkg.apis.meta.v1.Time'], { type: 'string', format: 'date-time' });
+  const meta = obj(obj(schemas['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'], 'ObjectMeta').properties, 'properties');
+  assert.deepEqual(meta.ownerReferences, {
+    type: 'array',
+    items: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference' },
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['uid'],
+    'x-kubernetes-patch-merge-key': 'uid',
+    'x-kubernetes-patch-strategy': 'merge',
+  });
+  assert.deepEqual(meta.creationTimestamp, { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Time' });
+  const status = obj(schemas['io.k8s.apimachinery.pkg.apis.meta.v1.Status'], 'Status');
+  assert.deepEqual(status['x-kubernetes-group-version-kind'], [{ group: '', kind: 'Status', version: 'v1' }]);
+});
+
+test('kind schemas refer to ObjectMeta and well-known types, and keep list, map and patch markers', () => {
+  const core = obj(obj(v3('api/v1').components, 'components').schemas, 'schemas');
+  const configMap = obj(obj(core['io.k8s.api.core.v1.ConfigMap'], 'ConfigMap').properties, 'properties');
+  assert.deepEqual(configMap.metadata, { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' });
+  assert.deepEqual(configMap.data, { type: 'object', additionalProperties: { type: 'string' } });
+  assert.deepEqual(configMap.binaryData, { type: 'object', additionalProperties: { type: 'string', format: 'byte' } });
+
+  const nodeStatus = obj(obj(obj(core['io.k8s.api.core.v1.Node'], 'Node').properties, 'props').status, 'status');
+  const nodeStatusProps = obj(nodeStatus.properties, 'status props');
+  assert.deepEqual(nodeStatusProps.capacity, { type: 'object', additionalProperties: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity' } });
+  const conditions = obj(nodeStatusProps.conditions, 'conditions');
+  assert.equal(conditions['x-kubernetes-list-type'], 'map');
+  assert.deepEqual(conditions['x-kubernetes-list-map-keys'], ['type']);
+  assert.equal(conditions['x-kubernetes-patch-strategy'], 'merge');
+  assert.equal(conditions['x-kubernetes-patch-merge-key'], 'type');
+
+  const lease = obj(obj(v3('apis/coordination.k8s.io/v1').components, 'components').schemas, 'schemas');
+  const leaseSpec = obj(obj(obj(lease['io.k8s.api.coordination.v1.Lease'], 'Lease').properties, 'props').spec, 'spec');
+  assert.deepEqual(obj(leaseSpec.properties, 'spec props').acquireTime, { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime' });
+
+  const storage = obj(obj(v3('apis/storage.k8s.io/v1').components, 'components').schemas, 'schemas');
+  const capacity = obj(obj(storage['io.k8s.api.storage.v1.CSIStorageCapacity'], 'CSIStorageCapacity').properties, 'props');
+  assert.deepEqual(capacity.capacity, { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity' });
+  assert.equal(obj(capacity.nodeTopology, 'nodeTopology')['x-kubernetes-map-type'], 'atomic');
+});
+
+test('each verb of a namespaced kind has its route, operation id, action and parameters as upstream', () => {
+  const doc = v3('api/v1');
+  const gvk = { group: '', kind: 'ConfigMap', version: 'v1' };
+  const expected: [string, string, string, string][] = [
+    ['listCoreV1NamespacedConfigMap', 'get', '/api/v1/namespaces/{namespace}/configmaps', 'list'],
+    ['listCoreV1ConfigMapForAllNamespaces', 'get', '/api/v1/configmaps', 'list'],
+    ['createCoreV1NamespacedConfigMap', 'post', '/api/v1/namespaces/{namespace}/configmaps', 'post'],
+    ['deleteCoreV1CollectionNamespacedConfigMap', 'delete', '/api/v1/namespaces/{namespace}/configmaps', 'deletecollection'],
+    ['readCoreV1NamespacedConfigMap', 'get', '/api/v1/namespaces/{namespace}/configmaps/{name}', 'get'],
+    ['replaceCoreV1NamespacedConfigMap', 'put', '/api/v1/namespaces/{namespace}/configmaps/{name}', 'put'],
+    ['patchCoreV1NamespacedConfigMap', 'patch', '/api/v1/namespaces/{namespace}/configmaps/{name}', 'patch'],
+    ['deleteCoreV1NamespacedConfigMap', 'delete', '/api/v1/namespaces/{namespace}/configmaps/{name}', 'delete'],
+    ['watchCoreV1NamespacedConfigMapList', 'get', '/api/v1/watch/namespaces/{namespace}/configmaps', 'watchlist'],
+    ['watchCoreV1NamespacedConfigMap', 'get', '/api/v1/watch/namespaces/{namespace}/configmaps/{name}', 'watch'],
+    ['watchCoreV1ConfigMapListForAllNamespaces', 'get', '/api/v1/watch/configmaps', 'watchlist'],
+  ];
+  for (const [id, method, path, action] of expected) {
+    const found = byId(doc, id);
+    assert.equal(found.method, method, id);
+    assert.equal(found.path, path, id);
+    assert.equal(found.op['x-kubernetes-action'], action, id);
+    assert.deepEqual(found.op['x-kubernetes-group-version-kind'], gvk, id);
+    assert.deepEqual(found.op.tags, ['core_v1'], id);
+  }
+  const list = ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'pretty', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch'];
+  const names = (id: string): string[] => byId(doc, id).parameterNames.sort();
+  assert.deepEqual(names('listCoreV1ConfigMapForAllNamespaces'), list);
+  assert.deepEqual(names('listCoreV1NamespacedConfigMap'), [...list, 'namespace'].sort());
+  assert.deepEqual(names('createCoreV1NamespacedConfigMap'), ['dryRun', 'fieldManager', 'fieldValidation', 'namespace', 'pretty']);
+  assert.deepEqual(names('replaceCoreV1NamespacedConfigMap'), ['dryRun', 'fieldManager', 'fieldValidation', 'name', 'namespace', 'pretty']);
+  assert.deepEqual(names('patchCoreV1NamespacedConfigMap'), ['dryRun', 'fieldManager', 'fieldValidation', 'force', 'name', 'namespace', 'pretty']);
+  assert.deepEqual(names('deleteCoreV1NamespacedConfigMap'), [
+    'dryRun',
+    'gracePeriodSeconds',
+    'ignoreStoreReadErrorWithClusterBreakingPotential',
+    'name',
+    'namespace',
+    'orphanDependents',
+    'pretty',
+    'propagationPolicy',
+  ]);
+  assert.deepEqual(
+    names('deleteCoreV1CollectionNamespacedConfigMap'),
+    [
+      'continue',
+      'dryRun',
+      'fieldSelector',
+      'gracePeriodSeconds',
+      'ignoreStoreReadErrorWithClusterBreakingPotential',
+      'labelSelector',
+      'limit',
+      'namespace',
+      'orphanDependents',
+      'pretty',
+      'propagationPolicy',
+      'resourceVersion',
+      'resourceVersionMatch',
+      'sendInitialEvents',
+      'timeoutSeconds',
+    ],
+  );
+  assert.deepEqual(names('readCoreV1NamespacedConfigMap'), ['name', 'namespace', 'pretty']);
+
+  // Parameters shared by every operation of a path sit on the path, as upstream's builder puts them.
+  const item = obj(obj(doc.paths, 'paths')['/api/v1/namespaces/{namespace}/configmaps/{name}'], 'item');
+  assert.deepEqual(item.parameters, [
+    { name: 'name', in: 'path', description: 'name of the ConfigMap', required: true, schema: { type: 'string', uniqueItems: true } },
+    { name: 'namespace', in: 'path', description: 'The namespace of the objects.', required: true, schema: { type: 'string', uniqueItems: true } },
+    { name: 'pretty', in: 'query', description: "If 'true', the output is pretty printed.", schema: { type: 'string', uniqueItems: true } },
+  ]);
+});
+
+test('request bodies and responses refer to the kind, Patch, DeleteOptions, Status, the list and WatchEvent', () => {
+  const doc = v3('api/v1');
+  const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+  const responseSchema = (id: string, code: string, type = 'application/json'): unknown =>
+    obj(obj(obj(obj(byId(doc, id).op.responses, 'responses')[code], code).content, 'content')[type], type).schema;
+  const bodyContent = (id: string): Json => obj(obj(byId(doc, id).op.requestBody, 'requestBody').content, 'content');
+
+  assert.deepEqual(responseSchema('listCoreV1NamespacedConfigMap', '200', 'application/json;stream=watch'), ref('io.k8s.api.core.v1.ConfigMapList'));
+  assert.deepEqual(responseSchema('createCoreV1NamespacedConfigMap', '201'), ref('io.k8s.api.core.v1.ConfigMap'));
+  assert.deepEqual(responseSchema('deleteCoreV1NamespacedConfigMap', '200'), ref('io.k8s.apimachinery.pkg.apis.meta.v1.Status'));
+  assert.deepEqual(responseSchema('watchCoreV1NamespacedConfigMap', '200'), ref('io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent'));
+  assert.deepEqual(obj(byId(doc, 'readCoreV1NamespacedConfigMap').op.responses, 'r')['401'], { description: 'Unauthorized' });
+  assert.deepEqual(bodyContent('createCoreV1NamespacedConfigMap'), { '*/*': { schema: ref('io.k8s.api.core.v1.ConfigMap') } });
+  assert.deepEqual(Object.keys(bodyContent('patchCoreV1NamespacedConfigMap')).sort(), [
+    'application/apply-patch+yaml',
+    'application/json-patch+json',
+    'application/merge-patch+json',
+    'application/strategic-merge-patch+json',
+  ]);
+  assert.deepEqual(obj(bodyContent('patchCoreV1NamespacedConfigMap')['application/apply-patch+yaml'], 'apply').schema, ref('io.k8s.apimachinery.pkg.apis.meta.v1.Patch'));
+  assert.deepEqual(bodyContent('deleteCoreV1NamespacedConfigMap'), { '*/*': { schema: ref('io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions') } });
+  assert.equal(obj(byId(doc, 'deleteCoreV1NamespacedConfigMap').op.requestBody, 'body').required, undefined);
+  assert.equal(obj(byId(doc, 'createCoreV1NamespacedConfigMap').op.requestBody, 'body').required, true);
+
+  // Kinds whose DELETE answers with the object say so.
+  const storage = v3('apis/storage.k8s.io/v1');
+  const deleted = obj(obj(obj(byId(storage, 'deleteStorageV1CSIDriver').op.responses, 'r')['200'], '200').content, 'c');
+  assert.deepEqual(obj(deleted['application/json'], 'json').schema, ref('io.k8s.api.storage.v1.CSIDriver'));
+});
+
+test('cluster-scoped kinds, subresources and restricted verb sets get exactly their routes', () => {
+  const storage = v3('apis/storage.k8s.io/v1');
+  for (const id of [
+    'listStorageV1CSIDriver',
+    'createStorageV1CSIDriver',
+    'deleteStorageV1CollectionCSIDriver',
+    'readStorageV1CSIDriver',
+    'replaceStorageV1CSIDriver',
+    'patchStorageV1CSIDriver',
+    'deleteStorageV1CSIDriver',
+    'watchStorageV1CSIDriverList',
+    'watchStorageV1CSIDriver',
+  ]) {
+    byId(storage, id);
+  }
+  assert.equal(byId(storage, 'createStorageV1CSIDriver').path, '/apis/storage.k8s.io/v1/csidrivers');
+  assert.equal(operations(storage).some((o) => String(o.op.operationId).includes('CSIDriverForAllNamespaces')), false);
+  assert.deepEqual(byId(storage, 'getStorageV1APIResources').path, '/apis/storage.k8s.io/v1/');
+
+  const core = v3('api/v1');
+  assert.equal(operations(core).some((o) => o.op.operationId === 'deleteCoreV1CollectionNamespace'), false);
+  const finalize = operations(core).filter((o) => o.path === '/api/v1/namespaces/{name}/finalize');
+  assert.deepEqual(finalize.map((o) => [o.method, o.op.operationId]), [['put', 'replaceCoreV1NamespaceFinalize']]);
+  assert.equal(byId(core, 'patchCoreV1NamespaceStatus').path, '/api/v1/namespaces/{name}/status');
+  assert.deepEqual(byId(core, 'readCoreV1NodeStatus').op['x-kubernetes-group-version-kind'], { group: '', kind: 'Node', version: 'v1' });
+  assert.equal(byId(core, 'readCoreV1NamespaceStatus').op.description, 'read status of the specified Namespace');
+
+  const componentStatus = operations(core).filter((o) => String(o.op.operationId).includes('ComponentStatus'));
+  assert.deepEqual(componentStatus.map((o) => o.op.operationId).sort(), ['listCoreV1ComponentStatus', 'readCoreV1ComponentStatus']);
+  assert.equal(byId(core, 'listCoreV1ComponentStatus').op.description, 'list objects of kind ComponentStatus');
+  assert.equal(byId(core, 'createCoreV1NamespacedEvent').op.description, 'create an Event');
+
+  const csr = v3('apis/certificates.k8s.io/v1');
+  assert.deepEqual(
+    operations(csr)
+      .filter((o) => o.path.endsWith('/approval'))
+      .map((o) => o.op.operationId),
+    ['replaceCertificatesV1CertificateSigningRequestApproval'],
+  );
+
+  const flow = v3('apis/flowcontrol.apiserver.k8s.io/v1beta3');
+  const flowList = byId(flow, 'listFlowcontrolApiserverV1beta3FlowSchema');
+  assert.deepEqual(flowList.op.tags, ['flowcontrolApiserver_v1beta3']);
+  byId(v3('apis/flowcontrol.apiserver.k8s.io'), 'getFlowcontrolApiserverAPIGroup');
+});
+
+test('every write operation takes fieldValidation, which kubectl looks for to validate server-side', () => {
+  let writes = 0;
+  for (const key of Object.keys(openApiV3Index(registry).paths)) {
+    for (const { op, method, parameterNames } of operations(v3(key))) {
+      if (method !== 'post' && method !== 'put' && method !== 'patch') continue;
+      writes++;
+      assert.ok(parameterNames.includes('fieldValidation'), `${String(op.operationId)} lacks fieldValidation`);
+      assert.ok(parameterNames.includes('fieldManager'), `${String(op.operationId)} lacks fieldManager`);
+      assert.ok(parameterNames.includes('dryRun'), `${String(op.operationId)} lacks dryRun`);
+    }
+  }
+  assert.ok(writes > 40);
+  // kubectl reads only the PATCH operation's own parameters.
+  const patch = obj(byId(v3('apis/storage.k8s.io/v1'), 'patchStorageV1CSIDriver').op, 'patch');
+  assert.ok(Array.isArray(patch.parameters) && patch.parameters.some((param) => isObject(param) && param.name === 'fieldValidation' && param.in === 'query'));
+});
+
+test('discovery and version documents', () => {
+  assert.equal(byId(v3('api'), 'getCoreAPIVersions').path, '/api/');
+  assert.equal(byId(v3('apis'), 'getAPIVersions').path, '/apis/');
+  assert.equal(byId(v3('apis/storage.k8s.io'), 'getStorageAPIGroup').path, '/apis/storage.k8s.io/');
+  assert.equal(byId(v3('version'), 'getCodeVersion').path, '/version/');
+  assert.ok('io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup' in obj(obj(v3('apis/storage.k8s.io').components, 'c').schemas, 's'));
+  assert.equal(openApiV3Document(registry, 'apis/storage.k8s.io/v9'), undefined);
+  assert.equal(openApiV3Document(registry, 'apis/apps'), undefined);
+  assert.equal(openApiV3Document(registry, 'api/v2'), undefined);
+  assert.equal(openApiV3Document(registry, 'apis/storage.k8s.io/v1/csidrivers'), undefined);
+});
+
+test('documents are built once per registry and frozen, so their hashes stay true', () => {
+  assert.equal(openApiV3Document(registry, 'api/v1'), openApiV3Document(registry, 'api/v1'));
+  assert.equal(openApiV3Index(registry), openApiV3Index(registry));
+  assert.equal(openApiV2Document(registry), openApiV2Document(registry));
+  const paths = obj(v3('api/v1').paths, 'paths');
+  assert.ok(Object.isFrozen(paths));
+  assert.throws(() => Object.assign(paths, { '/x': {} }), TypeError);
+  const other = newRegistry();
+  assert.notEqual(openApiV3Document(other, 'api/v1'), openApiV3Document(registry, 'api/v1'));
+  assert.equal(openApiV3Document(other, 'apis/flowcontrol.apiserver.k8s.io/v1beta3'), undefined);
+  // Alpha versions follow the registry: off unless enabled.
+  const defaults = new Registry(allDefinitions(etcd), etcd, new AdmissionChain([]), (def) => def.enabledByDefault ?? !/alpha|beta/.test(def.version));
+  assert.equal(openApiV3Document(defaults, 'apis/networking.k8s.io/v1alpha1'), undefined);
+  assert.equal('apis/networking.k8s.io' in openApiV3Index(defaults).paths, false);
+});
+
+test('the v2 document has the same definitions and operations, with references into definitions', () => {
+  const doc = obj(openApiV2Document(registry), 'v2');
+  assert.equal(doc.swagger, '2.0');
+  assert.deepEqual(doc.info, { title: 'Kubernetes', version: 'v1.32.0' });
+  const definitions = obj(doc.definitions, 'definitions');
+  for (const ref of refs(doc)) {
+    assert.match(ref, /^#\/definitions\//);
+    assert.ok(ref.slice('#/definitions/'.length) in definitions, `unresolved ${ref}`);
+  }
+  const v3Ids = new Set<string>();
+  for (const key of Object.keys(openApiV3Index(registry).paths)) {
+    for (const { op } of operations(v3(key))) v3Ids.add(String(op.operationId));
+    const schemas = obj(obj(v3(key).components, 'components').schemas, 'schemas');
+    for (const name of Object.keys(schemas)) assert.ok(name in definitions, `v2 lacks ${name}`);
+  }
+  assert.deepEqual(new Set(operations(doc).map((o) => String(o.op.operationId))), v3Ids);
+
+  assert.deepEqual(definitions['io.k8s.apimachinery.pkg.api.resource.Quantity'], { type: 'string' });
+  assert.deepEqual(definitions['io.k8s.apimachinery.pkg.util.intstr.IntOrString'], { type: 'string', format: 'int-or-string' });
+  const patch = byId(doc, 'patchCoreV1NamespacedConfigMap');
+  assert.deepEqual(patch.op.consumes, ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml']);
+  assert.deepEqual(obj(patch.op, 'op')['x-kubernetes-group-version-kind'], { group: '', kind: 'ConfigMap', version: 'v1' });
+  assert.deepEqual(patch.parameterNames.sort(), ['body', 'dryRun', 'fieldManager', 'fieldValidation', 'force', 'name', 'namespace', 'pretty']);
+  const params = obj(patch.op, 'op').parameters;
+  assert.ok(Array.isArray(params));
+  assert.deepEqual(params[0], { name: 'body', in: 'body', required: true, schema: { $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch' } });
+  const { description, ...fieldValidation } = obj(params[3], 'fieldValidation');
+  assert.equal(typeof description, 'string');
+  assert.deepEqual(fieldValidation, { uniqueItems: true, type: 'string', name: 'fieldValidation', in: 'query' });
+  assert.deepEqual(doc.security, [{ BearerToken: [] }]);
+  assert.equal(hasKey(doc, (k) => k.startsWith('x-corral-')), false);
+});
+
+// A protobuf wire reader for the assertions below: every field of a message, in order.
+function fields(buf: Buffer): { field: number; value: Buffer | bigint }[] {
+  const out: { field: number; value: Buffer | bigint }[] = [];
+  let i = 0;
+  const varint = (): bigint => {
+    let result = 0n;
+    let shift = 0n;
+    for (;;) {
+      const byte = buf[i++];
+      assert.ok(byte !== undefined, 'truncated varint');
+      result |= BigInt(byte & 127) << shift;
+      if (byte < 128) return result;
+      shift += 7n;
+    }
+  };
+  while (i < buf.length) {
+    const key = Number(varint());
+    const wireType = key & 7;
+    if (wireType === 0) out.push({ field: key >> 3, value: varint() });
+    else if (wireType === 2) {
+      const length = Number(varint());
+      out.push({ field: key >> 3, value: buf.subarray(i, i + length) });
+      i += length;
+    } else if (wireType === 1) {
+      out.push({ field: key >> 3, value: buf.subarray(i, i + 8) });
+      i += 8;
+    } else assert.fail(`unexpected wire type ${wireType}`);
+  }
+  assert.equal(i, buf.length);
+  return out;
+}
+
+const messages = (buf: Buffer, field: number): Buffer[] =>
+  fields(buf)
+    .filter((f) => f.field === field)
+    .map((f) => (Buffer.isBuffer(f.value) ? f.value : assert.fail(`field ${field} is not length-delimited`)));
+const message = (buf: Buffer, field: number): Buffer => messages(buf, field)[0] ?? assert.fail(`no field ${field}`);
+const text = (buf: Buffer, field: number): string => messages(buf, field)[0]?.toString('utf8') ?? '';
+
+/** A Named* entry (name 1, value 2) by name. */
+function named(entries: Buffer[], name: string): Buffer {
+  const entry = entries.find((e) => text(e, 1) === name);
+  assert.ok(entry, `no entry ${name}`);
+  return message(entry, 2);
+}
+
+test('the v2 protobuf is gnostic OpenAPIv2 as client-go decodes it', () => {
+  const doc = obj(openApiV2Document(registry), 'v2');
+  const pb = openApiV2Protobuf(doc);
+  assert.equal(text(pb, 1), '2.0');
+  assert.equal(text(message(pb, 2), 1), 'Kubernetes');
+  assert.equal(text(message(pb, 2), 2), 'v1.32.0');
+
+  const paths = messages(message(pb, 8), 2);
+  assert.equal(paths.length, Object.keys(obj(doc.paths, 'paths')).length);
+  const patch = message(named(paths, '/api/v1/namespaces/{namespace}/configmaps/{name}'), 8);
+  assert.equal(text(patch, 5), 'patchCoreV1NamespacedConfigMap');
+  // ParametersItem.parameter → Parameter.non_body_parameter → NonBodyParameter.query_parameter_sub_schema.name
+  const queryNames = messages(patch, 8).flatMap((item) => messages(message(item, 1), 2).map((nonBody) => text(message(nonBody, 3), 4)));
+  assert.deepEqual(queryNames, ['dryRun', 'fieldManager', 'fieldValidation', 'force']);
+  const body = message(message(messages(patch, 8)[0] ?? Buffer.alloc(0), 1), 1);
+  assert.equal(text(body, 2), 'body');
+  assert.equal(text(message(body, 5), 1), '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch');
+  const extensions = messages(patch, 13);
+  assert.equal(text(named(extensions, 'x-kubernetes-action'), 2), '"patch"');
+  assert.deepEqual(JSON.parse(text(named(extensions, 'x-kubernetes-group-version-kind'), 2)), { group: '', kind: 'ConfigMap', version: 'v1' });
+
+  const definitions = messages(message(pb, 9), 1);
+  assert.equal(definitions.length, Object.keys(obj(doc.definitions, 'definitions')).length);
+  const configMap = named(definitions, 'io.k8s.api.core.v1.ConfigMap');
+  assert.deepEqual(messages(message(configMap, 22), 1).map(String), ['object']);
+  const properties = messages(message(configMap, 25), 1);
+  assert.equal(text(named(properties, 'metadata'), 1), '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+  const data = named(properties, 'data');
+  assert.deepEqual(messages(message(message(data, 21), 1), 22).map((t) => text(t, 1)), ['string']);
+  assert.deepEqual(JSON.parse(text(named(messages(configMap, 31), 'x-kubernetes-group-version-kind'), 2)), [{ group: '', kind: 'ConfigMap', version: 'v1' }]);
+  // An empty Properties message still marks an object with properties (ListMeta has some; FieldsV1 has none).
+  const fieldsV1 = named(definitions, 'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1');
+  assert.equal(messages(fieldsV1, 25).length, 0);
+
+  const security = named(messages(message(pb, 13), 1), 'BearerToken');
+  const apiKey = message(security, 2);
+  assert.deepEqual([text(apiKey, 1), text(apiKey, 2), text(apiKey, 3)], ['apiKey', 'authorization', 'header']);
+});
+
+test('serveOpenApi negotiates, tags and redirects as upstream handlers do', () => {
+  const at = (path: string): URL => new URL(path, 'https://corral');
+  const index = serveOpenApi(registry, at('/openapi/v3'), { accept: 'application/json, */*' });
+  assert.ok(index);
+  assert.equal(index.status, 200);
+  assert.equal(index.headers['content-type'], 'application/json');
+  const indexBody = JSON.parse(String(index.body)) as { paths: Record<string, { serverRelativeURL: string }> };
+  assert.deepEqual(indexBody, openApiV3Index(registry));
+  assert.equal(index.headers.etag, `"${sha512(String(index.body))}"`);
+  assert.equal(serveOpenApi(registry, at('/openapi/v3'), { ifNoneMatch: index.headers.etag })?.status, 304);
+
+  const url = indexBody.paths['api/v1']?.serverRelativeURL ?? '';
+  const doc = serveOpenApi(registry, at(url), { accept: 'application/json' });
+  assert.ok(doc);
+  assert.equal(doc.status, 200);
+  assert.equal(doc.body, openApiJson(v3('api/v1')));
+  assert.equal(doc.headers['cache-control'], 'public, immutable');
+  assert.ok(doc.headers.expires);
+  assert.equal(doc.headers.etag, `"${openApiHash(v3('api/v1'))}"`);
+  const unhashed = serveOpenApi(registry, at('/openapi/v3/api/v1'), {});
+  assert.equal(unhashed?.status, 200);
+  assert.equal(unhashed?.headers['cache-control'], undefined);
+
+  const stale = serveOpenApi(registry, at('/openapi/v3/api/v1?hash=ABC'), { accept: 'application/json' });
+  assert.equal(stale?.status, 301);
+  assert.equal(stale?.headers.location, url);
+  assert.equal(serveOpenApi(registry, at('/openapi/v3/api/v1'), { accept: 'application/com.github.proto-openapi.spec.v3@v1.0+protobuf' })?.status, 406);
+  assert.equal(serveOpenApi(registry, at('/openapi/v3/apis/apps/v1'), {}), undefined);
+  assert.equal(serveOpenApi(registry, at('/api/v1'), {}), undefined);
+
+  const v2pb = serveOpenApi(registry, at('/openapi/v2'), { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
+  assert.equal(v2pb?.status, 200);
+  assert.equal(v2pb?.headers['content-type'], 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+  assert.deepEqual(v2pb?.body, openApiV2Protobuf(openApiV2Document(registry)));
+  assert.equal(v2pb?.headers.etag, `"${openApiHash(openApiV2Document(registry))}"`);
+  const v2json = serveOpenApi(registry, at('/openapi/v2'), { accept: 'application/json;q=0.9,application/com.github.proto-openapi.spec.v2.v1.0+protobuf' });
+  assert.equal(v2json?.headers['content-type'], 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+  assert.equal(serveOpenApi(registry, at('/openapi/v2'), {})?.headers['content-type'], 'application/json');
+  assert.equal(serveOpenApi(registry, at('/openapi/v2'), { accept: 'text/plain' })?.status, 406);
+});

@@ -1,0 +1,1312 @@
+/**
+ * Kubernetes' protobuf wire format (`application/vnd.kubernetes.protobuf`), driven by the kind
+ * schemas' `x-corral-protobuf` field numbers so that upstream clients interoperate byte for byte.
+ *
+ * Messages are written as upstream's gogo-protobuf code writes them: fields in ascending field
+ * number; non-pointer scalars and strings always, even when zero; non-pointer nested messages
+ * always (possibly empty); pointer (`optional`) fields only when set; `[]byte` when present; lists
+ * element by element (never packed); maps as {key=1, value=2} entries in sorted key order.
+ * A list (or map value) of lists is a named slice type upstream (`ExtraValue`), a message holding
+ * the inner list as its field 1.
+ *
+ * Decoding yields the JSON shape: times as RFC 3339 strings, quantities as strings, int-or-string as
+ * number or string, bytes as base64, FieldsV1 and RawExtension as parsed JSON. Zero values of
+ * non-pointer fields are dropped (JSON omits them: Go's omitempty), except Quantity and Duration,
+ * which Go's JSON always writes; values of pointer fields are kept, explicit zeros included.
+ * Unknown field numbers are skipped.
+ *
+ * Bodies are wrapped in the envelope: the prefix `k8s\0`, then a runtime.Unknown message
+ * {typeMeta=1 {apiVersion=1, kind=2}, raw=2 (the object), contentEncoding=3, contentType=4}. Watch
+ * streams are length-delimited frames (4-byte big-endian length) of bare meta/v1 WatchEvent
+ * messages (no envelope: upstream encodes the event with its raw serializer) whose object.raw is
+ * the object's own envelope.
+ */
+import type { Schema } from '../api/schema.ts';
+
+export const protobufMediaType = 'application/vnd.kubernetes.protobuf';
+/** The Content-Type of a protobuf watch response. */
+export const protobufWatchMediaType = 'application/vnd.kubernetes.protobuf;stream=watch';
+/** `k8s\0`: the magic prefix; its last byte selects the encoding (0: runtime.Unknown). */
+export const envelopePrefix: Readonly<Uint8Array> = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
+
+/** Malformed protobuf input, or a value that does not fit its schema. */
+export class ProtobufError extends Error {
+  override name = 'ProtobufError';
+}
+
+/** A body without the `k8s\0` prefix (upstream rejects it: a 400 for request bodies). */
+export class ProtobufPrefixError extends ProtobufError {
+  override name = 'ProtobufPrefixError';
+}
+
+export interface Envelope {
+  apiVersion: string;
+  kind: string;
+  /** The object's own message (a view into the decoded bytes, not a copy). */
+  raw: Uint8Array;
+  contentEncoding: string;
+  contentType: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schemas compiled to field tables.
+
+const STRING = 0;
+const BYTES = 1;
+const BOOL = 2;
+const INT32 = 3;
+const INT64 = 4;
+const DOUBLE = 5;
+const MESSAGE = 6;
+const TIME = 7;
+const MICRO_TIME = 8;
+const DURATION = 9;
+const QUANTITY = 10;
+const INT_OR_STRING = 11;
+const FIELDS_V1 = 12;
+const RAW_EXTENSION = 13;
+/** A named slice type: a message whose field 1 repeats the element. */
+const WRAPPED_LIST = 14;
+
+const WIRE_VARINT = 0;
+const WIRE_FIXED64 = 1;
+const WIRE_BYTES = 2;
+const WIRE_START_GROUP = 3;
+const WIRE_END_GROUP = 4;
+const WIRE_FIXED32 = 5;
+
+/** How one value is encoded, without its tag. */
+interface ValueType {
+  kind: number;
+  wireType: number;
+  /** The message layout (MESSAGE). Compiled lazily: schemas may be recursive. */
+  schema?: Schema;
+  message?: MessageLayout;
+  /** The element (WRAPPED_LIST). */
+  element?: ValueType;
+}
+
+const SINGLE = 0;
+const REPEATED = 1;
+const MAP = 2;
+
+interface FieldLayout {
+  name: string;
+  number: number;
+  optional: boolean;
+  shape: typeof SINGLE | typeof REPEATED | typeof MAP;
+  /** The type of the field, of each element (REPEATED) or of each map value (MAP). */
+  type: ValueType;
+  /** number << 3 | wire type, as written before each value (each entry of a map). */
+  tag: number;
+}
+
+interface MessageLayout {
+  /** Ascending field number: the order of encoding. */
+  fields: FieldLayout[];
+  byNumber: (FieldLayout | undefined)[];
+  /** The schema's property order, when it differs from field number order (decoded objects follow it). */
+  propertyOrder: FieldLayout[] | null;
+}
+
+const layouts = new WeakMap<Schema, MessageLayout>();
+
+function layoutOf(schema: Schema): MessageLayout {
+  let layout = layouts.get(schema);
+  if (layout) return layout;
+  layout = { fields: [], byNumber: [], propertyOrder: null };
+  layouts.set(schema, layout);
+  const inSchemaOrder: FieldLayout[] = [];
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    const marker = property['x-corral-protobuf'];
+    // apiVersion and kind travel in the envelope, outside the message.
+    if (!marker) continue;
+    let shape: FieldLayout['shape'] = SINGLE;
+    let type: ValueType;
+    if (property.type === 'array' && !property['x-corral-type'] && property.format !== 'byte') {
+      shape = REPEATED;
+      type = valueTypeOf(property.items ?? {}, name);
+    } else if (isMapSchema(property)) {
+      shape = MAP;
+      type = valueTypeOf(property.additionalProperties ?? {}, name);
+    } else {
+      type = valueTypeOf(property, name);
+    }
+    const field: FieldLayout = { name, number: marker.field, optional: marker.optional === true, shape, type, tag: 0 };
+    field.tag = (shape === MAP ? WIRE_BYTES : type.wireType) + field.number * 8;
+    if (layout.byNumber[field.number]) throw new ProtobufError(`protobuf: field number ${field.number} of "${name}" is already used`);
+    layout.byNumber[field.number] = field;
+    inSchemaOrder.push(field);
+  }
+  layout.fields = [...inSchemaOrder].sort((a, b) => a.number - b.number);
+  if (layout.fields.some((f, i) => f !== inSchemaOrder[i])) layout.propertyOrder = inSchemaOrder;
+  return layout;
+}
+
+function isMapSchema(schema: Schema): boolean {
+  return schema.additionalProperties !== undefined && schema.properties === undefined && !schema['x-corral-type'];
+}
+
+function valueTypeOf(schema: Schema, name: string): ValueType {
+  switch (schema['x-corral-type']) {
+    case 'Time':
+      return { kind: TIME, wireType: WIRE_BYTES };
+    case 'MicroTime':
+      return { kind: MICRO_TIME, wireType: WIRE_BYTES };
+    case 'Duration':
+      return { kind: DURATION, wireType: WIRE_BYTES };
+    case 'Quantity':
+      return { kind: QUANTITY, wireType: WIRE_BYTES };
+    case 'IntOrString':
+      return { kind: INT_OR_STRING, wireType: WIRE_BYTES };
+    case 'FieldsV1':
+      return { kind: FIELDS_V1, wireType: WIRE_BYTES };
+    case 'RawExtension':
+      return { kind: RAW_EXTENSION, wireType: WIRE_BYTES };
+    case undefined:
+      break;
+  }
+  if (schema['x-kubernetes-int-or-string']) return { kind: INT_OR_STRING, wireType: WIRE_BYTES };
+  switch (schema.type) {
+    case 'string':
+      return schema.format === 'byte' ? { kind: BYTES, wireType: WIRE_BYTES } : { kind: STRING, wireType: WIRE_BYTES };
+    case 'boolean':
+      return { kind: BOOL, wireType: WIRE_VARINT };
+    case 'integer':
+      return { kind: schema.format === 'int32' ? INT32 : INT64, wireType: WIRE_VARINT };
+    case 'number':
+      return { kind: DOUBLE, wireType: WIRE_FIXED64 };
+    case 'array':
+      return { kind: WRAPPED_LIST, wireType: WIRE_BYTES, element: valueTypeOf(schema.items ?? {}, name) };
+    case 'object':
+      if (isMapSchema(schema)) throw new ProtobufError(`protobuf: "${name}" is a map inside a list or map, which protobuf cannot express`);
+      return { kind: MESSAGE, wireType: WIRE_BYTES, schema };
+    case undefined:
+      if (schema.properties) return { kind: MESSAGE, wireType: WIRE_BYTES, schema };
+      if (schema['x-kubernetes-preserve-unknown-fields']) return { kind: RAW_EXTENSION, wireType: WIRE_BYTES };
+      break;
+  }
+  throw new ProtobufError(`protobuf: no encoding for the schema of "${name}"`);
+}
+
+function messageOf(type: ValueType): MessageLayout {
+  return (type.message ??= layoutOf(type.schema ?? {}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing.
+
+const utf8 = new TextEncoder();
+
+/**
+ * A growable buffer written front to back. A nested message reserves one byte for its length and
+ * moves its content when the length needs more: most messages are shorter than 128 bytes.
+ */
+class Writer {
+  buf: Buffer;
+  pos = 0;
+
+  constructor(size: number) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  byte(b: number): void {
+    this.ensure(1);
+    this.buf[this.pos++] = b;
+  }
+
+  /** An unsigned varint of at most 32 bits (tags, lengths, booleans). */
+  uint32(v: number): void {
+    this.ensure(5);
+    const buf = this.buf;
+    let pos = this.pos;
+    while (v > 127) {
+      buf[pos++] = (v & 127) | 128;
+      v >>>= 7;
+    }
+    buf[pos++] = v;
+    this.pos = pos;
+  }
+
+  /** A signed integer as a 64-bit two's complement varint: negatives take 10 bytes, as Go's int32 and int64 do. */
+  int64(v: number): void {
+    if (v >= 0 && v <= 0x7fffffff) {
+      this.uint32(v);
+      return;
+    }
+    const abs = Math.abs(v);
+    let hi = Math.floor(abs / 4294967296) >>> 0;
+    let lo = (abs - hi * 4294967296) >>> 0;
+    if (v < 0) {
+      lo = (~lo + 1) >>> 0;
+      hi = (~hi + (lo === 0 ? 1 : 0)) >>> 0;
+    }
+    this.varint64(lo, hi);
+  }
+
+  varint64(lo: number, hi: number): void {
+    this.ensure(10);
+    const buf = this.buf;
+    let pos = this.pos;
+    while (hi !== 0) {
+      buf[pos++] = (lo & 127) | 128;
+      lo = ((lo >>> 7) | (hi << 25)) >>> 0;
+      hi >>>= 7;
+    }
+    while (lo > 127) {
+      buf[pos++] = (lo & 127) | 128;
+      lo >>>= 7;
+    }
+    buf[pos++] = lo;
+    this.pos = pos;
+  }
+
+  double(v: number): void {
+    this.ensure(8);
+    this.buf.writeDoubleLE(v, this.pos);
+    this.pos += 8;
+  }
+
+  /** A length-prefixed UTF-8 string. */
+  string(s: string): void {
+    const n = s.length;
+    // At most 3 bytes per UTF-16 unit: under 43 units the length fits one byte.
+    if (n < 43) {
+      this.ensure(1 + 3 * n);
+      const buf = this.buf;
+      const start = this.pos + 1;
+      let p = start;
+      for (let i = 0; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) {
+          p = start + buf.write(s, start, 'utf8');
+          break;
+        }
+        buf[p++] = c;
+      }
+      buf[this.pos] = p - start;
+      this.pos = p;
+      return;
+    }
+    // Encoded after room for the longest length prefix it could need, then moved back if shorter.
+    const max = 3 * n;
+    const width = varintSize(max);
+    this.ensure(width + max);
+    const buf = this.buf;
+    const start = this.pos + width;
+    const len = utf8.encodeInto(s, buf.subarray(start, start + max)).written;
+    const actual = varintSize(len);
+    if (actual !== width) buf.copyWithin(this.pos + actual, start, start + len);
+    let v = len;
+    let p = this.pos;
+    while (v > 127) {
+      buf[p++] = (v & 127) | 128;
+      v >>>= 7;
+    }
+    buf[p++] = v;
+    this.pos = p + len;
+  }
+
+  bytes(b: Uint8Array): void {
+    this.uint32(b.length);
+    this.ensure(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  /** Reserves the length of a nested message; returns where it goes. */
+  begin(): number {
+    this.ensure(1);
+    return this.pos++;
+  }
+
+  /** Writes the length of the message begun at `at`, moving its content when the length takes more than a byte. */
+  end(at: number): void {
+    const len = this.pos - at - 1;
+    if (len < 128) {
+      this.buf[at] = len;
+      return;
+    }
+    const width = varintSize(len);
+    this.ensure(width - 1);
+    this.buf.copyWithin(at + width, at + 1, this.pos);
+    this.pos += width - 1;
+    let v = len;
+    let p = at;
+    while (v > 127) {
+      this.buf[p++] = (v & 127) | 128;
+      v >>>= 7;
+    }
+    this.buf[p] = v;
+  }
+
+  /** A copy of what was written. */
+  result(): Uint8Array {
+    const out = Buffer.allocUnsafe(this.pos);
+    this.buf.copy(out, 0, 0, this.pos);
+    return out;
+  }
+}
+
+function varintSize(v: number): number {
+  return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
+}
+
+/** One writer serves every call (encoding is synchronous); it is dropped after an unusually large result. */
+let scratch = new Writer(64 * 1024);
+const maxKeptScratch = 64 * 1024 * 1024;
+
+function withWriter(write: (w: Writer) => void): Uint8Array {
+  const w = scratch;
+  w.pos = 0;
+  try {
+    write(w);
+    if (w.buf.length <= maxKeptScratch) return w.result();
+    // A large result keeps the grown buffer instead of a copy; the next call starts afresh.
+    scratch = new Writer(64 * 1024);
+    return w.buf.subarray(0, w.pos);
+  } finally {
+    if (scratch === w && w.buf.length > maxKeptScratch) scratch = new Writer(64 * 1024);
+  }
+}
+
+function writeMessage(w: Writer, layout: MessageLayout, value: Record<string, unknown> | undefined): void {
+  for (const field of layout.fields) {
+    const v = value === undefined ? undefined : value[field.name];
+    if (v === undefined || v === null) {
+      // Lists, maps, pointers and nil []byte are not written; other Go values are, as their zero.
+      if (field.optional || field.shape !== SINGLE || field.type.kind === BYTES) continue;
+      w.uint32(field.tag);
+      writeValue(w, field.type, undefined, field.name);
+    } else if (field.shape === SINGLE) {
+      w.uint32(field.tag);
+      writeValue(w, field.type, v, field.name);
+    } else if (field.shape === REPEATED) {
+      if (!Array.isArray(v)) throw mismatch(field.name, 'a list', v);
+      for (const element of v as unknown[]) {
+        w.uint32(field.tag);
+        writeValue(w, field.type, element ?? undefined, field.name);
+      }
+    } else {
+      if (!isRecord(v)) throw mismatch(field.name, 'a map', v);
+      writeMapEntries(w, field, v);
+    }
+  }
+}
+
+function writeMapEntries(w: Writer, field: FieldLayout, map: Record<string, unknown>): void {
+  const keys = sortedKeys(map);
+  const valueTag = 16 + field.type.wireType;
+  for (const key of keys) {
+    const v = map[key];
+    w.uint32(field.tag);
+    const at = w.begin();
+    w.byte(0x0a);
+    w.string(key);
+    w.uint32(valueTag);
+    writeValue(w, field.type, v ?? undefined, field.name);
+    w.end(at);
+  }
+}
+
+const highUnits = /[\ud800-\uffff]/;
+
+/** Keys in Go's sort.Strings order: by UTF-8 bytes, which is code point order. */
+function sortedKeys(map: Record<string, unknown>): string[] {
+  const keys = Object.keys(map);
+  if (keys.length < 2) return keys;
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! < keys[i]!;
+  if (!sorted) keys.sort();
+  // UTF-16 order differs from code point order only between surrogates and U+E000..U+FFFF.
+  if (keys.some((k) => highUnits.test(k))) keys.sort(compareCodePoints);
+  return keys;
+}
+
+function compareCodePoints(a: string, b: string): number {
+  const x = Array.from(a);
+  const y = Array.from(b);
+  for (let i = 0; i < x.length && i < y.length; i++) {
+    const d = (x[i]!.codePointAt(0) ?? 0) - (y[i]!.codePointAt(0) ?? 0);
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}
+
+/** Writes one value (after its tag); `undefined` writes the Go zero value of the type. */
+function writeValue(w: Writer, type: ValueType, v: unknown, name: string): void {
+  switch (type.kind) {
+    case STRING:
+      if (v === undefined) w.byte(0);
+      else if (typeof v === 'string') w.string(v);
+      else throw mismatch(name, 'a string', v);
+      return;
+    case BYTES:
+      if (v === undefined) w.byte(0);
+      else if (typeof v === 'string') w.bytes(Buffer.from(v, 'base64'));
+      else if (v instanceof Uint8Array) w.bytes(v);
+      else throw mismatch(name, 'a base64 string', v);
+      return;
+    case BOOL:
+      if (v === undefined) w.byte(0);
+      else if (typeof v === 'boolean') w.byte(v ? 1 : 0);
+      else throw mismatch(name, 'a boolean', v);
+      return;
+    case INT32:
+    case INT64:
+      if (v === undefined) w.byte(0);
+      else if (typeof v === 'number' && Number.isInteger(v)) w.int64(type.kind === INT32 ? v | 0 : v);
+      else throw mismatch(name, 'an integer', v);
+      return;
+    case DOUBLE:
+      if (v === undefined) w.double(0);
+      else if (typeof v === 'number') w.double(v);
+      else throw mismatch(name, 'a number', v);
+      return;
+    case MESSAGE: {
+      if (v !== undefined && !isRecord(v)) throw mismatch(name, 'an object', v);
+      const at = w.begin();
+      writeMessage(w, messageOf(type), v);
+      w.end(at);
+      return;
+    }
+    case TIME:
+    case MICRO_TIME: {
+      const at = w.begin();
+      // The zero time is an empty message.
+      if (v !== undefined) {
+        if (typeof v !== 'string') throw mismatch(name, 'a time', v);
+        const t = parseRFC3339(v);
+        if (!t) throw new ProtobufError(`protobuf: "${name}": ${JSON.stringify(v)} is not an RFC 3339 time`);
+        w.byte(0x08);
+        w.int64(t.seconds);
+        w.byte(0x10);
+        // metav1.Time keeps whole seconds; MicroTime microseconds.
+        w.int64(type.kind === TIME ? 0 : t.nanos - (t.nanos % 1000));
+      }
+      w.end(at);
+      return;
+    }
+    case DURATION: {
+      let ns = 0n;
+      if (v !== undefined) {
+        const parsed = typeof v === 'string' ? parseGoDuration(v) : null;
+        if (parsed === null) throw mismatch(name, 'a duration', v);
+        ns = parsed;
+      }
+      const at = w.begin();
+      w.byte(0x08);
+      const u = BigInt.asUintN(64, ns);
+      w.varint64(Number(u & 0xffffffffn), Number(u >> 32n));
+      w.end(at);
+      return;
+    }
+    case QUANTITY: {
+      let text = '0';
+      if (typeof v === 'string') text = v;
+      else if (typeof v === 'number') text = String(v);
+      else if (v !== undefined) throw mismatch(name, 'a quantity', v);
+      const at = w.begin();
+      w.byte(0x0a);
+      w.string(text);
+      w.end(at);
+      return;
+    }
+    case INT_OR_STRING: {
+      const at = w.begin();
+      if (typeof v === 'string') {
+        w.byte(0x08);
+        w.byte(1);
+        w.byte(0x10);
+        w.byte(0);
+        w.byte(0x1a);
+        w.string(v);
+      } else if (v === undefined || (typeof v === 'number' && Number.isInteger(v))) {
+        w.byte(0x08);
+        w.byte(0);
+        w.byte(0x10);
+        w.int64((v ?? 0) | 0);
+        w.byte(0x1a);
+        w.byte(0);
+      } else {
+        throw mismatch(name, 'an integer or a string', v);
+      }
+      w.end(at);
+      return;
+    }
+    case FIELDS_V1:
+    case RAW_EXTENSION: {
+      const at = w.begin();
+      if (v instanceof Uint8Array) {
+        w.byte(0x0a);
+        w.bytes(v);
+      } else if (v !== undefined) {
+        w.byte(0x0a);
+        w.string(JSON.stringify(v));
+      }
+      w.end(at);
+      return;
+    }
+    case WRAPPED_LIST: {
+      if (v !== undefined && !Array.isArray(v)) throw mismatch(name, 'a list', v);
+      const element = type.element!;
+      const tag = 8 + element.wireType;
+      const at = w.begin();
+      for (const item of (v ?? []) as unknown[]) {
+        w.uint32(tag);
+        writeValue(w, element, item ?? undefined, name);
+      }
+      w.end(at);
+      return;
+    }
+  }
+}
+
+function mismatch(name: string, expected: string, v: unknown): ProtobufError {
+  return new ProtobufError(`protobuf: "${name}" must be ${expected}, not ${JSON.stringify(v)}`);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading.
+
+interface Reader {
+  buf: Buffer;
+  pos: number;
+}
+
+function readerOf(bytes: Uint8Array): Reader {
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { buf, pos: 0 };
+}
+
+const eof = (): ProtobufError => new ProtobufError('unexpected EOF');
+
+/** A varint of at most 32 bits: tags and lengths. */
+function readUint32(r: Reader, end: number): number {
+  const buf = r.buf;
+  let pos = r.pos;
+  if (pos >= end) throw eof();
+  let b = buf[pos++]!;
+  if (b < 0x80) {
+    r.pos = pos;
+    return b;
+  }
+  let v = b & 0x7f;
+  for (let shift = 7; shift < 35; shift += 7) {
+    if (pos >= end) throw eof();
+    b = buf[pos++]!;
+    v += (b & 0x7f) * 2 ** shift;
+    if (b < 0x80) {
+      r.pos = pos;
+      if (v > 0xffffffff) throw new ProtobufError('proto: integer overflow');
+      return v;
+    }
+  }
+  throw new ProtobufError('proto: integer overflow');
+}
+
+/** The low and high 32 bits of a varint of up to 64 bits. */
+let lo64 = 0;
+let hi64 = 0;
+
+function readVarint64(r: Reader, end: number): void {
+  const buf = r.buf;
+  let pos = r.pos;
+  let lo = 0;
+  let hi = 0;
+  let b = 0;
+  let shift = 0;
+  for (; shift < 28; shift += 7) {
+    if (pos >= end) throw eof();
+    b = buf[pos++]!;
+    lo |= (b & 0x7f) << shift;
+    if (b < 0x80) {
+      r.pos = pos;
+      lo64 = lo >>> 0;
+      hi64 = 0;
+      return;
+    }
+  }
+  if (pos >= end) throw eof();
+  b = buf[pos++]!;
+  lo |= (b & 0x0f) << 28;
+  hi = (b & 0x7f) >> 4;
+  if (b >= 0x80) {
+    for (shift = 3; ; shift += 7) {
+      // Ten bytes at most: the tenth (shift 31) carries the 64th bit.
+      if (shift > 31) throw new ProtobufError('proto: integer overflow');
+      if (pos >= end) throw eof();
+      b = buf[pos++]!;
+      hi |= (b & 0x7f) << shift;
+      if (b < 0x80) break;
+    }
+  }
+  r.pos = pos;
+  lo64 = lo >>> 0;
+  hi64 = hi >>> 0;
+}
+
+function readInt64(r: Reader, end: number): number {
+  readVarint64(r, end);
+  if (hi64 & 0x80000000) return -((~hi64 >>> 0) * 4294967296 + (~lo64 >>> 0) + 1);
+  return hi64 * 4294967296 + lo64;
+}
+
+function readBigInt64(r: Reader, end: number): bigint {
+  readVarint64(r, end);
+  return BigInt.asIntN(64, (BigInt(hi64) << 32n) | BigInt(lo64));
+}
+
+/** The end of a length-delimited value starting at r.pos. */
+function readLength(r: Reader, end: number): number {
+  const len = readUint32(r, end);
+  const stop = r.pos + len;
+  if (stop > end) throw eof();
+  return stop;
+}
+
+function readString(r: Reader, end: number): string {
+  const stop = readLength(r, end);
+  const buf = r.buf;
+  const start = r.pos;
+  r.pos = stop;
+  if (stop - start < 24) {
+    let s = '';
+    for (let i = start; i < stop; i++) {
+      const c = buf[i]!;
+      if (c >= 0x80) return buf.toString('utf8', start, stop);
+      s += String.fromCharCode(c);
+    }
+    return s;
+  }
+  return buf.toString('utf8', start, stop);
+}
+
+function skipField(r: Reader, wireType: number, end: number, fieldNumber: number): void {
+  switch (wireType) {
+    case WIRE_VARINT:
+      readVarint64(r, end);
+      return;
+    case WIRE_FIXED64:
+      r.pos += 8;
+      break;
+    case WIRE_BYTES:
+      r.pos = readLength(r, end);
+      return;
+    case WIRE_FIXED32:
+      r.pos += 4;
+      break;
+    case WIRE_START_GROUP:
+      for (;;) {
+        const tag = readUint32(r, end);
+        const wt = tag & 7;
+        if (wt === WIRE_END_GROUP) {
+          if (tag >>> 3 !== fieldNumber) throw new ProtobufError('proto: unmatched end group');
+          return;
+        }
+        skipField(r, wt, end, tag >>> 3);
+      }
+    default:
+      throw new ProtobufError(`proto: illegal wireType ${wireType}`);
+  }
+  if (r.pos > end) throw eof();
+}
+
+/** Decodes the message between r.pos and `end` into `out`. */
+function readMessage(r: Reader, layout: MessageLayout, end: number, out: Record<string, unknown>): Record<string, unknown> {
+  const byNumber = layout.byNumber;
+  while (r.pos < end) {
+    const tag = readUint32(r, end);
+    const number = tag >>> 3;
+    const wireType = tag & 7;
+    if (number === 0) throw new ProtobufError(`proto: illegal tag 0 (wire type ${wireType})`);
+    const field = byNumber[number];
+    if (field === undefined) {
+      skipField(r, wireType, end, number);
+      continue;
+    }
+    if (field.shape === SINGLE) {
+      if (wireType !== field.type.wireType) throw wrongWireType(wireType, field);
+      const previous = out[field.name];
+      const v = readValue(r, field.type, end, previous);
+      if (v === undefined || (!field.optional && isZero(field.type, v))) {
+        if (previous !== undefined) delete out[field.name];
+      } else {
+        out[field.name] = v;
+      }
+    } else if (field.shape === REPEATED) {
+      let list = out[field.name] as unknown[] | undefined;
+      if (list === undefined) out[field.name] = list = [];
+      if (wireType === field.type.wireType) {
+        list.push(readValue(r, field.type, end, undefined) ?? null);
+      } else if (wireType === WIRE_BYTES && field.type.wireType !== WIRE_BYTES) {
+        // Packed numbers: upstream never writes them, but protobuf readers accept them.
+        const stop = readLength(r, end);
+        while (r.pos < stop) list.push(readValue(r, field.type, stop, undefined));
+      } else {
+        throw wrongWireType(wireType, field);
+      }
+    } else {
+      if (wireType !== WIRE_BYTES) throw wrongWireType(wireType, field);
+      let map = out[field.name] as Record<string, unknown> | undefined;
+      if (map === undefined) out[field.name] = map = {};
+      readMapEntry(r, field, end, map);
+    }
+  }
+  if (r.pos !== end) throw eof();
+  return out;
+}
+
+function readMapEntry(r: Reader, field: FieldLayout, end: number, map: Record<string, unknown>): void {
+  const stop = readLength(r, end);
+  let key = '';
+  let value: unknown;
+  let seen = false;
+  while (r.pos < stop) {
+    const tag = readUint32(r, stop);
+    if (tag === 0x0a) key = readString(r, stop);
+    else if (tag === 16 + field.type.wireType) {
+      value = readValue(r, field.type, stop, undefined);
+      seen = true;
+    } else skipField(r, tag & 7, stop, tag >>> 3);
+  }
+  if (r.pos !== stop) throw eof();
+  map[key] = seen ? (value ?? null) : zeroOf(field.type);
+}
+
+function wrongWireType(wireType: number, field: FieldLayout): ProtobufError {
+  return new ProtobufError(`proto: wrong wireType = ${wireType} for field ${field.name}`);
+}
+
+/** The JSON form of a Go zero value, for a map entry without its value. */
+function zeroOf(type: ValueType): unknown {
+  switch (type.kind) {
+    case STRING:
+    case BYTES:
+      return '';
+    case BOOL:
+      return false;
+    case INT32:
+    case INT64:
+    case DOUBLE:
+    case INT_OR_STRING:
+      return 0;
+    case MESSAGE:
+      return {};
+    case QUANTITY:
+      return '0';
+    case DURATION:
+      return '0s';
+    case WRAPPED_LIST:
+      return [];
+    default:
+      return null;
+  }
+}
+
+/** Whether Go's JSON omits the decoded value of a non-pointer field (omitempty, or a null time). */
+function isZero(type: ValueType, v: unknown): boolean {
+  switch (type.kind) {
+    case STRING:
+    case BYTES:
+      return v === '';
+    case BOOL:
+      return v === false;
+    case INT32:
+    case INT64:
+    case DOUBLE:
+    case INT_OR_STRING:
+      return v === 0;
+    case MESSAGE:
+      for (const _ in v as Record<string, unknown>) return false;
+      return true;
+    case WRAPPED_LIST:
+      return (v as unknown[]).length === 0;
+    default:
+      return false;
+  }
+}
+
+/** Reads one value (after its tag); `undefined` for a zero time or an empty raw value. */
+function readValue(r: Reader, type: ValueType, end: number, previous: unknown): unknown {
+  switch (type.kind) {
+    case STRING:
+      return readString(r, end);
+    case BYTES: {
+      const stop = readLength(r, end);
+      const text = r.buf.toString('base64', r.pos, stop);
+      r.pos = stop;
+      return text;
+    }
+    case BOOL:
+      readVarint64(r, end);
+      return (lo64 | hi64) !== 0;
+    case INT32:
+      readVarint64(r, end);
+      return lo64 | 0;
+    case INT64:
+      return readInt64(r, end);
+    case DOUBLE: {
+      if (r.pos + 8 > end) throw eof();
+      const v = r.buf.readDoubleLE(r.pos);
+      r.pos += 8;
+      return v;
+    }
+    case MESSAGE: {
+      const stop = readLength(r, end);
+      const layout = messageOf(type);
+      const target = isRecord(previous) ? previous : {};
+      if (layout.propertyOrder === null || r.pos === stop) return readMessage(r, layout, stop, target);
+      // Decoded fields follow the schema's order, as Go's JSON writes them.
+      const decoded = readMessage(r, layout, stop, target);
+      const ordered: Record<string, unknown> = {};
+      for (const field of layout.propertyOrder) {
+        const v = decoded[field.name];
+        if (v !== undefined) ordered[field.name] = v;
+      }
+      return ordered;
+    }
+    case TIME:
+    case MICRO_TIME: {
+      const stop = readLength(r, end);
+      if (r.pos === stop) return undefined;
+      let seconds = 0;
+      let nanos = 0;
+      while (r.pos < stop) {
+        const tag = readUint32(r, stop);
+        if (tag === 0x08) seconds = readInt64(r, stop);
+        else if (tag === 0x10) nanos = readInt64(r, stop) | 0;
+        else skipField(r, tag & 7, stop, tag >>> 3);
+      }
+      return type.kind === TIME ? formatTime(seconds) : formatMicroTime(seconds, nanos);
+    }
+    case DURATION: {
+      const stop = readLength(r, end);
+      let ns = 0n;
+      while (r.pos < stop) {
+        const tag = readUint32(r, stop);
+        if (tag === 0x08) ns = readBigInt64(r, stop);
+        else skipField(r, tag & 7, stop, tag >>> 3);
+      }
+      return formatGoDuration(ns);
+    }
+    case QUANTITY: {
+      const stop = readLength(r, end);
+      let text = '0';
+      while (r.pos < stop) {
+        const tag = readUint32(r, stop);
+        if (tag === 0x0a) text = readString(r, stop);
+        else skipField(r, tag & 7, stop, tag >>> 3);
+      }
+      return text;
+    }
+    case INT_OR_STRING: {
+      const stop = readLength(r, end);
+      let kind = 0;
+      let intVal = 0;
+      let strVal = '';
+      while (r.pos < stop) {
+        const tag = readUint32(r, stop);
+        if (tag === 0x08) kind = readInt64(r, stop);
+        else if (tag === 0x10) {
+          readVarint64(r, stop);
+          intVal = lo64 | 0;
+        } else if (tag === 0x1a) strVal = readString(r, stop);
+        else skipField(r, tag & 7, stop, tag >>> 3);
+      }
+      return kind === 1 ? strVal : intVal;
+    }
+    case FIELDS_V1:
+    case RAW_EXTENSION: {
+      const stop = readLength(r, end);
+      let rawStart = 0;
+      let rawEnd = 0;
+      while (r.pos < stop) {
+        const tag = readUint32(r, stop);
+        if (tag === 0x0a) {
+          rawEnd = readLength(r, stop);
+          rawStart = r.pos;
+          r.pos = rawEnd;
+        } else skipField(r, tag & 7, stop, tag >>> 3);
+      }
+      if (rawEnd === rawStart) return undefined;
+      return parseRawJson(r.buf, rawStart, rawEnd, type.kind === FIELDS_V1 ? 'FieldsV1' : 'RawExtension');
+    }
+    case WRAPPED_LIST: {
+      const stop = readLength(r, end);
+      const element = type.element!;
+      const list: unknown[] = [];
+      while (r.pos < stop) {
+        const tag = readUint32(r, stop);
+        if (tag === 8 + element.wireType) list.push(readValue(r, element, stop, undefined) ?? null);
+        else skipField(r, tag & 7, stop, tag >>> 3);
+      }
+      return list;
+    }
+  }
+  throw new ProtobufError(`protobuf: unknown value kind ${type.kind}`);
+}
+
+/** Raw bytes of a FieldsV1 or RawExtension as JSON; corral keeps no other representation of them. */
+function parseRawJson(buf: Buffer, start: number, end: number, what: string): unknown {
+  try {
+    return JSON.parse(buf.toString('utf8', start, end)) as unknown;
+  } catch {
+    const kind = startsWithPrefix(buf.subarray(start, end)) ? 'a protobuf object' : 'bytes that are not JSON';
+    throw new ProtobufError(`protobuf: ${what} holds ${kind}, which corral cannot represent`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Times and durations.
+
+const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** Seconds since the epoch and non-negative nanoseconds of an RFC 3339 time, as Go's time.Unix() and Nanosecond(). */
+export function parseRFC3339(text: string): { seconds: number; nanos: number } | null {
+  if (text === lastParsedText) return lastParsed;
+  lastParsed = parseTimeText(text);
+  lastParsedText = text;
+  return lastParsed;
+}
+
+/** The last time parsed: objects of one list often share their timestamps. */
+let lastParsedText = '';
+let lastParsed: { seconds: number; nanos: number } | null = null;
+
+function parseTimeText(text: string): { seconds: number; nanos: number } | null {
+  const m = rfc3339.exec(text);
+  if (!m) return null;
+  const [, y, mo, d, h, mi, s, frac, sign, oh, om] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return null;
+  let seconds = daysFromCivil(year, month, day) * 86400 + Number(h) * 3600 + Number(mi) * 60 + Number(s);
+  if (sign) seconds -= (sign === '-' ? -1 : 1) * (Number(oh) * 3600 + Number(om) * 60);
+  const nanos = frac ? Number(frac.padEnd(9, '0')) : 0;
+  return { seconds, nanos };
+}
+
+const two = (n: number): string => (n < 10 ? `0${n}` : String(n));
+
+/** `2006-01-02T15:04:05` in UTC (Howard Hinnant's civil_from_days). */
+function civilSeconds(seconds: number): string {
+  const days = Math.floor(seconds / 86400);
+  let rest = seconds - days * 86400;
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const hour = Math.floor(rest / 3600);
+  rest -= hour * 3600;
+  const minute = Math.floor(rest / 60);
+  return `${String(year).padStart(4, '0')}-${two(month)}-${two(day)}T${two(hour)}:${two(minute)}:${two(rest - minute * 60)}`;
+}
+
+/** The last time formatted: objects of one list often share their timestamps. */
+let lastSeconds = NaN;
+let lastText = '';
+
+/** metav1.Time's JSON form: RFC 3339 in UTC at second precision. */
+export function formatTime(seconds: number): string {
+  if (seconds !== lastSeconds) {
+    lastText = `${civilSeconds(seconds)}Z`;
+    lastSeconds = seconds;
+  }
+  return lastText;
+}
+
+/** metav1.MicroTime's JSON form: RFC 3339 in UTC with six fractional digits. */
+export function formatMicroTime(seconds: number, nanos: number): string {
+  return `${civilSeconds(seconds)}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
+}
+
+const durationUnits: Record<string, bigint> = {
+  ns: 1n,
+  us: 1_000n,
+  'µs': 1_000n,
+  'μs': 1_000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
+};
+
+/** Go's time.ParseDuration, in nanoseconds; null when malformed. */
+export function parseGoDuration(text: string): bigint | null {
+  let rest = text;
+  let negative = false;
+  if (rest.startsWith('-') || rest.startsWith('+')) {
+    negative = rest[0] === '-';
+    rest = rest.slice(1);
+  }
+  if (rest === '0') return 0n;
+  if (rest === '') return null;
+  let total = 0n;
+  const part = /^(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)/;
+  while (rest !== '') {
+    const m = part.exec(rest);
+    if (!m || (m[1] === '' && (m[2] ?? '') === '')) return null;
+    const unit = durationUnits[m[3]!]!;
+    total += BigInt(m[1] || '0') * unit;
+    const frac = m[2] ?? '';
+    if (frac !== '') total += (BigInt(frac) * unit) / 10n ** BigInt(frac.length);
+    rest = rest.slice(m[0].length);
+  }
+  return negative ? -total : total;
+}
+
+/** Go's time.Duration.String(). */
+export function formatGoDuration(ns: bigint): string {
+  if (ns === 0n) return '0s';
+  const sign = ns < 0n ? '-' : '';
+  const abs = ns < 0n ? -ns : ns;
+  if (abs < 1_000_000_000n) {
+    if (abs < 1_000n) return `${sign}${abs}ns`;
+    if (abs < 1_000_000n) return `${sign}${fraction(abs, 1_000n)}µs`;
+    return `${sign}${fraction(abs, 1_000_000n)}ms`;
+  }
+  const hours = abs / 3_600_000_000_000n;
+  const minutes = (abs / 60_000_000_000n) % 60n;
+  const seconds = fraction(abs % 60_000_000_000n, 1_000_000_000n);
+  if (hours > 0n) return `${sign}${hours}h${minutes}m${seconds}s`;
+  if (minutes > 0n) return `${sign}${minutes}m${seconds}s`;
+  return `${sign}${seconds}s`;
+}
+
+function fraction(value: bigint, unit: bigint): string {
+  const whole = value / unit;
+  const rest = value % unit;
+  if (rest === 0n) return String(whole);
+  const digits = String(unit).length - 1;
+  return `${whole}.${String(rest).padStart(digits, '0').replace(/0+$/, '')}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public API.
+
+/** Encodes a value as the message its schema (an object schema with `x-corral-protobuf` properties) describes. */
+export function encodeMessage(value: Record<string, unknown>, schema: Schema): Uint8Array {
+  const layout = layoutOf(schema);
+  return withWriter((w) => writeMessage(w, layout, value));
+}
+
+/** Decodes a message into its JSON shape. */
+export function decodeMessage(bytes: Uint8Array, schema: Schema): Record<string, unknown> {
+  return decodeInto(readerOf(bytes), layoutOf(schema), bytes.length, {});
+}
+
+function decodeInto(r: Reader, layout: MessageLayout, end: number, out: Record<string, unknown>): Record<string, unknown> {
+  if (layout.propertyOrder === null) return readMessage(r, layout, end, out);
+  const decoded = readMessage(r, layout, end, {});
+  for (const field of layout.propertyOrder) {
+    const v = decoded[field.name];
+    if (v !== undefined) out[field.name] = v;
+  }
+  return out;
+}
+
+function writeEnvelopeHead(w: Writer, apiVersion: string, kind: string): void {
+  w.ensure(4);
+  w.buf.set(envelopePrefix, w.pos);
+  w.pos += 4;
+  w.byte(0x0a);
+  const at = w.begin();
+  w.byte(0x0a);
+  w.string(apiVersion);
+  w.byte(0x12);
+  w.string(kind);
+  w.end(at);
+}
+
+/** contentEncoding and contentType, always written and empty, as upstream writes them. */
+function writeEnvelopeTail(w: Writer): void {
+  w.ensure(4);
+  w.buf[w.pos++] = 0x1a;
+  w.buf[w.pos++] = 0;
+  w.buf[w.pos++] = 0x22;
+  w.buf[w.pos++] = 0;
+}
+
+/** Wraps an encoded object in the `k8s\0` envelope. */
+export function encodeEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
+  return withWriter((w) => {
+    writeEnvelopeHead(w, apiVersion, kind);
+    w.byte(0x12);
+    w.bytes(raw);
+    writeEnvelopeTail(w);
+  });
+}
+
+/** Opens the envelope; throws ProtobufPrefixError without the `k8s\0` prefix. */
+export function decodeEnvelope(bytes: Uint8Array): Envelope {
+  if (bytes.length === 0) throw new ProtobufError('empty data');
+  if (!startsWithPrefix(bytes)) {
+    throw new ProtobufPrefixError(`provided data does not appear to be a protobuf message, expected prefix [${envelopePrefix.join(' ')}]`);
+  }
+  if (bytes.length === envelopePrefix.length) throw new ProtobufError('empty body');
+  const r = readerOf(bytes);
+  r.pos = envelopePrefix.length;
+  const end = bytes.length;
+  const envelope: Envelope = { apiVersion: '', kind: '', raw: new Uint8Array(0), contentEncoding: '', contentType: '' };
+  while (r.pos < end) {
+    const tag = readUint32(r, end);
+    if (tag === 0x0a) {
+      const stop = readLength(r, end);
+      while (r.pos < stop) {
+        const inner = readUint32(r, stop);
+        if (inner === 0x0a) envelope.apiVersion = readString(r, stop);
+        else if (inner === 0x12) envelope.kind = readString(r, stop);
+        else skipField(r, inner & 7, stop, inner >>> 3);
+      }
+    } else if (tag === 0x12) {
+      const stop = readLength(r, end);
+      envelope.raw = r.buf.subarray(r.pos, stop);
+      r.pos = stop;
+    } else if (tag === 0x1a) envelope.contentEncoding = readString(r, end);
+    else if (tag === 0x22) envelope.contentType = readString(r, end);
+    else skipField(r, tag & 7, end, tag >>> 3);
+  }
+  return envelope;
+}
+
+function startsWithPrefix(bytes: Uint8Array): boolean {
+  return bytes.length >= 4 && bytes[0] === 0x6b && bytes[1] === 0x38 && bytes[2] === 0x73 && bytes[3] === 0x00;
+}
+
+/**
+ * Encodes an object (or a list, or a Status) with its envelope in one pass. The type comes from
+ * `typeMeta`, else from the value's own apiVersion and kind.
+ */
+export function encodeObject(value: Record<string, unknown>, schema: Schema, typeMeta?: { apiVersion: string; kind: string }): Uint8Array {
+  const layout = layoutOf(schema);
+  const apiVersion = typeMeta?.apiVersion ?? (typeof value.apiVersion === 'string' ? value.apiVersion : '');
+  const kind = typeMeta?.kind ?? (typeof value.kind === 'string' ? value.kind : '');
+  return withWriter((w) => {
+    writeEnvelopeHead(w, apiVersion, kind);
+    w.byte(0x12);
+    const at = w.begin();
+    writeMessage(w, layout, value);
+    w.end(at);
+    writeEnvelopeTail(w);
+  });
+}
+
+/**
+ * Decodes an enveloped object into its JSON shape, with apiVersion and kind from the envelope
+ * first (when the envelope names them).
+ */
+export function decodeObject(bytes: Uint8Array, schema: Schema): Record<string, unknown> {
+  const envelope = decodeEnvelope(bytes);
+  const out: Record<string, unknown> = {};
+  if (envelope.apiVersion) out.apiVersion = envelope.apiVersion;
+  if (envelope.kind) out.kind = envelope.kind;
+  return decodeInto(readerOf(envelope.raw), layoutOf(schema), envelope.raw.length, out);
+}
+
+/**
+ * One frame of a protobuf watch stream: a 4-byte big-endian length, then a meta/v1 WatchEvent
+ * {type=1, object=2 RawExtension{raw=1}} whose raw is the object's envelope (encodeObject's result).
+ */
+export function encodeWatchFrame(type: string, objectEnvelope: Uint8Array): Uint8Array {
+  return withWriter((w) => {
+    w.ensure(4);
+    w.pos = 4;
+    w.byte(0x0a);
+    w.string(type);
+    w.byte(0x12);
+    const at = w.begin();
+    w.byte(0x0a);
+    w.bytes(objectEnvelope);
+    w.end(at);
+    w.buf.writeUInt32BE(w.pos - 4, 0);
+  });
+}
+
+export interface WatchEventFrame {
+  type: string;
+  /** The object's envelope (decode it with decodeObject). */
+  object: Uint8Array;
+}
+
+/** Decodes the body of one watch frame (without its length prefix). */
+export function decodeWatchEvent(body: Uint8Array): WatchEventFrame {
+  const r = readerOf(body);
+  const end = body.length;
+  const event: WatchEventFrame = { type: '', object: new Uint8Array(0) };
+  while (r.pos < end) {
+    const tag = readUint32(r, end);
+    if (tag === 0x0a) event.type = readString(r, end);
+    else if (tag === 0x12) {
+      const stop = readLength(r, end);
+      while (r.pos < stop) {
+        const inner = readUint32(r, stop);
+        if (inner === 0x0a) {
+          const rawEnd = readLength(r, stop);
+          event.object = r.buf.subarray(r.pos, rawEnd);
+          r.pos = rawEnd;
+        } else skipField(r, inner & 7, stop, inner >>> 3);
+      }
+    } else skipField(r, tag & 7, end, tag >>> 3);
+  }
+  return event;
+}
+
+/** Splits a length-delimited stream (4-byte big-endian lengths) into frame bodies, across chunk boundaries. */
+export class FrameSplitter {
+  private pending: Buffer = Buffer.alloc(0);
+
+  /** Adds a chunk; returns the frames it completes. */
+  push(chunk: Uint8Array): Uint8Array[] {
+    let data = this.pending.length ? Buffer.concat([this.pending, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const frames: Uint8Array[] = [];
+    while (data.length >= 4) {
+      const len = data.readUInt32BE(0);
+      if (data.length < 4 + len) break;
+      frames.push(data.subarray(4, 4 + len));
+      data = data.subarray(4 + len);
+    }
+    this.pending = Buffer.from(data);
+    return frames;
+  }
+
+  /** Bytes of an incomplete frame still waiting for the rest. */
+  get buffered(): number {
+    return this.pending.length;
+  }
+}
