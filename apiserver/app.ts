@@ -72,7 +72,7 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = p
   const registry = new Registry(allDefinitions(etcd), etcd, admission, enabled, watchCache);
   const namespaces = registry.namespaces();
   if (!namespaces) throw new Error('the core v1 API must be enabled');
-  plugins.push(...admissionPlugins(config, { NamespaceLifecycle: () => namespaceLifecycle(lookupFrom((name) => namespaces.get('', name))) }));
+  plugins.push(...admissionPlugins(config, { NamespaceLifecycle: () => namespaceLifecycle(lookupFrom((name, resourceVersion) => namespaces.get('', name, resourceVersion))) }));
 
   const authenticator = createAuthenticator({
     ...(config.tokenAuthFile ? { tokens: loadTokenFile(config.tokenAuthFile) } : {}),

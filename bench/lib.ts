@@ -437,7 +437,11 @@ export interface ProfileSummary {
   idleMs: number;
   /** Functions by self time. */
   self: HotSpot[];
-  /** The repository's own functions by inclusive time (each counted once per sample). */
+  /**
+   * The repository's own functions by inclusive time (each counted once per sample). A function
+   * counts only while it is on the stack: after an await, an async function resumes from the
+   * microtask queue without its callers, so callers of async code are undercounted.
+   */
   inclusive: HotSpot[];
   /** Self time by area: a repository file, a package, a node: internal module, or a pseudo-frame. */
   areas: HotSpot[];

@@ -35,14 +35,19 @@ export function namespaceLifecycle(lookup: NamespaceLookup): AdmissionPlugin {
   };
 }
 
-/** Adapts a store's get (which throws NotFound) to a NamespaceLookup. */
-export function lookupFrom(get: (name: string) => Promise<KubeObject>): NamespaceLookup {
-  return async (name) => {
+/**
+ * Adapts a store's get (which throws NotFound) to a NamespaceLookup that reads the watch cache
+ * (`resourceVersion=0`) and, only when the namespace is missing there, etcd: a namespace created a
+ * moment ago may not have reached this replica's cache yet.
+ */
+export function lookupFrom(get: (name: string, resourceVersion?: string) => Promise<KubeObject>): NamespaceLookup {
+  const read = async (name: string, resourceVersion?: string): Promise<KubeObject | null> => {
     try {
-      return await get(name);
+      return await get(name, resourceVersion);
     } catch (err) {
       if (isStatusError(err, 'NotFound')) return null;
       throw err;
     }
   };
+  return async (name) => (await read(name, '0')) ?? (await read(name));
 }

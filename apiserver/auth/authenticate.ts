@@ -99,8 +99,19 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticator {
   };
 }
 
-/** Reads the peer certificate of a TLS socket; undefined when the client sent none. */
+/** Per connection: the certificate never changes, and HTTP/2 carries many requests on one. */
+const certificates = new WeakMap<object, ClientCertificate | null>();
+
+/** Reads the peer certificate of a TLS socket (once per connection); undefined when the client sent none. */
 export function clientCertificateOf(socket: Pick<TLSSocket, 'authorized' | 'authorizationError' | 'getPeerCertificate'>): ClientCertificate | undefined {
+  const known = certificates.get(socket);
+  if (known !== undefined) return known ?? undefined;
+  const cert = readClientCertificate(socket);
+  certificates.set(socket, cert ?? null);
+  return cert;
+}
+
+function readClientCertificate(socket: Pick<TLSSocket, 'authorized' | 'authorizationError' | 'getPeerCertificate'>): ClientCertificate | undefined {
   const peer = socket.getPeerCertificate(false) as unknown as {
     raw?: Buffer;
     subject?: Record<string, string | string[] | undefined>;

@@ -118,13 +118,13 @@ function includeObject(req: ApiRequest): IncludeObject {
 }
 
 /** Shapes a single object or a list into the representation negotiated for the request. */
-function represent(req: ApiRequest, content: KubeObject | KubeList, isList: boolean): ApiResponse {
+function represent(req: ApiRequest, def: ResourceDefinition, content: KubeObject | KubeList, isList: boolean): ApiResponse {
   const representation = negotiate(header(req, 'accept'), true);
   const { format } = representation;
   if (representation.kind === 'object') return { status: 200, body: content, format, warnings: [] };
   const items = isList ? (content as KubeList).items : [content as KubeObject];
   const listMeta = isList ? (content as KubeList).metadata : { resourceVersion: (content as KubeObject).metadata.resourceVersion ?? '' };
-  if (representation.kind === 'table') return { status: 200, body: toTable(items, listMeta, includeObject(req), representation.version), format, warnings: [] };
+  if (representation.kind === 'table') return { status: 200, body: toTable(def, items, listMeta, includeObject(req), representation.version, req.context.now), format, warnings: [] };
   const { version } = representation;
   if (!isList) return { status: 200, body: partialObjectMetadata(content as KubeObject, version), format, warnings: [] };
   return {
@@ -186,19 +186,19 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
       if (def.computed) {
         const found = (await def.computed.list()).find((o) => o.metadata.name === info.name);
         if (!found) throw notFound({ group: def.group, resource: def.plural }, info.name);
-        return represent(req, found, false);
+        return represent(req, def, found, false);
       }
       const resourceVersion = req.query.get('resourceVersion') || undefined;
       if (resourceVersion && !/^\d+$/.test(resourceVersion)) throw badRequest(`invalid resource version: ${resourceVersion}`);
-      return represent(req, await requireStore(served).get(namespace, info.name, resourceVersion), false);
+      return represent(req, def, await requireStore(served).get(namespace, info.name, resourceVersion), false);
     }
     case 'list': {
       const options = listOptions(req, def);
       if (def.computed) {
         const items = (await def.computed.list()).filter((o) => options.filter.matches(o));
-        return represent(req, { apiVersion: def.group ? `${def.group}/${def.version}` : def.version, kind: `${def.kind}List`, metadata: {}, items }, true);
+        return represent(req, def, { apiVersion: def.group ? `${def.group}/${def.version}` : def.version, kind: `${def.kind}List`, metadata: {}, items }, true);
       }
-      return represent(req, await requireStore(served).list(namespace, options), true);
+      return represent(req, def, await requireStore(served).list(namespace, options), true);
     }
     case 'watch':
       return watchRequest(def, requireStore(served), namespace, req.query);
@@ -206,13 +206,13 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
       const opts = writeOptions(req, 'CreateOptions');
       const { object, warnings } = decodeObject(def, await req.readBody(), bodyFormat(header(req, 'content-type')), opts.fieldValidation);
       const created = await requireStore(served).create(namespace, object, context, opts);
-      return { ...represent(req, created, false), status: 201, warnings: [...warnings, ...(def.strategy.warnings?.(created, undefined) ?? [])] };
+      return { ...represent(req, def, created, false), status: 201, warnings: [...warnings, ...(def.strategy.warnings?.(created, undefined) ?? [])] };
     }
     case 'update': {
       const opts = writeOptions(req, 'UpdateOptions');
       const { object, warnings } = decodeObject(def, await req.readBody(), bodyFormat(header(req, 'content-type')), opts.fieldValidation);
       const outcome = await requireStore(served).update(namespace, info.name, info.subresource, () => object, context, opts);
-      return { ...represent(req, outcome.object, false), status: outcome.created ? 201 : 200, warnings };
+      return { ...represent(req, def, outcome.object, false), status: outcome.created ? 201 : 200, warnings };
     }
     case 'patch': {
       const opts = writeOptions(req, 'PatchOptions');
@@ -234,7 +234,7 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
         context,
         opts,
       );
-      return { ...represent(req, outcome.object, false), status: 200, warnings };
+      return { ...represent(req, def, outcome.object, false), status: 200, warnings };
     }
     case 'delete': {
       const opts = await deleteOptions(req);

@@ -15,6 +15,7 @@ import { pathNotFound, requestEntityTooLarge, toStatusError, unauthorized, type 
 import type { Authenticator } from '../auth/authenticate.ts';
 import { clientCertificateOf } from '../auth/authenticate.ts';
 import { discovery } from '../endpoints/discovery.ts';
+import { serveOpenApi } from '../endpoints/openapi.ts';
 import { negotiate } from '../endpoints/negotiation.ts';
 import { handleResource, type ApiResponse } from '../endpoints/resource.ts';
 import type { WatchResponse } from '../endpoints/watch.ts';
@@ -38,6 +39,18 @@ export interface ServerOptions {
 
 type AnyRequest = IncomingMessage | Http2ServerRequest;
 type AnyResponse = ServerResponse | Http2ServerResponse;
+
+/**
+ * The TLS connection of a request. HTTP/2's compatibility `req.socket` is a fresh proxy per
+ * request, so per-connection caches key on the session's socket instead.
+ */
+function tlsSocketOf(req: AnyRequest): TLSSocket {
+  if ('stream' in req) {
+    const socket = req.stream.session?.socket;
+    if (socket) return socket as TLSSocket;
+  }
+  return req.socket as TLSSocket;
+}
 
 /** Paths anyone may read without credentials, as upstream's system:public-info-viewer allows. */
 const publicPaths = /^\/(livez|readyz|healthz)(\/.*)?$|^\/version\/?$/;
@@ -98,7 +111,7 @@ export class ApiServer {
     try {
       if (publicPaths.test(url.pathname)) return await this.servePublic(url, res);
 
-      const clientCertificate = clientCertificateOf(req.socket as TLSSocket);
+      const clientCertificate = clientCertificateOf(tlsSocketOf(req));
       const authorization = req.headers.authorization;
       const authn = await this.opts.authenticator.authenticate({
         ...(clientCertificate ? { clientCertificate } : {}),
@@ -122,6 +135,13 @@ export class ApiServer {
         if ('kind' in response) return await this.stream(res, response, warnings);
         response.warnings.unshift(...warnings);
         return this.write(res, response, url.searchParams);
+      }
+      const openapi = serveOpenApi(this.opts.registry, url, { accept: req.headers.accept, ifNoneMatch: req.headers['if-none-match'] });
+      if (openapi) {
+        // OpenAPI answers carry their own caching headers (ETag, max-age for hashed URLs).
+        (res as ServerResponse).writeHead(openapi.status, openapi.headers);
+        res.end(openapi.body);
+        return;
       }
       const found = discovery(this.opts.registry, url.pathname, req.headers.accept, `${req.headers.host ?? ''}`);
       if (found) {

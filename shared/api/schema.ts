@@ -26,9 +26,11 @@ export interface Schema {
    * How this property is encoded in protobuf (corral's own marker, never served in OpenAPI): its
    * field number in upstream's generated.proto, and whether Go holds it in a pointer (`optional`:
    * encoded only when set, an explicit zero included; other scalars are always encoded, as gogo's
-   * non-nullable fields are).
+   * non-nullable fields are). `embedded` places the property in a struct Go embeds with
+   * `json:",inline"` (see `embedded()`): the field numbers, outermost first, of the nested messages
+   * that hold it; `field` then counts within the innermost.
    */
-  'x-corral-protobuf'?: { field: number; optional?: true };
+  'x-corral-protobuf'?: { field: number; optional?: true; embedded?: number[] };
   /** Well-known types whose protobuf form differs from their JSON shape (and whose OpenAPI is a $ref). */
   'x-corral-type'?: WellKnownType;
 }
@@ -41,6 +43,22 @@ export type WellKnownType = 'Time' | 'MicroTime' | 'Quantity' | 'IntOrString' | 
  */
 export function pb(field: number, schema: Schema, optional?: 'optional'): Schema {
   return { ...schema, 'x-corral-protobuf': optional ? { field, optional: true } : { field } };
+}
+
+/**
+ * The properties of a struct Go embeds with `json:",inline"` (PersistentVolumeSpec's
+ * PersistentVolumeSource, Volume's VolumeSource, Probe's ProbeHandler): flattened into the parent in
+ * JSON, but in protobuf a nested message under the parent's field `field`, always written, whose
+ * properties keep their own numbers. Spread the result into the parent's properties.
+ */
+export function embedded(field: number, properties: Record<string, Schema>): Record<string, Schema> {
+  const out: Record<string, Schema> = {};
+  for (const [name, property] of Object.entries(properties)) {
+    const marker = property['x-corral-protobuf'];
+    if (!marker) throw new Error(`embedded: property "${name}" has no protobuf field number`);
+    out[name] = { ...property, 'x-corral-protobuf': { ...marker, embedded: [field, ...(marker.embedded ?? [])] } };
+  }
+  return out;
 }
 
 export const string = (description?: string): Schema => ({ type: 'string', ...(description ? { description } : {}) });
@@ -185,6 +203,11 @@ export const listMeta = (): Schema =>
 export function listSchema(item: Schema): Schema {
   return object({ apiVersion: string(), kind: string(), metadata: pb(1, listMeta()), items: pb(2, array(item)) }, ['items']);
 }
+
+/** meta/v1 PartialObjectMetadata (`as=PartialObjectMetadata`): an object's metadata alone. */
+export const partialObjectMetadataSchema = (): Schema => kindSchema({});
+
+export const partialObjectMetadataListSchema = (): Schema => listSchema(partialObjectMetadataSchema());
 
 export const statusCause = (): Schema =>
   object({ reason: pb(1, string()), message: pb(2, string()), field: pb(3, string()) });

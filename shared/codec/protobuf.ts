@@ -7,7 +7,8 @@
  * always (possibly empty); pointer (`optional`) fields only when set; `[]byte` when present; lists
  * element by element (never packed); maps as {key=1, value=2} entries in sorted key order.
  * A list (or map value) of lists is a named slice type upstream (`ExtraValue`), a message holding
- * the inner list as its field 1.
+ * the inner list as its field 1. A struct embedded with `json:",inline"` (schema.ts `embedded()`)
+ * is a nested message in protobuf whose fields are the parent's in JSON.
  *
  * Decoding yields the JSON shape: times as RFC 3339 strings, quantities as strings, int-or-string as
  * number or string, bytes as base64, FieldsV1 and RawExtension as parsed JSON. Zero values of
@@ -67,6 +68,8 @@ const FIELDS_V1 = 12;
 const RAW_EXTENSION = 13;
 /** A named slice type: a message whose field 1 repeats the element. */
 const WRAPPED_LIST = 14;
+/** A struct embedded with `json:",inline"`: its own message in protobuf, its fields the parent's in JSON. */
+const EMBEDDED = 15;
 
 const WIRE_VARINT = 0;
 const WIRE_FIXED64 = 1;
@@ -79,8 +82,9 @@ const WIRE_FIXED32 = 5;
 interface ValueType {
   kind: number;
   wireType: number;
-  /** The message layout (MESSAGE). Compiled lazily: schemas may be recursive. */
+  /** The message's schema (MESSAGE); its layout compiles on first use, as schemas may be recursive. */
   schema?: Schema;
+  /** The message's layout (MESSAGE once compiled, EMBEDDED). */
   message?: MessageLayout;
   /** The element (WRAPPED_LIST). */
   element?: ValueType;
@@ -91,6 +95,7 @@ const REPEATED = 1;
 const MAP = 2;
 
 interface FieldLayout {
+  /** The property's name; empty for an EMBEDDED message, whose properties are the parent's. */
   name: string;
   number: number;
   optional: boolean;
@@ -105,8 +110,12 @@ interface MessageLayout {
   /** Ascending field number: the order of encoding. */
   fields: FieldLayout[];
   byNumber: (FieldLayout | undefined)[];
-  /** The schema's property order, when it differs from field number order (decoded objects follow it). */
-  propertyOrder: FieldLayout[] | null;
+  /**
+   * The schema's property names in order, when decoding (field number order, embedded messages'
+   * properties at their message's place) would order them differently: decoded objects follow the
+   * schema, as Go's JSON follows the struct.
+   */
+  propertyOrder: string[] | null;
 }
 
 const layouts = new WeakMap<Schema, MessageLayout>();
@@ -114,16 +123,43 @@ const layouts = new WeakMap<Schema, MessageLayout>();
 function layoutOf(schema: Schema): MessageLayout {
   let layout = layouts.get(schema);
   if (layout) return layout;
-  layout = { fields: [], byNumber: [], propertyOrder: null };
+  // Properties without a field number are not part of the message: apiVersion and kind travel in
+  // the envelope.
+  const entries = Object.entries(schema.properties ?? {}).filter(([, property]) => property['x-corral-protobuf'] !== undefined);
+  layout = buildLayout(entries, 0);
+  const inSchemaOrder = entries.map(([name]) => name);
+  const inWireOrder = wireOrder(layout);
+  if (inWireOrder.some((name, i) => name !== inSchemaOrder[i])) layout.propertyOrder = inSchemaOrder;
   layouts.set(schema, layout);
-  const inSchemaOrder: FieldLayout[] = [];
-  for (const [name, property] of Object.entries(schema.properties ?? {})) {
-    const marker = property['x-corral-protobuf'];
-    // apiVersion and kind travel in the envelope, outside the message.
-    if (!marker) continue;
+  return layout;
+}
+
+/** The layout of the properties at `depth` levels of embedding (0: the message itself). */
+function buildLayout(entries: [string, Schema][], depth: number): MessageLayout {
+  const layout: MessageLayout = { fields: [], byNumber: [], propertyOrder: null };
+  const groups = new Map<number, [string, Schema][]>();
+  const add = (field: FieldLayout, name: string): void => {
+    if (layout.byNumber[field.number]) throw new ProtobufError(`protobuf: field number ${field.number} of "${name}" is already used`);
+    layout.byNumber[field.number] = field;
+    layout.fields.push(field);
+  };
+  for (const entry of entries) {
+    const [name, property] = entry;
+    const marker = property['x-corral-protobuf']!;
+    const embeddedIn = marker.embedded?.[depth];
+    if (embeddedIn !== undefined) {
+      let group = groups.get(embeddedIn);
+      if (!group) {
+        groups.set(embeddedIn, (group = []));
+        // A placeholder keeps the number taken until the group is complete.
+        add({ name: '', number: embeddedIn, optional: false, shape: SINGLE, type: { kind: EMBEDDED, wireType: WIRE_BYTES }, tag: 0 }, name);
+      }
+      group.push(entry);
+      continue;
+    }
     let shape: FieldLayout['shape'] = SINGLE;
     let type: ValueType;
-    if (property.type === 'array' && !property['x-corral-type'] && property.format !== 'byte') {
+    if (property.type === 'array' && !property['x-corral-type']) {
       shape = REPEATED;
       type = valueTypeOf(property.items ?? {}, name);
     } else if (isMapSchema(property)) {
@@ -132,15 +168,17 @@ function layoutOf(schema: Schema): MessageLayout {
     } else {
       type = valueTypeOf(property, name);
     }
-    const field: FieldLayout = { name, number: marker.field, optional: marker.optional === true, shape, type, tag: 0 };
-    field.tag = (shape === MAP ? WIRE_BYTES : type.wireType) + field.number * 8;
-    if (layout.byNumber[field.number]) throw new ProtobufError(`protobuf: field number ${field.number} of "${name}" is already used`);
-    layout.byNumber[field.number] = field;
-    inSchemaOrder.push(field);
+    add({ name, number: marker.field, optional: marker.optional === true, shape, type, tag: 0 }, name);
   }
-  layout.fields = [...inSchemaOrder].sort((a, b) => a.number - b.number);
-  if (layout.fields.some((f, i) => f !== inSchemaOrder[i])) layout.propertyOrder = inSchemaOrder;
+  for (const [number, group] of groups) layout.byNumber[number]!.type.message = buildLayout(group, depth + 1);
+  layout.fields.sort((a, b) => a.number - b.number);
+  for (const field of layout.fields) field.tag = (field.shape === MAP ? WIRE_BYTES : field.type.wireType) + field.number * 8;
   return layout;
+}
+
+/** Property names in the order decoding meets them. */
+function wireOrder(layout: MessageLayout): string[] {
+  return layout.fields.flatMap((field) => (field.type.kind === EMBEDDED ? wireOrder(field.type.message!) : [field.name]));
 }
 
 function isMapSchema(schema: Schema): boolean {
@@ -361,7 +399,11 @@ function varintSize(v: number): number {
   return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
 }
 
-/** One writer serves every call (encoding is synchronous); it is dropped after an unusually large result. */
+/**
+ * One writer serves every call (encoding is synchronous and never re-entered). It keeps its grown
+ * buffer, up to 64 MiB, so that encoding a large list again neither regrows nor page-faults; a
+ * larger result takes the buffer itself, and the next call starts afresh.
+ */
 let scratch = new Writer(64 * 1024);
 const maxKeptScratch = 64 * 1024 * 1024;
 
@@ -371,16 +413,24 @@ function withWriter(write: (w: Writer) => void): Uint8Array {
   try {
     write(w);
     if (w.buf.length <= maxKeptScratch) return w.result();
-    // A large result keeps the grown buffer instead of a copy; the next call starts afresh.
     scratch = new Writer(64 * 1024);
     return w.buf.subarray(0, w.pos);
-  } finally {
-    if (scratch === w && w.buf.length > maxKeptScratch) scratch = new Writer(64 * 1024);
+  } catch (err) {
+    if (w.buf.length > maxKeptScratch) scratch = new Writer(64 * 1024);
+    throw err;
   }
 }
 
 function writeMessage(w: Writer, layout: MessageLayout, value: Record<string, unknown> | undefined): void {
   for (const field of layout.fields) {
+    if (field.type.kind === EMBEDDED) {
+      // Always written: Go embeds the struct itself, not a pointer.
+      w.uint32(field.tag);
+      const at = w.begin();
+      writeMessage(w, field.type.message!, value);
+      w.end(at);
+      continue;
+    }
     const v = value === undefined ? undefined : value[field.name];
     if (v === undefined || v === null) {
       // Lists, maps, pointers and nil []byte are not written; other Go values are, as their zero.
@@ -482,11 +532,15 @@ function writeValue(w: Writer, type: ValueType, v: unknown, name: string): void 
     case TIME:
     case MICRO_TIME: {
       const at = w.begin();
-      // The zero time is an empty message.
       if (v !== undefined) {
         if (typeof v !== 'string') throw mismatch(name, 'a time', v);
         const t = parseRFC3339(v);
         if (!t) throw new ProtobufError(`protobuf: "${name}": ${JSON.stringify(v)} is not an RFC 3339 time`);
+        // Go's zero time (0001-01-01T00:00:00Z, JSON null) is an empty message.
+        if (t.seconds === zeroTimeSeconds && t.nanos < (type.kind === TIME ? 1e9 : 1000)) {
+          w.end(at);
+          return;
+        }
         w.byte(0x08);
         w.int64(t.seconds);
         w.byte(0x10);
@@ -738,7 +792,10 @@ function readMessage(r: Reader, layout: MessageLayout, end: number, out: Record<
       skipField(r, wireType, end, number);
       continue;
     }
-    if (field.shape === SINGLE) {
+    if (field.type.kind === EMBEDDED) {
+      if (wireType !== WIRE_BYTES) throw wrongWireType(wireType, field);
+      readMessage(r, field.type.message!, readLength(r, end), out);
+    } else if (field.shape === SINGLE) {
       if (wireType !== field.type.wireType) throw wrongWireType(wireType, field);
       const previous = out[field.name];
       const v = readValue(r, field.type, end, previous);
@@ -788,7 +845,7 @@ function readMapEntry(r: Reader, field: FieldLayout, end: number, map: Record<st
 }
 
 function wrongWireType(wireType: number, field: FieldLayout): ProtobufError {
-  return new ProtobufError(`proto: wrong wireType = ${wireType} for field ${field.name}`);
+  return new ProtobufError(`proto: wrong wireType = ${wireType} for field ${field.name || field.number}`);
 }
 
 /** The JSON form of a Go zero value, for a map entry without its value. */
@@ -873,9 +930,9 @@ function readValue(r: Reader, type: ValueType, end: number, previous: unknown): 
       // Decoded fields follow the schema's order, as Go's JSON writes them.
       const decoded = readMessage(r, layout, stop, target);
       const ordered: Record<string, unknown> = {};
-      for (const field of layout.propertyOrder) {
-        const v = decoded[field.name];
-        if (v !== undefined) ordered[field.name] = v;
+      for (const name of layout.propertyOrder) {
+        const v = decoded[name];
+        if (v !== undefined) ordered[name] = v;
       }
       return ordered;
     }
@@ -972,6 +1029,9 @@ function parseRawJson(buf: Buffer, start: number, end: number, what: string): un
 
 // ---------------------------------------------------------------------------------------------
 // Times and durations.
+
+/** Go's zero time.Time, 0001-01-01T00:00:00Z, in Unix seconds. */
+const zeroTimeSeconds = -62135596800;
 
 const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 
@@ -1134,9 +1194,9 @@ export function decodeMessage(bytes: Uint8Array, schema: Schema): Record<string,
 function decodeInto(r: Reader, layout: MessageLayout, end: number, out: Record<string, unknown>): Record<string, unknown> {
   if (layout.propertyOrder === null) return readMessage(r, layout, end, out);
   const decoded = readMessage(r, layout, end, {});
-  for (const field of layout.propertyOrder) {
-    const v = decoded[field.name];
-    if (v !== undefined) out[field.name] = v;
+  for (const name of layout.propertyOrder) {
+    const v = decoded[name];
+    if (v !== undefined) out[name] = v;
   }
   return out;
 }

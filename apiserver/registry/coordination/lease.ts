@@ -8,6 +8,7 @@ import { FieldPath, forbidden, invalid, notSupported, type FieldError } from '..
 import { int32, kindSchema, microTime, object, pb, string } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { allVerbs, defineResource } from '../definition.ts';
+import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { validateQualifiedName } from '../core/shared-validation.ts';
 
 export interface LeaseSpec {
@@ -92,5 +93,18 @@ export const leaseDefinition = defineResource<Lease>({
       if (old.spec?.strategy === undefined) delete obj.spec.strategy;
       if (old.spec?.preferredHolder === undefined) delete obj.spec.preferredHolder;
     },
+  },
+  table: {
+    columns: [
+      nameColumn,
+      {
+        name: 'Holder',
+        type: 'string',
+        description:
+          'holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.',
+      },
+      ageColumn,
+    ],
+    cells: (lease, now) => [lease.metadata.name, lease.spec?.holderIdentity ?? '', age(lease, now)],
   },
 });

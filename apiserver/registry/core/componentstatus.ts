@@ -5,6 +5,7 @@
 import { kindSchema, object, pb, string } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { defineResource, type ResourceDefinition } from '../definition.ts';
+import { nameColumn } from '../../endpoints/table.ts';
 import { mergedByType } from './shared-validation.ts';
 
 export interface ComponentCondition {
@@ -54,6 +55,19 @@ export function componentStatusDefinition(probe: () => Promise<ComponentStatus[]
     strategy: {
       // Never written: the kind serves no write verbs.
       validate: () => [],
+    },
+    table: {
+      columns: [
+        nameColumn,
+        { name: 'Status', type: 'string', description: 'Status of the component conditions' },
+        { name: 'Message', type: 'string', description: 'Message of the component conditions' },
+        { name: 'Error', type: 'string', description: 'Error of the component conditions' },
+      ],
+      cells: (cs) => {
+        const healthy = cs.conditions?.find((c) => c.type === 'Healthy');
+        const status = healthy ? (healthy.status === 'True' ? 'Healthy' : 'Unhealthy') : 'Unknown';
+        return [cs.metadata.name, status, healthy?.message ?? '', healthy?.error ?? ''];
+      },
     },
   });
 }

@@ -8,7 +8,8 @@ import { FieldPath, invalid, required, type FieldError } from '../../../shared/a
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { int32, kindSchema, microTime, object, objectReference, pb, string, time, type Schema } from '../../../shared/api/schema.ts';
 import { isDNS1123Subdomain, nameIsPathSegment } from '../../../shared/validation/names.ts';
-import { allVerbs, defineResource } from '../definition.ts';
+import { allVerbs, defineResource, type TableDefinition } from '../definition.ts';
+import { nameColumn, timeSince, timestampMillis } from '../../endpoints/table.ts';
 import { sameAsGoValue, utf8Size, validateImmutableField, validateQualifiedName } from './shared-validation.ts';
 
 export interface ObjectReference {
@@ -162,6 +163,71 @@ const involved =
   (event: CoreEvent): string =>
     event.involvedObject?.[field] ?? '';
 
+/** Go's strings.TrimSpace: Unicode White_Space at either end. */
+const trimSpace = (text: string): string => text.replace(/^\p{White_Space}+|\p{White_Space}+$/gu, '');
+
+/** The Source cell: component (or reporting controller), then host (or reporting instance) when known. */
+function eventSourceText(event: CoreEvent): string {
+  const component = event.source?.component || event.reportingComponent || '';
+  const host = event.source?.host || event.reportingInstance || '';
+  return host ? `${component}, ${host}` : component;
+}
+
+/**
+ * Upstream's event columns, shared by core and events.k8s.io events (one storage, one printer).
+ * Times fall back as upstream's: first seen to eventTime, last seen to first seen, and a series
+ * gives both the last time and the count; a singleton new-style event counts 1.
+ */
+export const eventTable: TableDefinition<CoreEvent> = {
+  columns: [
+    { name: 'Last Seen', type: 'string', description: 'The time at which the most recent occurrence of this event was recorded.' },
+    { name: 'Type', type: 'string', description: 'Type of this event (Normal, Warning), new types could be added in the future' },
+    {
+      name: 'Reason',
+      type: 'string',
+      description: "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+    },
+    { name: 'Object', type: 'string', description: 'The object that this event is about.' },
+    {
+      name: 'Subobject',
+      type: 'string',
+      priority: 1,
+      description:
+        'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: "spec.containers{name}" (where "name" refers to the name of the container that triggered the event) or if no container name is specified "spec.containers[2]" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.',
+    },
+    { name: 'Source', type: 'string', priority: 1, description: 'The component reporting this event. Should be a short machine understandable string.' },
+    { name: 'Message', type: 'string', description: 'A human-readable description of the status of this operation.' },
+    { name: 'First Seen', type: 'string', priority: 1, description: 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)' },
+    { name: 'Count', type: 'string', priority: 1, description: 'The number of times this event has occurred.' },
+    { ...nameColumn, priority: 1 },
+  ],
+  cells: (event, now) => {
+    const firstSeen = timeSince(timestampMillis(event.firstTimestamp) === null ? event.eventTime : event.firstTimestamp, now);
+    let lastSeen = timestampMillis(event.lastTimestamp) === null ? firstSeen : timeSince(event.lastTimestamp, now);
+    let count = event.count ?? 0;
+    if (event.series) {
+      lastSeen = timeSince(event.series.lastObservedTime, now);
+      count = event.series.count ?? 0;
+    } else if (count === 0) {
+      count = 1;
+    }
+    const kind = (event.involvedObject?.kind ?? '').toLowerCase();
+    const name = event.involvedObject?.name ?? '';
+    return [
+      lastSeen,
+      event.type ?? '',
+      event.reason ?? '',
+      name ? `${kind}/${name}` : kind,
+      event.involvedObject?.fieldPath ?? '',
+      eventSourceText(event),
+      trimSpace(event.message ?? ''),
+      firstSeen,
+      count,
+      event.metadata.name,
+    ];
+  },
+};
+
 export const coreEventDefinition = defineResource<CoreEvent>({
   group: '',
   version: 'v1',
@@ -210,4 +276,5 @@ export const coreEventDefinition = defineResource<CoreEvent>({
     source: (event) => eventSourceComponent(event.source, event.reportingComponent),
     type: (event) => event.type ?? '',
   },
+  table: eventTable,
 });

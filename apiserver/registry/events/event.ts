@@ -13,6 +13,7 @@ import {
   eventSeriesSchema,
   eventSourceComponent,
   eventSourceSchema,
+  eventTable,
   validateLegacyEvent,
   validateNewStyleEventCreate,
   validateNewStyleEventUpdate,
@@ -138,4 +139,6 @@ export const eventsV1EventDefinition = defineResource<EventsV1Event>({
     source: (event) => eventSourceComponent(event.deprecatedSource, event.reportingController),
     type: (event) => event.type ?? '',
   },
+  // Upstream prints both APIs' events from the stored core form.
+  table: { columns: eventTable.columns, cells: (event, now) => eventTable.cells(toCoreEvent(event), now) },
 });

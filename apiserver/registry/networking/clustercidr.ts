@@ -10,6 +10,7 @@ import { int32, kindSchema, nodeSelector, object, pb, string } from '../../../sh
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { isDNS1123Subdomain, nameIsDNSLabel } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource } from '../definition.ts';
+import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { validateImmutableField, validateQualifiedName } from '../core/shared-validation.ts';
 import { semanticEqual } from '../storage/validation.ts';
 
@@ -150,6 +151,22 @@ function validateSpec(spec: ClusterCIDRSpec): FieldError[] {
   return errs;
 }
 
+/** Requirements as Go's `%v` prints them: `[{key In [a b]} {other Exists []}]`. */
+function goRequirements(requirements: readonly NodeSelectorRequirement[]): string {
+  return `[${requirements.map((r) => `{${r.key ?? ''} ${r.operator ?? ''} [${(r.values ?? []).join(' ')}]}`).join(' ')}]`;
+}
+
+/** The NodeSelector cell (upstream 1.28's printer): each term's expressions and fields, `<none>` without a selector. */
+function nodeSelectorText(selector: NodeSelector | null | undefined): string {
+  if (!selector) return '<none>';
+  const terms: string[] = [];
+  for (const term of selector.nodeSelectorTerms ?? []) {
+    if (term.matchExpressions?.length) terms.push(`MatchExpressions: ${goRequirements(term.matchExpressions)}`);
+    if (term.matchFields?.length) terms.push(`MatchFields: ${goRequirements(term.matchFields)}`);
+  }
+  return terms.join(',');
+}
+
 export const clusterCIDRDefinition = defineResource<ClusterCIDR>({
   group: 'networking.k8s.io',
   version: 'v1alpha1',
@@ -190,5 +207,42 @@ export const clusterCIDRDefinition = defineResource<ClusterCIDR>({
         ...validateImmutableField(spec.ipv6 ?? '', oldSpec.ipv6 ?? '', specPath.child('ipv6')),
       ];
     },
+  },
+  // Upstream printed ClusterCIDRs until 1.28, with networking.k8s.io/v1alpha1's docs.
+  table: {
+    columns: [
+      nameColumn,
+      {
+        name: 'PerNodeHostBits',
+        type: 'string',
+        description:
+          'perNodeHostBits defines the number of host bits to be configured per node. A subnet mask determines how much of the address is used for network bits and host bits. For example an IPv4 address of 192.168.0.0/24, splits the address into 24 bits for the network portion and 8 bits for the host portion. To allocate 256 IPs, set this field to 8 (a /24 mask for IPv4 or a /120 for IPv6). Minimum value is 4 (16 IPs). This field is immutable.',
+      },
+      {
+        name: 'IPv4',
+        type: 'string',
+        description: 'ipv4 defines an IPv4 IP block in CIDR notation(e.g. "10.0.0.0/8"). At least one of ipv4 and ipv6 must be specified. This field is immutable.',
+      },
+      {
+        name: 'IPv6',
+        type: 'string',
+        description: 'ipv6 defines an IPv6 IP block in CIDR notation(e.g. "2001:db8::/64"). At least one of ipv4 and ipv6 must be specified. This field is immutable.',
+      },
+      ageColumn,
+      {
+        name: 'NodeSelector',
+        type: 'string',
+        priority: 1,
+        description: 'nodeSelector defines which nodes the config is applicable to. An empty or nil nodeSelector selects all nodes. This field is immutable.',
+      },
+    ],
+    cells: (cidr, now) => [
+      cidr.metadata.name,
+      String(cidr.spec?.perNodeHostBits ?? 0),
+      cidr.spec?.ipv4 || '<none>',
+      cidr.spec?.ipv6 || '<none>',
+      age(cidr, now),
+      nodeSelectorText(cidr.spec?.nodeSelector),
+    ],
   },
 });

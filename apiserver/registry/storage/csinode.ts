@@ -7,6 +7,7 @@ import { FieldPath, duplicate, invalid, required, type FieldError } from '../../
 import { atomicArray, int32, keyedArray, kindSchema, object, pb, string } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { allVerbs, defineResource } from '../definition.ts';
+import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { validateImmutableField, validateQualifiedName } from '../core/shared-validation.ts';
 import { semanticEqual, validateCSIDriverName } from './validation.ts';
 
@@ -110,5 +111,9 @@ export const csiNodeDefinition = defineResource<CSINode>({
       }
       return errs;
     },
+  },
+  table: {
+    columns: [nameColumn, { name: 'Drivers', type: 'integer', description: 'Drivers indicates the number of CSI drivers registered on the node' }, ageColumn],
+    cells: (node, now) => [node.metadata.name, node.spec?.drivers?.length ?? 0, age(node, now)],
   },
 });

@@ -9,6 +9,7 @@ import { kindSchema, labelSelector, pb, quantity, string, type Schema } from '..
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { isDNS1123Subdomain, isValidLabelValue } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource } from '../definition.ts';
+import { nameColumn } from '../../endpoints/table.ts';
 import { validateLabels } from '../../../shared/validation/objectmeta.ts';
 import { validateImmutableField, validateQualifiedName } from '../core/shared-validation.ts';
 import { semanticEqual } from './validation.ts';
@@ -82,6 +83,87 @@ function validateCapacity(obj: CSIStorageCapacity, allowInvalidValues: boolean):
 /** LabelSelector is a `+structType=atomic` struct: apply replaces it whole. */
 const atomicLabelSelector = (): Schema => ({ ...labelSelector(), 'x-kubernetes-map-type': 'atomic' });
 
+const decimalSuffixes: Readonly<Record<string, number>> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const binarySuffixes: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
+const maxInt64 = 2n ** 63n - 1n;
+
+/** a / b for a positive b, rounded away from zero (inf.RoundUp). */
+function divideRoundingUp(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b === 0n ? q : a < 0n ? q - 1n : q + 1n;
+}
+
+/** The suffix of 10^exponent (`k`, `m`, ...), '' when upstream has none for it. */
+function decimalSuffix(exponent: number): string {
+  return Object.entries(decimalSuffixes).find(([, e]) => e === exponent)?.[0] ?? '';
+}
+
+/**
+ * A quantity as upstream's Quantity.String() prints it after decoding: the input itself when it is
+ * already canonical, else the canonical form (`1536Mi` for `1.5Gi`, `1k` for `1000`, `500m` for `0.5`);
+ * the input unchanged when it is no quantity.
+ */
+export function quantityString(input: string | number): string {
+  const text = String(input).trim();
+  if (text === '0') return text;
+  const parts = /^([+-]?)0*(\d*)(?:\.(\d*))?([eEinumkKMGTP]*[-+]?\d*)$/.exec(text);
+  if (!parts) return text;
+  const [, sign = '', digits = '', denom = '', suffix = ''] = parts;
+  const num = digits || '0';
+  let format: 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
+  let exponent: number;
+  if (suffix in decimalSuffixes) [format, exponent] = ['DecimalSI', decimalSuffixes[suffix] ?? 0];
+  else if (suffix in binarySuffixes) [format, exponent] = ['BinarySI', binarySuffixes[suffix] ?? 0];
+  else if (/^[eE][-+]?\d+$/.test(suffix)) [format, exponent] = ['DecimalExponent', Number(suffix.slice(1))];
+  else return text;
+
+  // Upstream keeps the input as its string when its int64 fast path finds it canonical already.
+  const shifted = num + denom;
+  const binary = format === 'BinarySI';
+  const precision = binary ? (denom ? -1 : 15 - num.length - Math.trunc((exponent * 3) / 10) - 1) : 18 - shifted.length;
+  const fastScale = (binary ? 0 : exponent) - denom.length;
+  if (precision >= 0 && fastScale >= -9 && BigInt(shifted) * (binary ? 2n ** BigInt(exponent) : 1n) <= maxInt64) {
+    const canonical = binary
+      ? (BigInt(shifted) & 7n) !== 0n
+      : fastScale % 3 === 0 && !shifted.endsWith('000') && !shifted.startsWith('0');
+    if (canonical) return text;
+  }
+
+  // The exact value, unscaled × 10^scale, rounded up to nano units as upstream stores it.
+  let unscaled = BigInt(shifted) * (binary ? 2n ** BigInt(exponent) : 1n) * (sign === '-' ? -1n : 1n);
+  let scale = fastScale;
+  if (scale < -9) {
+    unscaled = divideRoundingUp(unscaled, 10n ** BigInt(-9 - scale));
+    scale = -9;
+  }
+  if (unscaled === 0n) return '0';
+  const magnitude = unscaled < 0n ? -unscaled : unscaled;
+  const atLeast = (n: bigint): boolean => (scale >= 0 ? magnitude * 10n ** BigInt(scale) >= n : magnitude >= n * 10n ** BigInt(-scale));
+  if (binary && atLeast(maxInt64 + 1n)) [unscaled, scale] = [unscaled < 0n ? -maxInt64 : maxInt64, 0];
+
+  // Binary form only for whole values of 1024 and more; others print as decimal SI.
+  if (binary && atLeast(1024n) && (scale >= 0 || unscaled % 10n ** BigInt(-scale) === 0n)) {
+    let mantissa = scale >= 0 ? unscaled * 10n ** BigInt(scale) : unscaled / 10n ** BigInt(-scale);
+    let power = 0;
+    while (mantissa % 1024n === 0n) {
+      mantissa /= 1024n;
+      power++;
+    }
+    return `${mantissa}${Object.entries(binarySuffixes).find(([, e]) => e === power * 10)?.[0] ?? ''}`;
+  }
+  // Decimal forms: no trailing zeros in the number, and an exponent that is a multiple of 3.
+  while (unscaled % 10n === 0n) {
+    unscaled /= 10n;
+    scale++;
+  }
+  while (scale % 3 !== 0) {
+    unscaled *= 10n;
+    scale--;
+  }
+  if (format === 'DecimalExponent') return scale === 0 ? `${unscaled}` : `${unscaled}e${scale}`;
+  return `${unscaled}${decimalSuffix(scale)}`;
+}
+
 export const csiStorageCapacityDefinition = defineResource<CSIStorageCapacity>({
   group: 'storage.k8s.io',
   version: 'v1',
@@ -112,5 +194,27 @@ export const csiStorageCapacityDefinition = defineResource<CSIStorageCapacity>({
         ...validateImmutableField(obj.storageClassName ?? '', old.storageClassName ?? '', FieldPath.root('storageClassName')),
       ];
     },
+  },
+  table: {
+    columns: [
+      nameColumn,
+      {
+        name: 'StorageClassName',
+        type: 'string',
+        description:
+          'storageClassName represents the name of the StorageClass that the reported capacity applies to. It must meet the same requirements as the name of a StorageClass object (non-empty, DNS subdomain). If that object no longer exists, the CSIStorageCapacity object is obsolete and should be removed by its creator. This field is immutable.',
+      },
+      {
+        name: 'Capacity',
+        type: 'string',
+        description:
+          'capacity is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.\n\nThe semantic is currently (CSI spec 1.2) defined as: The available capacity, in bytes, of the storage that can be used to provision volumes. If not set, that information is currently unavailable.',
+      },
+    ],
+    cells: (capacity) => [
+      capacity.metadata.name,
+      capacity.storageClassName ?? '',
+      capacity.capacity === undefined || capacity.capacity === null ? '<unset>' : quantityString(capacity.capacity),
+    ],
   },
 });

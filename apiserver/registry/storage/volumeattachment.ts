@@ -23,6 +23,7 @@ import {
 import type { KubeObject, ObjectMeta } from '../../../shared/api/types.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource } from '../definition.ts';
+import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { validateImmutableField } from '../core/shared-validation.ts';
 import { semanticEqual, validateCSIDriverName } from './validation.ts';
 
@@ -555,5 +556,33 @@ export const volumeAttachmentDefinition = defineResource<VolumeAttachment>({
       },
       validateUpdate: validateVolumeAttachmentUpdate,
     },
+  },
+  table: {
+    columns: [
+      nameColumn,
+      {
+        name: 'Attacher',
+        type: 'string',
+        format: 'name',
+        description: 'attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName().',
+      },
+      { name: 'PV', type: 'string', description: 'persistentVolumeName represents the name of the persistent volume to attach.' },
+      { name: 'Node', type: 'string', description: 'nodeName represents the node that the volume should be attached to.' },
+      {
+        name: 'Attached',
+        type: 'boolean',
+        description:
+          'attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.',
+      },
+      ageColumn,
+    ],
+    cells: (va, now) => [
+      va.metadata.name,
+      va.spec?.attacher ?? '',
+      va.spec?.source?.persistentVolumeName ?? '',
+      va.spec?.nodeName ?? '',
+      va.status?.attached ?? false,
+      age(va, now),
+    ],
   },
 });

@@ -1,0 +1,91 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../shared/api/types.ts';
+import type { TableDefinition } from '../registry/definition.ts';
+import { age, ageColumn, nameColumn, timeSince, timestampMillis, toTable } from './table.ts';
+
+const now = new Date('2024-05-01T12:00:00Z');
+const created = '2024-05-01T11:56:40Z';
+
+function obj(name: string, extra: Record<string, unknown> = {}): KubeObject {
+  return { apiVersion: 'v1', kind: 'Thing', metadata: { name, creationTimestamp: created, resourceVersion: '7' }, ...extra };
+}
+
+interface Thing extends KubeObject {
+  size?: number;
+}
+
+const thingTable: TableDefinition<Thing> = {
+  columns: [nameColumn, { name: 'Size', type: 'integer', description: 'How big.' }, ageColumn, { name: 'Extra', type: 'string', priority: 1, description: 'Wide only.' }],
+  cells: (thing, at) => [thing.metadata.name, thing.size ?? 0, age(thing, at), 'x'],
+};
+
+test('a kind without its own table gets the default Name / Created At columns', () => {
+  const table = toTable({}, [obj('a')], { resourceVersion: '9' }, 'None', 'v1', now);
+  assert.equal(table.kind, 'Table');
+  assert.equal(table.apiVersion, 'meta.k8s.io/v1');
+  assert.deepEqual(table.metadata, { resourceVersion: '9' });
+  const columns = table.columnDefinitions as { name: string; type: string; format: string; priority: number }[];
+  assert.deepEqual(
+    columns.map((c) => [c.name, c.type, c.format, c.priority]),
+    [
+      ['Name', 'string', 'name', 0],
+      ['Created At', 'date', '', 0],
+    ],
+  );
+  assert.deepEqual(table.rows, [{ cells: ['a', created] }]);
+});
+
+test('the default Created At cell is null without a creation time', () => {
+  const table = toTable({}, [{ apiVersion: 'v1', kind: 'Thing', metadata: { name: 'a' } }], { resourceVersion: '1' }, 'None', 'v1', now);
+  assert.deepEqual(table.rows, [{ cells: ['a', null] }]);
+});
+
+test("a kind's table gives its columns, every field present, and its cells for each object", () => {
+  const table = toTable({ table: thingTable }, [obj('a', { size: 3 }), obj('b')], { resourceVersion: '9' }, 'None', 'v1', now);
+  assert.deepEqual(table.columnDefinitions, [
+    { name: 'Name', type: 'string', format: 'name', description: nameColumn.description, priority: 0 },
+    { name: 'Size', type: 'integer', format: '', description: 'How big.', priority: 0 },
+    { name: 'Age', type: 'string', format: '', description: ageColumn.description, priority: 0 },
+    { name: 'Extra', type: 'string', format: '', description: 'Wide only.', priority: 1 },
+  ]);
+  assert.deepEqual(table.rows, [{ cells: ['a', 3, '3m20s', 'x'] }, { cells: ['b', 0, '3m20s', 'x'] }]);
+});
+
+test('Name and Age describe themselves with ObjectMeta docs, as upstream', () => {
+  assert.match(nameColumn.description, /^Name must be unique within a namespace\./);
+  assert.match(ageColumn.description, /^CreationTimestamp is a timestamp representing the server time/);
+  assert.equal(ageColumn.type, 'string');
+});
+
+test('includeObject selects what each row carries', () => {
+  const thing = obj('a', { size: 1 });
+  const none = toTable({ table: thingTable }, [thing], { resourceVersion: '1' }, 'None', 'v1', now);
+  assert.equal((none.rows as Record<string, unknown>[])[0]?.object, undefined);
+  const metadata = toTable({ table: thingTable }, [thing], { resourceVersion: '1' }, 'Metadata', 'v1', now);
+  assert.deepEqual((metadata.rows as Record<string, unknown>[])[0]?.object, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: thing.metadata });
+  const whole = toTable({}, [thing], { resourceVersion: '1' }, 'Object', 'v1beta1', now);
+  assert.equal(whole.apiVersion, 'meta.k8s.io/v1beta1');
+  assert.deepEqual((whole.rows as Record<string, unknown>[])[0]?.object, thing);
+});
+
+test('list metadata carries continue and remainingItemCount', () => {
+  const table = toTable({}, [], { resourceVersion: '5', continue: 'tok', remainingItemCount: 3 }, 'None', 'v1', now);
+  assert.deepEqual(table.metadata, { resourceVersion: '5', continue: 'tok', remainingItemCount: 3 });
+  assert.deepEqual(table.rows, []);
+});
+
+test("timeSince is upstream's translateTimestampSince: <unknown> for Go's zero time", () => {
+  assert.equal(timeSince(undefined, now), '<unknown>');
+  assert.equal(timeSince(null, now), '<unknown>');
+  assert.equal(timeSince('', now), '<unknown>');
+  assert.equal(timeSince('0001-01-01T00:00:00Z', now), '<unknown>');
+  assert.equal(timeSince('2024-05-01T11:59:55Z', now), '5s');
+  assert.equal(timeSince('2024-05-01T11:59:55.123456Z', now), '4s');
+  assert.equal(timeSince('2024-04-29T07:00:00Z', now), '2d5h');
+  // A creation time ahead of the request's clock by 2s or more is invalid.
+  assert.equal(timeSince('2024-05-01T12:00:02Z', now), '<invalid>');
+  assert.equal(timeSince('2024-05-01T12:00:01Z', now), '0s');
+  assert.equal(timestampMillis('2024-05-01T12:00:00Z'), now.getTime());
+  assert.equal(timestampMillis('0001-01-01T00:00:00Z'), null);
+});
