@@ -297,7 +297,7 @@ describe('kubectl against one replica', () => {
       assert.ok(rows.some((r) => new RegExp(`^${NS}\\s+${name}\\s`).test(r)), out);
     });
 
-    it('get -A prints upstream ConfigMap columns', { todo: 'server-side Table has only the default Name/Created At columns' }, async () => {
+    it('get -A prints upstream ConfigMap columns', async () => {
       const out = succeeded(await kubectl(['get', 'configmaps', '-A']));
       assert.match(out.split('\n')[0] ?? '', /^NAMESPACE\s+NAME\s+DATA\s+AGE$/);
     });
@@ -385,11 +385,11 @@ describe('kubectl against one replica', () => {
     assert.equal(lines.length, 3);
   });
 
-  it('kubectl create namespace (typed client, protobuf body)', { todo: 'protobuf request bodies are not accepted yet (415)' }, async () => {
+  it('kubectl create namespace (typed client, protobuf body)', async () => {
     assert.equal(succeeded(await kubectl(['create', 'namespace', 'typed-ns'])), 'namespace/typed-ns created\n');
   });
 
-  it('kubectl create configmap (typed client, protobuf body)', { todo: 'protobuf request bodies are not accepted yet (415)' }, async () => {
+  it('kubectl create configmap (typed client, protobuf body)', async () => {
     assert.equal(succeeded(await kubectl(['create', 'configmap', 'typed-cm', '-n', NS, '--from-literal=a=b'])), 'configmap/typed-cm created\n');
   });
 
@@ -426,7 +426,7 @@ describe('kubectl against one replica', () => {
       assert.deepEqual({ ...stored, lastTransitionTime: undefined }, { ...condition, lastTransitionTime: undefined });
     });
 
-    it('kubectl certificate approve', { todo: 'kubectl sends the approval as protobuf, which is not accepted yet (415)' }, async () => {
+    it('kubectl certificate approve', async () => {
       const name = 'approve-kubectl';
       succeeded(await createFrom(csrNamed(name)));
       assert.equal(succeeded(await kubectl(['certificate', 'approve', name])), `certificatesigningrequest.certificates.k8s.io/${name} approved\n`);

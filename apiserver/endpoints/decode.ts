@@ -10,6 +10,8 @@ import { isObject, type KubeObject } from '../../shared/api/types.ts';
 import { findDuplicateKeys, JsonSyntaxError, parseJson } from '../../shared/codec/json.ts';
 import { checkAgainstSchema, SchemaTypeError } from '../../shared/codec/schema-check.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts';
+import type { Schema } from '../../shared/api/schema.ts';
+import { decodeObject as decodeProtobufObject, ProtobufError } from '../../shared/codec/protobuf.ts';
 import type { BodyFormat } from './negotiation.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -42,7 +44,7 @@ export function goJsonSyntaxMessage(text: string, jsMessage: string): string {
 }
 
 /** Parses JSON or YAML text into a value and the paths of its duplicated keys. */
-export function parseBody(text: string, format: BodyFormat, wantDuplicates: boolean): { value: unknown; duplicates: string[] } {
+export function parseBody(text: string, format: 'json' | 'yaml', wantDuplicates: boolean): { value: unknown; duplicates: string[] } {
   if (format === 'yaml') {
     const doc = parseDocument(text, { uniqueKeys: false });
     if (doc.errors.length) throw badRequest(`error converting YAML to JSON: yaml: ${doc.errors[0]?.message ?? 'invalid document'}`);
@@ -64,7 +66,19 @@ function yamlDuplicates(text: string): string[] {
   return doc.errors.filter((e) => e.code === 'DUPLICATE_KEY').map((e) => text.slice(e.pos[0], e.pos[1]).trim());
 }
 
+/** Decodes a protobuf body (envelope + message) with `schema`; a malformed one is a 400. */
+export function decodeProtobuf(body: Uint8Array, schema: Schema): Record<string, unknown> {
+  try {
+    return decodeProtobufObject(body, schema);
+  } catch (err) {
+    if (err instanceof ProtobufError) throw badRequest(err.message);
+    throw err;
+  }
+}
+
 export function decodeObject(def: ResourceDefinition, body: Buffer, format: BodyFormat, validation: FieldValidation): Decoded {
+  // Protobuf carries only known fields, each once, with types fixed by the field numbers.
+  if (format === 'protobuf') return checkDecoded(def, decodeProtobuf(body, def.schema), [], validation);
   const text = body.toString('utf8');
   let parsed;
   try {

@@ -4,10 +4,12 @@
  */
 import { notAcceptable, unsupportedMediaType } from '../../shared/api/errors.ts';
 
+export type Format = 'json' | 'yaml' | 'protobuf';
+
 export type Representation =
-  | { kind: 'object'; format: 'json' | 'yaml' }
+  | { kind: 'object'; format: Format }
   | { kind: 'table'; format: 'json' | 'yaml'; version: 'v1' | 'v1beta1' }
-  | { kind: 'metadata'; format: 'json' | 'yaml'; version: 'v1' | 'v1beta1' };
+  | { kind: 'metadata'; format: Format; version: 'v1' | 'v1beta1' };
 
 interface MediaRange {
   type: string;
@@ -16,7 +18,7 @@ interface MediaRange {
   q: number;
 }
 
-export const acceptedMediaTypes = ['application/json', 'application/yaml'] as const;
+export const acceptedMediaTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'] as const;
 
 export function parseMediaType(text: string): MediaRange | null {
   const [full = '', ...paramTexts] = text.split(';');
@@ -35,11 +37,12 @@ export function parseMediaType(text: string): MediaRange | null {
   return { type, subtype, params, q };
 }
 
-function formatOf(range: MediaRange): 'json' | 'yaml' | null {
+function formatOf(range: MediaRange): Format | null {
   if (range.type === '*' && range.subtype === '*') return 'json';
   if (range.type !== 'application') return null;
   if (range.subtype === 'json' || range.subtype === '*') return 'json';
   if (range.subtype === 'yaml') return 'yaml';
+  if (range.subtype === 'vnd.kubernetes.protobuf') return 'protobuf';
   return null;
 }
 
@@ -61,13 +64,14 @@ export function negotiate(accept: string | undefined, allowTable: boolean): Repr
     const group = range.params.get('g');
     const version = range.params.get('v');
     if (group !== 'meta.k8s.io' || (version !== 'v1' && version !== 'v1beta1')) continue;
-    if (as === 'Table' && allowTable) return { kind: 'table', format, version };
+    // Tables have no protobuf form upstream.
+    if (as === 'Table' && allowTable && format !== 'protobuf') return { kind: 'table', format, version };
     if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') return { kind: 'metadata', format, version };
   }
   throw notAcceptable(acceptedMediaTypes);
 }
 
-export type BodyFormat = 'json' | 'yaml';
+export type BodyFormat = Format;
 export type PatchType = 'json-patch' | 'merge-patch' | 'strategic-merge-patch' | 'apply-patch';
 
 const patchTypes: Record<string, PatchType> = {
@@ -83,6 +87,7 @@ export function bodyFormat(contentType: string | undefined): BodyFormat {
   const essence = range ? `${range.type}/${range.subtype}` : '';
   if (!contentType || essence === 'application/json') return 'json';
   if (essence === 'application/yaml') return 'yaml';
+  if (essence === 'application/vnd.kubernetes.protobuf') return 'protobuf';
   throw unsupportedMediaType(contentType, acceptedMediaTypes);
 }
 

@@ -7,17 +7,23 @@
 import fastJsonPatch from 'fast-json-patch';
 import { badRequest, invalid, methodNotAllowed, notFound, pathNotFound, unprocessableEntity, type StatusError } from '../../shared/api/errors.ts';
 import { FieldPath, notSupported, tooLong, type FieldError } from '../../shared/api/field.ts';
-import { isObject, type KubeList, type KubeObject } from '../../shared/api/types.ts';
+import { isObject, type KubeList, type KubeObject, type Status } from '../../shared/api/types.ts';
 import { applyMergePatch } from '../../shared/codec/mergepatch.ts';
+import { applyStrategicMergePatch } from '../../shared/codec/strategic-merge-patch.ts';
 import type { RequestContext, ResourceDefinition, Verb } from '../registry/definition.ts';
 import type { Registry, ServedResource } from '../registry/registry.ts';
 import type { DeleteOptions, GenericStore, ListOptions } from '../registry/store.ts';
 import type { RequestInfo } from '../server/requestinfo.ts';
-import { checkDecoded, decodeObject, parseBody, type FieldValidation } from './decode.ts';
+import { checkDecoded, decodeObject, decodeProtobuf, parseBody, type FieldValidation } from './decode.ts';
+import { deleteOptionsSchema } from '../../shared/api/schema.ts';
+
+const deleteOptionsMessage = deleteOptionsSchema();
 import { buildListFilter } from './list-filter.ts';
 import { bodyFormat, negotiate, patchType, type PatchType } from './negotiation.ts';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table.ts';
 import { watchRequest, type WatchResponse } from './watch.ts';
+import { listType, objectType, partialMetadataType, serialize, serializeStatus, type Serialized } from './serialize.ts';
+import { isTrue } from '../server/requestinfo.ts';
 
 export interface ApiRequest {
   info: RequestInfo;
@@ -30,13 +36,12 @@ export interface ApiRequest {
 
 export interface ApiResponse {
   status: number;
-  body: unknown;
-  /** The representation's format; JSON when absent. */
-  format?: 'json' | 'yaml';
+  /** The serialized body and its Content-Type. */
+  body: Serialized;
   warnings: string[];
 }
 
-const supportedPatchTypes: readonly PatchType[] = ['json-patch', 'merge-patch'];
+const supportedPatchTypes: readonly PatchType[] = ['json-patch', 'merge-patch', 'strategic-merge-patch'];
 
 function header(req: ApiRequest, name: string): string | undefined {
   const value = req.headers[name];
@@ -121,18 +126,18 @@ function includeObject(req: ApiRequest): IncludeObject {
 function represent(req: ApiRequest, def: ResourceDefinition, content: KubeObject | KubeList, isList: boolean): ApiResponse {
   const representation = negotiate(header(req, 'accept'), true);
   const { format } = representation;
-  if (representation.kind === 'object') return { status: 200, body: content, format, warnings: [] };
+  const pretty = isTrue(req.query.get('pretty'));
+  const ok = (body: Serialized): ApiResponse => ({ status: 200, body, warnings: [] });
+  if (representation.kind === 'object') return ok(serialize(content, format, isList ? listType(def) : objectType(def), pretty));
   const items = isList ? (content as KubeList).items : [content as KubeObject];
   const listMeta = isList ? (content as KubeList).metadata : { resourceVersion: (content as KubeObject).metadata.resourceVersion ?? '' };
-  if (representation.kind === 'table') return { status: 200, body: toTable(def, items, listMeta, includeObject(req), representation.version, req.context.now), format, warnings: [] };
+  if (representation.kind === 'table') {
+    return ok(serialize(toTable(def, items, listMeta, includeObject(req), representation.version, req.context.now), format, undefined, pretty));
+  }
   const { version } = representation;
-  if (!isList) return { status: 200, body: partialObjectMetadata(content as KubeObject, version), format, warnings: [] };
-  return {
-    status: 200,
-    body: { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${version}`, metadata: listMeta, items: items.map((o) => partialObjectMetadata(o, version)) },
-    format,
-    warnings: [],
-  };
+  if (!isList) return ok(serialize(partialObjectMetadata(content as KubeObject, version), format, partialMetadataType(version, false), pretty));
+  const list = { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${version}`, metadata: listMeta, items: items.map((o) => partialObjectMetadata(o, version)) };
+  return ok(serialize(list, format, partialMetadataType(version, true), pretty));
 }
 
 function requireStore(served: ServedResource): GenericStore {
@@ -201,7 +206,7 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
       return represent(req, def, await requireStore(served).list(namespace, options), true);
     }
     case 'watch':
-      return watchRequest(def, requireStore(served), namespace, req.query);
+      return watchRequest(def, requireStore(served), namespace, req.query, header(req, 'accept'));
     case 'create': {
       const opts = writeOptions(req, 'CreateOptions');
       const { object, warnings } = decodeObject(def, await req.readBody(), bodyFormat(header(req, 'content-type')), opts.fieldValidation);
@@ -240,19 +245,17 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
       const opts = await deleteOptions(req);
       const store = requireStore(served);
       const outcome = await store.delete(namespace, info.name, context, opts);
-      const body = outcome.deleted && !def.deleteReturnsObject ? store.deletedStatus(outcome.object) : outcome.object;
-      return { status: 200, body, format: negotiate(header(req, 'accept'), false).format, warnings: [] };
+      const format = negotiate(header(req, 'accept'), false).format;
+      const body =
+        outcome.deleted && !def.deleteReturnsObject ? serializeStatus(store.deletedStatus(outcome.object), format) : serialize(outcome.object, format, objectType(def));
+      return { status: 200, body, warnings: [] };
     }
     case 'deletecollection': {
       const opts = await deleteOptions(req);
       const list = listOptions(req, def);
       await requireStore(served).deleteCollection(namespace, list, context, opts);
-      return {
-        status: 200,
-        body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 },
-        format: negotiate(header(req, 'accept'), false).format,
-        warnings: [],
-      };
+      const success: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' };
+      return { status: 200, body: serializeStatus(success, negotiate(header(req, 'accept'), false).format), warnings: [] };
     }
   }
 }
@@ -277,6 +280,8 @@ function applyPatch(def: ResourceDefinition, type: PatchType, current: KubeObjec
   let result: unknown;
   if (type === 'merge-patch') {
     result = applyMergePatch(current, patch);
+  } else if (type === 'strategic-merge-patch') {
+    result = applyStrategicMergePatch(current, patch, def.schema);
   } else {
     const operations = patch as unknown[];
     for (const op of operations) {
@@ -300,7 +305,8 @@ async function deleteOptions(req: ApiRequest): Promise<DeleteOptions> {
   const body = await req.readBody();
   let options: Record<string, unknown> = {};
   if (body.length > 0) {
-    const { value } = parseBody(body.toString('utf8'), bodyFormat(header(req, 'content-type')), false);
+    const format = bodyFormat(header(req, 'content-type'));
+    const value = format === 'protobuf' ? decodeProtobuf(body, deleteOptionsMessage) : parseBody(body.toString('utf8'), format, false).value;
     if (!isObject(value)) throw badRequest('the body of the request must be a DeleteOptions object');
     if (value.kind !== undefined && value.kind !== 'DeleteOptions') throw badRequest(`the kind of the body (${String(value.kind)}) must be DeleteOptions`);
     options = value;

@@ -1,15 +1,20 @@
 /**
- * The watch verb: validates the watch's query, then streams watch events (one JSON document per
- * line: `{"type":"ADDED","object":{...}}`) until the client leaves, `timeoutSeconds` passes, or the
- * watch cannot continue (a final ERROR event carrying a Status, e.g. 410 Expired).
+ * The watch verb: validates the watch's query, then streams watch events (JSON: one document per
+ * line, `{"type":"ADDED","object":{...}}`; protobuf: length-prefixed WatchEvent frames) until the
+ * client leaves, `timeoutSeconds` passes, or the watch cannot continue (a final ERROR event
+ * carrying a Status, e.g. 410 Expired).
  */
-import { badRequest, invalid, toStatusError } from '../../shared/api/errors.ts';
+import { badRequest, invalid, notAcceptable, toStatusError } from '../../shared/api/errors.ts';
 import { FieldPath, forbidden, type FieldError } from '../../shared/api/field.ts';
 import type { KubeObject } from '../../shared/api/types.ts';
 import type { GenericStore } from '../registry/store.ts';
 import type { ResourceDefinition } from '../registry/definition.ts';
 import { isTrue } from '../server/requestinfo.ts';
+import { apiVersionOf } from '../registry/definition.ts';
 import { buildListFilter } from './list-filter.ts';
+import { negotiate, type Representation } from './negotiation.ts';
+import { objectType, partialMetadataType, statusType, watchContentType, watchFrame } from './serialize.ts';
+import { partialObjectMetadata, toTable, type IncludeObject } from './table.ts';
 
 /** Upstream's MinRequestTimeout: a watch without timeoutSeconds ends between 30 and 60 minutes. */
 const minWatchTimeoutSeconds = 1800;
@@ -17,8 +22,8 @@ const minWatchTimeoutSeconds = 1800;
 const bookmarkIntervalMs = 60_000;
 
 export interface WatchStream {
-  /** Sends one frame; returns false when the client is gone. */
-  write(frame: string): void;
+  /** Sends one frame. */
+  write(frame: string | Uint8Array): void;
   end(): void;
   /** Registers what to do when the client goes away. */
   onClose(handler: () => void): void;
@@ -26,29 +31,46 @@ export interface WatchStream {
 
 export interface WatchResponse {
   kind: 'watch';
+  contentType: string;
   start(stream: WatchStream): Promise<void>;
 }
 
-function frame(type: string, object: unknown): string {
-  return `${JSON.stringify({ type, object })}\n`;
-}
-
 /**
- * Frames by object and event type. Watches served from the cache receive the same (never mutated)
- * object for one event, so each event is serialized once however many watchers receive it.
+ * How one event becomes a frame for this watch's representation: the object itself (JSON or
+ * protobuf, cached per event), its PartialObjectMetadata, or a one-row Table (column definitions
+ * in the first event only, as upstream sends them).
  */
-const frames = new WeakMap<KubeObject, Partial<Record<string, string>>>();
-
-function eventFrame(type: string, object: KubeObject): string {
-  let byType = frames.get(object);
-  if (!byType) {
-    byType = {};
-    frames.set(object, byType);
+function eventEncoder(def: ResourceDefinition, representation: Representation, includeObject: IncludeObject): (type: string, object: KubeObject, now: Date) => string | Uint8Array {
+  const format = representation.format === 'protobuf' ? 'protobuf' : 'json';
+  if (representation.kind === 'object') return (type, object) => watchFrame(type, object, format, objectType(def));
+  const { version } = representation;
+  if (representation.kind === 'metadata') {
+    return (type, object) => watchFrame(type, partialObjectMetadata(object, version), format, partialMetadataType(version, false));
   }
-  return (byType[type] ??= frame(type, object));
+  let first = true;
+  return (type, object, now) => {
+    const table = toTable(def, [object], { resourceVersion: object.metadata.resourceVersion ?? '' }, includeObject, version, now);
+    if (!first) table.columnDefinitions = [];
+    first = false;
+    return `${JSON.stringify({ type, object: table })}\n`;
+  };
 }
 
-export function watchRequest(def: ResourceDefinition, store: GenericStore, namespace: string, query: URLSearchParams): WatchResponse {
+function contentTypeOf(representation: Representation): string {
+  if (representation.kind === 'object') return watchContentType(representation.format);
+  const as = representation.kind === 'table' ? 'Table' : 'PartialObjectMetadata';
+  const base = representation.format === 'protobuf' ? 'application/vnd.kubernetes.protobuf' : 'application/json';
+  return `${base};as=${as};g=meta.k8s.io;v=${representation.version}`;
+}
+
+export function watchRequest(def: ResourceDefinition, store: GenericStore, namespace: string, query: URLSearchParams, accept: string | undefined): WatchResponse {
+  const representation = negotiate(accept, true);
+  // YAML has no streaming form upstream.
+  if (representation.format === 'yaml') throw notAcceptable(['application/json', 'application/vnd.kubernetes.protobuf']);
+  const frameFormat = representation.format === 'protobuf' ? 'protobuf' : 'json';
+  const includeObjectText = query.get('includeObject') ?? 'Metadata';
+  const includeObject: IncludeObject = includeObjectText === 'None' || includeObjectText === 'Object' ? includeObjectText : 'Metadata';
+  const encode = eventEncoder(def, representation, includeObject);
   const resourceVersion = query.get('resourceVersion') ?? '';
   const resourceVersionMatch = query.get('resourceVersionMatch') ?? '';
   const allowBookmarks = isTrue(query.get('allowWatchBookmarks'));
@@ -70,15 +92,21 @@ export function watchRequest(def: ResourceDefinition, store: GenericStore, names
   const timeoutSeconds = timeoutText ? Number(timeoutText) : minWatchTimeoutSeconds * (1 + Math.random());
   const filter = buildListFilter(def, query.get('labelSelector') ?? '', query.get('fieldSelector') ?? '');
   const resumeFrom = resourceVersion && resourceVersion !== '0' ? Number(resourceVersion) : undefined;
-  const bookmark = (revision: number, initialEventsEnd: boolean): string =>
-    frame('BOOKMARK', {
-      kind: def.kind,
-      apiVersion: def.group ? `${def.group}/${def.version}` : def.version,
-      metadata: { resourceVersion: String(revision), ...(initialEventsEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}) },
-    });
+  const bookmark = (revision: number, initialEventsEnd: boolean): string | Uint8Array =>
+    watchFrame(
+      'BOOKMARK',
+      {
+        kind: def.kind,
+        apiVersion: apiVersionOf(def),
+        metadata: { resourceVersion: String(revision), ...(initialEventsEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}) },
+      },
+      frameFormat,
+      objectType(def),
+    );
 
   return {
     kind: 'watch',
+    contentType: contentTypeOf(representation),
     async start(stream) {
       let lastRevision = resumeFrom ?? 0;
       let closed = false;
@@ -94,7 +122,7 @@ export function watchRequest(def: ResourceDefinition, store: GenericStore, names
       // A watch that cannot start or continue ends with an ERROR event carrying its Status.
       const fail = (err: unknown): void => {
         if (closed) return;
-        stream.write(frame('ERROR', toStatusError(err).status));
+        stream.write(watchFrame('ERROR', toStatusError(err).status, frameFormat, statusType));
         finish();
       };
       stream.onClose(finish);
@@ -108,7 +136,7 @@ export function watchRequest(def: ResourceDefinition, store: GenericStore, names
           event(type, object: KubeObject) {
             if (closed) return;
             lastRevision = Number(object.metadata.resourceVersion);
-            stream.write(eventFrame(type, object));
+            stream.write(encode(type, object, new Date()));
           },
           synced(revision) {
             if (closed) return;

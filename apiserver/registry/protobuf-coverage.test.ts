@@ -20,7 +20,7 @@ const maxFieldNumber = 2 ** 29 - 1;
 /** Problems with the protobuf markers of `schema`, the whole object's schema when `path` is empty. */
 function protobufProblems(schema: Schema, path = ''): string[] {
   const problems: string[] = [];
-  const byNumber = new Map<number, string>();
+  const byNumber = new Map<string, string>();
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
     const at = path ? `${path}.${name}` : name;
     const marker = property['x-corral-protobuf'];
@@ -31,9 +31,11 @@ function protobufProblems(schema: Schema, path = ''): string[] {
       if (!Number.isInteger(field) || field < 1 || field > maxFieldNumber || (field >= 19000 && field <= 19999)) {
         problems.push(`${at}: ${field} is not a usable field number`);
       }
-      const previous = byNumber.get(field);
+      // Fields of an embedded (inlined) struct are numbered within their own nested message.
+      const slot = `${(marker.embedded ?? []).join('.')}/${field}`;
+      const previous = byNumber.get(slot);
       if (previous !== undefined) problems.push(`${at}: field number ${field} is already used by ${previous}`);
-      else byNumber.set(field, at);
+      else byNumber.set(slot, at);
       // Go never holds slices or maps in pointers.
       if (optional && (property.type === 'array' || property.additionalProperties)) {
         problems.push(`${at}: a list or map cannot be optional`);

@@ -17,6 +17,7 @@ import { clientCertificateOf } from '../auth/authenticate.ts';
 import { discovery } from '../endpoints/discovery.ts';
 import { serveOpenApi } from '../endpoints/openapi.ts';
 import { negotiate } from '../endpoints/negotiation.ts';
+import { serializeStatus, type WireFormat } from '../endpoints/serialize.ts';
 import { handleResource, type ApiResponse } from '../endpoints/resource.ts';
 import type { WatchResponse } from '../endpoints/watch.ts';
 import type { Registry } from '../registry/registry.ts';
@@ -134,7 +135,7 @@ export class ApiServer {
         });
         if ('kind' in response) return await this.stream(res, response, warnings);
         response.warnings.unshift(...warnings);
-        return this.write(res, response, url.searchParams);
+        return this.write(res, response);
       }
       const openapi = serveOpenApi(this.opts.registry, url, { accept: req.headers.accept, ifNoneMatch: req.headers['if-none-match'] });
       if (openapi) {
@@ -166,7 +167,7 @@ export class ApiServer {
 
   /** Streams a watch: headers at once, then one frame per event until either side ends it. */
   private async stream(res: AnyResponse, watch: WatchResponse, warnings: string[]): Promise<void> {
-    const headers: Record<string, string | string[]> = { 'content-type': 'application/json', 'cache-control': 'no-cache, private' };
+    const headers: Record<string, string | string[]> = { 'content-type': watch.contentType, 'cache-control': 'no-cache, private' };
     if (warnings.length) headers.warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
     (res as ServerResponse).writeHead(200, headers);
     // Send the headers now: clients wait for them before they read events.
@@ -207,28 +208,24 @@ export class ApiServer {
     });
   }
 
-  private write(res: AnyResponse, response: ApiResponse, query: URLSearchParams): void {
-    const pretty = isTrue(query.get('pretty'));
-    if (response.format === 'yaml') {
-      this.send(res, response.status, 'application/yaml', toYaml(response.body), response.warnings);
-      return;
-    }
-    this.send(res, response.status, 'application/json', pretty ? JSON.stringify(response.body, null, 2) : JSON.stringify(response.body), response.warnings);
+  private write(res: AnyResponse, response: ApiResponse): void {
+    this.send(res, response.status, response.body.contentType, response.body.body, response.warnings);
   }
 
+  /** A failure as a Status in the format the client asked for (JSON when it asked for none we have). */
   private writeError(res: AnyResponse, err: StatusError, accept: string | undefined, warnings: string[]): void {
-    let yaml = false;
+    let format: WireFormat = 'json';
     try {
-      yaml = negotiate(accept, false).format === 'yaml';
+      format = negotiate(accept, false).format;
     } catch {
       // An unacceptable Accept still gets its Status, as JSON.
     }
     const headers: Record<string, string> = err.retryAfterSeconds !== undefined ? { 'retry-after': String(err.retryAfterSeconds) } : {};
-    if (yaml) this.send(res, err.code, 'application/yaml', toYaml(err.status), warnings, headers);
-    else this.send(res, err.code, 'application/json', JSON.stringify(err.status), warnings, headers);
+    const body = serializeStatus(err.status, format);
+    this.send(res, err.code, body.contentType, body.body, warnings, headers);
   }
 
-  private send(res: AnyResponse, status: number, contentType: string, body: string, warnings: string[], extra: Record<string, string> = {}): void {
+  private send(res: AnyResponse, status: number, contentType: string, body: string | Uint8Array, warnings: string[], extra: Record<string, string> = {}): void {
     if (res.headersSent || res.destroyed) return;
     const headers: Record<string, string | string[]> = {
       'content-type': contentType,

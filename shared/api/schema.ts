@@ -102,6 +102,15 @@ export function setArray(items: Schema): Schema {
   return array(items, { 'x-kubernetes-list-type': 'set' });
 }
 
+/**
+ * Upstream's `patchStrategy:"merge"` struct tag (with `patchMergeKey` for lists of objects) on a
+ * list field: strategic merge patches merge the list, objects by the merge key's value and scalars
+ * as a set, instead of replacing it. Wraps the list's schema, keeping its other markers.
+ */
+export function patchMerge(list: Schema, mergeKey?: string): Schema {
+  return { ...list, 'x-kubernetes-patch-strategy': 'merge', ...(mergeKey ? { 'x-kubernetes-patch-merge-key': mergeKey } : {}) };
+}
+
 /** Any JSON value kept as is (runtime.RawExtension and friends). */
 export const anyValue = (): Schema => ({ 'x-kubernetes-preserve-unknown-fields': true, 'x-corral-type': 'RawExtension' });
 /** metav1.FieldsV1: the managed fields tree, raw JSON. */
@@ -146,8 +155,8 @@ export const objectMeta = (): Schema =>
     deletionGracePeriodSeconds: pb(10, int64(), 'optional'),
     labels: pb(11, map(string())),
     annotations: pb(12, map(string())),
-    ownerReferences: pb(13, keyedArray(ownerReference(), ['uid'])),
-    finalizers: pb(14, setArray(string())),
+    ownerReferences: pb(13, patchMerge(keyedArray(ownerReference(), ['uid']), 'uid')),
+    finalizers: pb(14, patchMerge(setArray(string()))),
     managedFields: pb(17, atomicArray(managedFieldsEntry())),
   });
 

@@ -22,6 +22,12 @@ const base64Re = /^[A-Za-z0-9+/]*={0,2}$/;
 const int32Min = -(2 ** 31);
 const int32Max = 2 ** 31 - 1;
 
+/** An empty list or map (not struct: Go writes empty structs even when omitempty). */
+function isEmptyCollection(value: unknown, schema: Schema): boolean {
+  if (schema.type === 'array') return Array.isArray(value) && value.length === 0;
+  return schema.additionalProperties !== undefined && isObject(value) && Object.keys(value).length === 0;
+}
+
 function jsonType(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'boolean') return 'bool';
@@ -112,6 +118,8 @@ function walk(value: unknown, schema: Schema, goPath: string, fieldPath: string,
         }
         // Go names struct fields in its errors, never map keys.
         walk(value[key], child, property ? `${goPath}.${key}` : goPath, childPath, unknown);
+        // Optional maps and lists are `omitempty` in Go: an empty one is not stored or returned.
+        if (property && isEmptyCollection(value[key], property) && !schema.required?.includes(key)) delete value[key];
       }
       return;
     }

@@ -105,15 +105,15 @@ function decimalSuffix(exponent: number): string {
  */
 export function quantityString(input: string | number): string {
   const text = String(input).trim();
-  if (text === '0') return text;
+  if (text === '0' || text === '') return text;
   const parts = /^([+-]?)0*(\d*)(?:\.(\d*))?([eEinumkKMGTP]*[-+]?\d*)$/.exec(text);
   if (!parts) return text;
   const [, sign = '', digits = '', denom = '', suffix = ''] = parts;
   const num = digits || '0';
   let format: 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
   let exponent: number;
-  if (suffix in decimalSuffixes) [format, exponent] = ['DecimalSI', decimalSuffixes[suffix] ?? 0];
-  else if (suffix in binarySuffixes) [format, exponent] = ['BinarySI', binarySuffixes[suffix] ?? 0];
+  if (Object.hasOwn(decimalSuffixes, suffix)) [format, exponent] = ['DecimalSI', decimalSuffixes[suffix] ?? 0];
+  else if (Object.hasOwn(binarySuffixes, suffix)) [format, exponent] = ['BinarySI', binarySuffixes[suffix] ?? 0];
   else if (/^[eE][-+]?\d+$/.test(suffix)) [format, exponent] = ['DecimalExponent', Number(suffix.slice(1))];
   else return text;
 

@@ -8,6 +8,7 @@ import { FieldPath, forbidden, invalid, notSupported, required, tooLong, type Fi
 import {
   atomicArray,
   boolean,
+  embedded,
   int32,
   kindSchema,
   map,
@@ -479,7 +480,7 @@ const persistentVolumeSourceFields = (): Record<string, Schema> => ({
 const persistentVolumeSpec = (): Schema =>
   object({
     capacity: pb(1, map(quantity())),
-    ...persistentVolumeSourceFields(),
+    ...embedded(2, persistentVolumeSourceFields()),
     accessModes: pb(3, atomicArray(string())),
     claimRef: pb(4, { ...objectReference(), 'x-kubernetes-map-type': 'granular' }, 'optional'),
     persistentVolumeReclaimPolicy: pb(5, string()),

@@ -1,0 +1,665 @@
+/**
+ * The FieldManager of the generic store: maintains `metadata.managedFields` on every write and
+ * performs server-side apply, with upstream's behaviour (k8s.io/apimachinery managedfields and
+ * its layers, outermost first):
+ *
+ * - apply only: the applied object must be of the served kind and version (400), and may not carry
+ *   managedFields (400); kubectl's client-side `last-applied-configuration` annotation lets
+ *   `kubectl apply --server-side` take over fields it applied client-side, and is kept up to date;
+ * - an object whose managedFields are empty is not tracked by updates (a create is), and its first
+ *   apply records its existing fields as owned by `before-first-apply`;
+ * - updates (operation Update) are recorded per manager, API version and subresource; at most 10
+ *   update entries are kept, the oldest merged into `ancient-changes` entries;
+ * - identity metadata (name, namespace, uid, resourceVersion, ...) and the fields the write's
+ *   strategy resets are never owned.
+ */
+import { StatusError, badRequest } from '../../shared/api/errors.ts';
+import { FieldPath, forbidden, required, type FieldError } from '../../shared/api/field.ts';
+import { deepCopy, isObject, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../../shared/api/types.ts';
+import { FieldSet, compareStrings, fromFieldsV1, goJSON, goQuote, makePath, pathString, toFieldsV1, valuesEqual } from '../../shared/apply/fieldpath.ts';
+import { ApplyConflictError, applyConfiguration, recordUpdate, type Conflict, type ManagedSets, type UpdaterOptions } from '../../shared/apply/merge.ts';
+import { TypedValueError, compare, dropNullFields, toFieldSet, validate, validationErrorsString } from '../../shared/apply/typed.ts';
+import { apiVersionOf, type ResourceDefinition } from './definition.ts';
+import type { FieldManager, FieldManagerRequest } from './field-manager.ts';
+
+/** Update entries kept before the oldest are merged (upstream DefaultMaxUpdateManagers). */
+export const maxUpdateManagers = 10;
+const ancientChangesManager = 'ancient-changes';
+const beforeFirstApplyManager = 'before-first-apply';
+/** Stands for the write being recorded; manager identifiers are JSON objects, so it cannot clash. */
+const currentOperation = 'current-operation';
+/** kubectl's client-side apply annotation. */
+export const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
+/** The manager whose applies upgrade client-side apply (upstream hard-codes kubectl's default). */
+const kubectlManager = 'kubectl';
+/** upstream TotalAnnotationSizeLimitB: an annotation value that would exceed it is not written. */
+const totalAnnotationSizeLimit = 256 * 1024;
+/** upstream FieldManagerMaxLength, in bytes. */
+const fieldManagerMaxLength = 128;
+
+/** Paths never owned by anyone: identity and system metadata (upstream's strip set). */
+const strippedFields = FieldSet.of(
+  makePath('apiVersion'),
+  makePath('kind'),
+  makePath('metadata'),
+  makePath('metadata', 'name'),
+  makePath('metadata', 'namespace'),
+  makePath('metadata', 'creationTimestamp'),
+  makePath('metadata', 'selfLink'),
+  makePath('metadata', 'uid'),
+  makePath('metadata', 'clusterName'),
+  makePath('metadata', 'generation'),
+  makePath('metadata', 'managedFields'),
+  makePath('metadata', 'resourceVersion'),
+);
+
+/**
+ * The fields a write's strategy resets, by `group/Kind` and subresource, where they differ from the
+ * rule below (upstream's GetResetFields of each strategy).
+ */
+const resetFieldsByKind: Readonly<Record<string, Readonly<Record<string, readonly (readonly string[])[]>>>> = {
+  'certificates.k8s.io/CertificateSigningRequest': {
+    '': [['spec'], ['status']],
+    status: [['spec'], ['status', 'conditions']],
+    approval: [['spec'], ['status', 'certificate']],
+  },
+  'storage.k8s.io/VolumeAttachment': { status: [['metadata'], ['spec']] },
+  '/Namespace': { finalize: [['status']] },
+};
+
+const resetFieldsCache = new WeakMap<ResourceDefinition, Map<string, FieldSet | undefined>>();
+
+/**
+ * What a write through `subresource` may not own because the strategy resets it: by default the
+ * main resource of a kind with a status subresource resets `status`, and `status` resets `spec`.
+ */
+export function resetFieldsFor(definition: ResourceDefinition, subresource: string): FieldSet | undefined {
+  let bySubresource = resetFieldsCache.get(definition);
+  if (!bySubresource) resetFieldsCache.set(definition, (bySubresource = new Map()));
+  if (bySubresource.has(subresource)) return bySubresource.get(subresource);
+  const declared = resetFieldsByKind[`${definition.group}/${definition.kind}`]?.[subresource];
+  const paths =
+    declared ??
+    (subresource === ''
+      ? definition.subresources?.['status'] ? [['status']] : []
+      : subresource === 'status' && definition.schema.properties?.['spec'] ? [['spec']] : []);
+  const set = paths.length ? FieldSet.of(...paths.map((p) => makePath(...p))) : undefined;
+  bySubresource.set(subresource, set);
+  return set;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Manager identifiers: the managedFields entry without fields, time and type, as JSON.
+
+interface ManagerInfo {
+  manager: string;
+  operation: string;
+  apiVersion: string;
+  subresource: string;
+}
+
+/**
+ * upstream BuildManagerIdentifier: an entry's manager, operation, API version (not for appliers,
+ * who keep one entry across versions) and subresource, in ManagedFieldsEntry's JSON field order.
+ */
+function managerIdentifier(info: ManagerInfo): string {
+  const parts: string[] = [];
+  if (info.manager) parts.push(`"manager":${goJSON(info.manager, true)}`);
+  if (info.operation) parts.push(`"operation":${goJSON(info.operation, true)}`);
+  if (info.apiVersion && info.operation !== 'Apply') parts.push(`"apiVersion":${goJSON(info.apiVersion, true)}`);
+  if (info.subresource) parts.push(`"subresource":${goJSON(info.subresource, true)}`);
+  return `{${parts.join(',')}}`;
+}
+
+function parseIdentifier(identifier: string): Partial<ManagerInfo> {
+  const parsed: unknown = JSON.parse(identifier);
+  return isObject(parsed) ? (parsed as Partial<ManagerInfo>) : {};
+}
+
+/** How conflict messages name a manager: `"kubectl"`, `"ctl" with subresource "status" using v1`. */
+function describeManager(identifier: string): string {
+  const info = parseIdentifier(identifier);
+  let text = goQuote(info.manager ?? '');
+  if (info.subresource) text += ` with subresource ${goQuote(info.subresource)}`;
+  if (info.operation === 'Update') text += ` using ${info.apiVersion ?? ''}`;
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// managedFields ⇄ owned sets.
+
+interface Managed {
+  fields: ManagedSets;
+  /** Entry times (RFC 3339, seconds, UTC) by identifier; undefined: the entry has none. */
+  times: Map<string, string | undefined>;
+}
+
+const emptyManaged = (): Managed => ({ fields: new Map(), times: new Map() });
+
+/** managedFields that cannot be decoded; upstream then keeps what the live object has. */
+export class InvalidManagedFieldsError extends Error {
+  override readonly name = 'InvalidManagedFieldsError';
+}
+
+const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** metav1.Time as the API writes it: UTC at second precision. */
+function formatTime(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
+function timeSeconds(time: string | undefined): number {
+  return time ? Math.floor(Date.parse(time) / 1000) : 0;
+}
+
+function stringField(entry: Record<string, unknown>, name: string, index: number): string {
+  const value = entry[name];
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') throw new InvalidManagedFieldsError(`${name} of managed fields entry ${index} must be a string`);
+  return value;
+}
+
+/** upstream DecodeManagedFields, with its checks and messages. */
+export function decodeManagedFields(entries: unknown): Managed {
+  const managed = emptyManaged();
+  if (entries === undefined || entries === null) return managed;
+  if (!Array.isArray(entries)) throw new InvalidManagedFieldsError('managedFields must be a list');
+  entries.forEach((entry: unknown, i) => {
+    if (!isObject(entry)) throw new InvalidManagedFieldsError(`managed fields entry ${i} must be an object`);
+    const operation = stringField(entry, 'operation', i);
+    if (operation !== 'Apply' && operation !== 'Update') throw new InvalidManagedFieldsError('operation must be `Apply` or `Update`');
+    const apiVersion = stringField(entry, 'apiVersion', i);
+    if (!apiVersion) throw new InvalidManagedFieldsError('apiVersion must not be empty');
+    const fieldsType = stringField(entry, 'fieldsType', i);
+    if (fieldsType === '') throw new InvalidManagedFieldsError(`missing fieldsType in managed fields entry ${i}`);
+    if (fieldsType !== 'FieldsV1') throw new InvalidManagedFieldsError(`invalid fieldsType ${goQuote(fieldsType)} in managed fields entry ${i}`);
+    const identifier = managerIdentifier({
+      manager: stringField(entry, 'manager', i),
+      operation,
+      apiVersion,
+      subresource: stringField(entry, 'subresource', i),
+    });
+    let set: FieldSet;
+    try {
+      set = fromFieldsV1(entry['fieldsV1']);
+    } catch (err) {
+      throw new InvalidManagedFieldsError(`error decoding versioned set: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const time = stringField(entry, 'time', i);
+    if (time && !rfc3339.test(time)) throw new InvalidManagedFieldsError(`invalid time ${goQuote(time)} in managed fields entry ${i}`);
+    managed.fields.set(identifier, { set, apiVersion, applied: operation === 'Apply' });
+    managed.times.set(identifier, time ? formatTime(new Date(timeSeconds(time) * 1000)) : undefined);
+  });
+  return managed;
+}
+
+function decodeOrEmpty(entries: unknown): Managed {
+  try {
+    return decodeManagedFields(entries);
+  } catch {
+    return emptyManaged();
+  }
+}
+
+/**
+ * upstream encodeManagedFields: one entry per manager (none at all when nobody owns anything),
+ * sorted by operation (Apply first), time, manager, API version and subresource.
+ */
+export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | undefined {
+  if (managed.fields.size === 0) return undefined;
+  const entries = [...managed.fields].map(([identifier, owned]): ManagedFieldsEntry => {
+    const info = parseIdentifier(identifier);
+    const entry: ManagedFieldsEntry = {};
+    if (info.manager) entry.manager = info.manager;
+    const operation = owned.applied ? 'Apply' : info.operation;
+    if (operation === 'Apply' || operation === 'Update') entry.operation = operation;
+    if (owned.apiVersion) entry.apiVersion = owned.apiVersion;
+    const time = managed.times.get(identifier);
+    if (time) entry.time = time;
+    entry.fieldsType = 'FieldsV1';
+    entry.fieldsV1 = toFieldsV1(owned.set);
+    if (info.subresource) entry.subresource = info.subresource;
+    return entry;
+  });
+  return entries.sort(
+    (p, q) =>
+      compareStrings(p.operation ?? '', q.operation ?? '') ||
+      timeSeconds(p.time) - timeSeconds(q.time) ||
+      compareStrings(p.manager ?? '', q.manager ?? '') ||
+      compareStrings(p.apiVersion ?? '', q.apiVersion ?? '') ||
+      compareStrings(p.subresource ?? '', q.subresource ?? ''),
+  );
+}
+
+/**
+ * A client resets managedFields with a list holding one empty entry (or an empty list, which
+ * upstream's decoder yields only for an explicit `[]`); the reset happens before the write is
+ * recorded, so the write's own changes are then the only entry.
+ */
+function isResetManagedFields(entries: unknown): boolean {
+  if (!Array.isArray(entries)) return false;
+  if (entries.length === 0) return true;
+  if (entries.length !== 1) return false;
+  const entry: unknown = entries[0];
+  return isObject(entry) && Object.values(entry).every((v) => v === undefined || v === null || v === '');
+}
+
+function withoutManagedFields(obj: KubeObject): Record<string, unknown> {
+  const copy = deepCopy(obj);
+  if (isObject(copy.metadata)) delete copy.metadata.managedFields;
+  return copy;
+}
+
+function setManagedFields(obj: KubeObject, managed: Managed): void {
+  const entries = encodeManagedFields(managed);
+  if (!isObject(obj.metadata)) obj.metadata = {};
+  if (entries) obj.metadata.managedFields = entries;
+  else delete obj.metadata.managedFields;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recording writes.
+
+/** Identity metadata is owned by no one. */
+function stripMeta(fields: ManagedSets, manager: string): void {
+  const owned = fields.get(manager);
+  if (!owned) return;
+  const set = owned.set.difference(strippedFields);
+  if (set.empty()) fields.delete(manager);
+  else fields.set(manager, { ...owned, set });
+}
+
+/**
+ * Keeps at most maxUpdateManagers update entries: the oldest are merged, per API version, into an
+ * `ancient-changes` entry carrying the time of the newest entry merged into it (upstream
+ * capManagersManager, including its handling of an existing bucket).
+ */
+function capUpdateManagers(managed: Managed): void {
+  const { fields, times } = managed;
+  const updaters = [...fields].filter(([, owned]) => !owned.applied).map(([id]) => id);
+  if (updaters.length <= maxUpdateManagers) return;
+  updaters.sort((a, b) => timeSeconds(times.get(a)) - timeSeconds(times.get(b)) || compareStrings(a, b));
+  const firstOfVersion = new Map<string, string>();
+  let length = updaters.length;
+  for (let i = 0; i < updaters.length && length > maxUpdateManagers; i++) {
+    const manager = updaters[i] as string;
+    const owned = fields.get(manager);
+    if (!owned) continue;
+    const version = owned.apiVersion;
+    const bucket = managerIdentifier({ manager: ancientChangesManager, operation: 'Update', apiVersion: version, subresource: '' });
+    const first = firstOfVersion.get(version);
+    if (first === undefined) {
+      firstOfVersion.set(version, manager);
+      continue;
+    }
+    if (!fields.has(bucket)) {
+      const firstSet = fields.get(first);
+      fields.delete(first);
+      if (firstSet) fields.set(bucket, firstSet);
+    }
+    fields.set(bucket, { set: owned.set.union(fields.get(bucket)?.set ?? new FieldSet()), apiVersion: owned.apiVersion, applied: owned.applied });
+    fields.delete(manager);
+    length--;
+    times.set(bucket, times.get(manager));
+  }
+}
+
+/**
+ * Records a non-apply write by `identifier`: the write's changes are computed as an anonymous
+ * operation, and only when it owns something afterwards does its entry change and get the time.
+ */
+function recordWrite(opts: UpdaterOptions, live: Record<string, unknown>, updated: Record<string, unknown>, managed: Managed, identifier: string, now: string): Managed {
+  const fields = recordUpdate(opts, live, updated, managed.fields, currentOperation);
+  stripMeta(fields, currentOperation);
+  const times = new Map(managed.times);
+  const current = fields.get(currentOperation);
+  if (current) {
+    fields.delete(currentOperation);
+    const previous = fields.get(identifier);
+    fields.set(identifier, previous ? { ...current, set: current.set.union(previous.set) } : current);
+    times.set(identifier, now);
+  }
+  const result = { fields, times };
+  capUpdateManagers(result);
+  return result;
+}
+
+function updaterOptions(request: FieldManagerRequest): UpdaterOptions {
+  return {
+    schema: request.definition.schema,
+    apiVersion: apiVersionOf(request.definition),
+    resetFields: resetFieldsFor(request.definition, request.subresource),
+  };
+}
+
+/**
+ * Which managedFields an update starts from: the live object's for subresources (they cannot set
+ * managedFields); otherwise a reset, or the request's when they decode and are not empty, or the
+ * live object's (a client unaware of managedFields never erases them).
+ */
+function managedForUpdate(live: KubeObject | null, updated: KubeObject, subresource: string): Managed {
+  const liveEntries = live?.metadata.managedFields;
+  if (subresource) return decodeOrEmpty(liveEntries);
+  const sent = updated.metadata.managedFields;
+  if (isResetManagedFields(sent)) return emptyManaged();
+  try {
+    const managed = decodeManagedFields(sent);
+    if (managed.fields.size > 0) return managed;
+  } catch {
+    // Undecodable managedFields in a request are ignored.
+  }
+  return decodeOrEmpty(liveEntries);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Apply.
+
+interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+/** upstream schema.FromAPIVersionAndKind: an unparsable apiVersion leaves group and version empty. */
+function gvkOf(obj: Record<string, unknown>): GroupVersionKind {
+  const apiVersion = typeof obj['apiVersion'] === 'string' ? obj['apiVersion'] : '';
+  const kind = typeof obj['kind'] === 'string' ? obj['kind'] : '';
+  if (apiVersion === '' || apiVersion === '/') return { group: '', version: '', kind };
+  const parts = apiVersion.split('/');
+  if (parts.length === 1) return { group: '', version: apiVersion, kind };
+  if (parts.length === 2) return { group: parts[0] as string, version: parts[1] as string, kind };
+  return { group: '', version: '', kind };
+}
+
+const gvkString = (gvk: GroupVersionKind): string => `${gvk.group}/${gvk.version}, Kind=${gvk.kind}`;
+
+/** upstream objectGVKNN: `namespace/name; group/version, Kind=kind`. */
+function objectDescription(obj: Record<string, unknown>): string {
+  const meta = isObject(obj['metadata']) ? obj['metadata'] : {};
+  const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+  return `${text(meta['namespace'])}/${text(meta['name'])}; ${gvkString(gvkOf(obj))}`;
+}
+
+/** An error upstream reports as a plain Go error: 500 with the error's text, no reason. */
+function unknownError(message: string): StatusError {
+  return new StatusError({ message, code: 500 });
+}
+
+/**
+ * The 409 of an apply that conflicts (upstream NewApplyConflict): one FieldManagerConflict cause per
+ * field; the message lists the fields by manager, managers in identifier order.
+ */
+export function applyConflictError(conflicts: readonly Conflict[]): StatusError {
+  const causes: StatusCause[] = conflicts.map((c) => ({
+    reason: 'FieldManagerConflict',
+    message: `conflict with ${describeManager(c.manager)}`,
+    field: pathString(c.path),
+  }));
+  return new StatusError({ message: conflictMessage(conflicts), reason: 'Conflict', details: { causes }, code: 409 });
+}
+
+function conflictMessage(conflicts: readonly Conflict[]): string {
+  const [only] = conflicts;
+  if (conflicts.length === 1 && only) return `Apply failed with 1 conflict: conflict with ${describeManager(only.manager)}: ${pathString(only.path)}`;
+  const byManager = new Map<string, string[]>();
+  for (const c of conflicts) {
+    const paths = byManager.get(c.manager) ?? [];
+    paths.push(pathString(c.path));
+    byManager.set(c.manager, paths);
+  }
+  const lines: string[] = [];
+  for (const manager of [...byManager.keys()].sort(compareStrings)) {
+    lines.push(`conflicts with ${describeManager(manager)}:`);
+    for (const path of byManager.get(manager) ?? []) lines.push(`- ${path}`);
+  }
+  return `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
+}
+
+function annotationsOf(obj: Record<string, unknown>): Record<string, unknown> | undefined {
+  const meta = obj['metadata'];
+  if (!isObject(meta)) return undefined;
+  const annotations = meta['annotations'];
+  return isObject(annotations) ? annotations : undefined;
+}
+
+/**
+ * The fields kubectl applied client-side (its last-applied annotation) that still hold the applied
+ * values: `kubectl apply --server-side` may take them over without conflicts. Null when there is
+ * no usable annotation.
+ */
+function fieldsFromLastApplied(live: KubeObject | null, opts: UpdaterOptions): FieldSet | null {
+  if (!live) return null;
+  const annotation = live.metadata.annotations?.[lastAppliedAnnotation];
+  if (!annotation) return null;
+  let lastApplied: unknown;
+  try {
+    lastApplied = JSON.parse(annotation);
+  } catch {
+    return null;
+  }
+  if (!isObject(lastApplied) || lastApplied['apiVersion'] !== opts.apiVersion) return null;
+  const liveValue = deepCopy(live) as Record<string, unknown>;
+  if (validate(lastApplied, opts.schema).length || validate(liveValue, opts.schema).length) return null;
+  try {
+    const changed = compare(lastApplied, liveValue, opts.schema);
+    return toFieldSet(lastApplied, opts.schema).difference(changed.modified).difference(changed.added).difference(changed.removed);
+  } catch {
+    return null;
+  }
+}
+
+/** kubectl's annotation value: the applied object without the annotation, as Go's JSON encoder writes it. */
+function lastAppliedValue(applied: KubeObject): string {
+  const copy = deepCopy(applied) as Record<string, unknown>;
+  const annotations = annotationsOf(copy);
+  if (annotations) delete annotations[lastAppliedAnnotation];
+  return `${goJSON(copy, true)}\n`;
+}
+
+function annotationsSize(annotations: Record<string, string>): number {
+  return Object.entries(annotations).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
+}
+
+function refreshLastApplied(result: KubeObject, applied: KubeObject): void {
+  const annotations = result.metadata.annotations;
+  if (!annotations?.[lastAppliedAnnotation]) return;
+  annotations[lastAppliedAnnotation] = lastAppliedValue(applied);
+  if (annotationsSize(annotations) > totalAnnotationSizeLimit) delete annotations[lastAppliedAnnotation];
+}
+
+// ---------------------------------------------------------------------------------------------
+
+class ManagedFieldsManager implements FieldManager {
+  update(live: KubeObject | null, updated: KubeObject, request: FieldManagerRequest): KubeObject {
+    const obj = deepCopy(updated);
+    try {
+      return this.track(live, obj, request);
+    } catch {
+      // Upstream never fails a write over managedFields: it drops them instead.
+      delete obj.metadata.managedFields;
+      return obj;
+    }
+  }
+
+  private track(live: KubeObject | null, obj: KubeObject, request: FieldManagerRequest): KubeObject {
+    const managed = managedForUpdate(live, obj, request.subresource);
+    delete obj.metadata.managedFields;
+    // An existing object without managedFields stays untracked until it is applied to.
+    if (managed.fields.size === 0 && live?.metadata.uid) return obj;
+    const opts = updaterOptions(request);
+    const identifier = managerIdentifier({ manager: request.manager || 'unknown', operation: 'Update', apiVersion: opts.apiVersion, subresource: request.subresource });
+    const liveValue = live ? withoutManagedFields(live) : {};
+    setManagedFields(obj, recordWrite(opts, liveValue, obj as Record<string, unknown>, managed, identifier, formatTime(request.now)));
+    return obj;
+  }
+
+  apply(live: KubeObject | null, applied: KubeObject, request: FieldManagerRequest & { force: boolean }): KubeObject {
+    const def = request.definition;
+    const gvk = gvkOf(applied);
+    if (gvk.group !== def.group || gvk.version !== def.version || gvk.kind !== def.kind) {
+      throw badRequest(`invalid object type: ${gvkString(gvk)}`);
+    }
+    let managed: Managed;
+    try {
+      managed = decodeManagedFields(live?.metadata.managedFields);
+    } catch (err) {
+      throw unknownError(`failed to decode managed fields: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const opts = updaterOptions(request);
+    let result: KubeObject;
+    try {
+      try {
+        result = this.applyOnce(live, applied, managed, request, opts, request.force);
+      } catch (err) {
+        if (!(err instanceof ApplyConflictError) || request.manager !== kubectlManager) throw err;
+        const allowed = fieldsFromLastApplied(live, opts);
+        if (!allowed) throw err;
+        const remaining = err.conflicts.filter((c) => !allowed.has(c.path));
+        if (remaining.length > 0) throw new ApplyConflictError(remaining);
+        result = this.applyOnce(live, applied, managed, request, opts, true);
+      }
+    } catch (err) {
+      if (err instanceof ApplyConflictError) throw applyConflictError(err.conflicts);
+      throw err;
+    }
+    if (request.manager === kubectlManager) refreshLastApplied(result, applied);
+    return result;
+  }
+
+  private applyOnce(live: KubeObject | null, applied: KubeObject, start: Managed, request: FieldManagerRequest, opts: UpdaterOptions, force: boolean): KubeObject {
+    const now = formatTime(request.now);
+    const liveValue = live ? withoutManagedFields(live) : {};
+    let managed = start;
+    if (managed.fields.size === 0) {
+      // The fields the object has before its first apply are owned by a stand-in updater.
+      const identifier = managerIdentifier({ manager: beforeFirstApplyManager, operation: 'Update', apiVersion: opts.apiVersion, subresource: request.subresource });
+      managed = recordWrite(opts, {}, liveValue, managed, identifier, now);
+    }
+    const config = deepCopy(applied) as Record<string, unknown>;
+    const meta = config['metadata'];
+    if (isObject(meta) && Array.isArray(meta['managedFields'])) throw badRequest('metadata.managedFields must be nil');
+    const errors = validate(config, opts.schema);
+    if (errors.length) throw unknownError(`failed to create typed patch object (${objectDescription(config)}): ${validationErrorsString(errors)}`);
+
+    const identifier = managerIdentifier({ manager: request.manager || 'unknown', operation: 'Apply', apiVersion: opts.apiVersion, subresource: request.subresource });
+    let merged;
+    try {
+      merged = applyConfiguration(opts, liveValue, config, managed.fields, identifier, force);
+    } catch (err) {
+      if (err instanceof TypedValueError) throw unknownError(`failed to merge config: ${err.message}`);
+      throw err;
+    }
+    const fields = merged.managers;
+    stripMeta(fields, identifier);
+    const times = new Map(managed.times);
+    let object: KubeObject;
+    if (merged.object) {
+      times.set(identifier, now);
+      object = dropNullFields(merged.object, opts.schema) as KubeObject;
+    } else {
+      // Nothing changed in the object: it stays as it is, and the applier's time is not touched.
+      object = liveValue as KubeObject;
+    }
+    if (!isObject(object.metadata)) object.metadata = {};
+    setManagedFields(object, { fields, times });
+    return object;
+  }
+}
+
+export function createFieldManager(): FieldManager {
+  return new ManagedFieldsManager();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers for the store and the endpoint.
+
+const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/**
+ * The manager of a write without `fieldManager` (upstream prefixFromUserAgent): the User-Agent up
+ * to its first `/`, without unprintable characters, cut to 128 bytes. `kubectl/v1.32.0 (linux)`
+ * gives `kubectl`.
+ */
+export function managerFromUserAgent(userAgent: string | undefined): string {
+  const head = (userAgent ?? '').split('/')[0] ?? '';
+  let out = '';
+  let bytes = 0;
+  for (const ch of head) {
+    if (!printable.test(ch)) continue;
+    const size = Buffer.byteLength(ch);
+    if (bytes + size > fieldManagerMaxLength) break;
+    out += ch;
+    bytes += size;
+  }
+  return out;
+}
+
+/**
+ * upstream ValidatePatchOptions' rules on fieldManager and force, which come before its other
+ * checks (the field manager's length and characters, dryRun, fieldValidation). Report them as
+ * `PatchOptions.meta.k8s.io "" is invalid: ...` (422).
+ */
+export function patchOptionsErrors(isApply: boolean, fieldManager: string | null | undefined, forceGiven: boolean): FieldError[] {
+  if (isApply) return fieldManager ? [] : [required(FieldPath.root('fieldManager'), 'is required for apply patch')];
+  return forceGiven ? [forbidden(FieldPath.root('force'), 'may not be specified for non-apply patch')] : [];
+}
+
+/**
+ * The warning of a write whose mutating admission left managedFields undecodable; the store then
+ * restores the managedFields from before admission (upstream's managedFields-validating admission
+ * wrapper). Undefined when they decode.
+ */
+export function invalidManagedFieldsWarning(entries: unknown): string | undefined {
+  try {
+    decodeManagedFields(entries);
+    return undefined;
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    return `.metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: ${detail}`;
+  }
+}
+
+/** Equality where absent, null and empty lists or maps are alike, as Go's semantic equality. */
+function semanticEqual(a: unknown, b: unknown): boolean {
+  const blank = (v: unknown): boolean =>
+    v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+  if (blank(a) && blank(b)) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => semanticEqual(v, b[i]));
+  if (isObject(a) && isObject(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const k of keys) if (!semanticEqual(a[k], b[k])) return false;
+    return true;
+  }
+  return valuesEqual(a, b);
+}
+
+function withoutTimes(entries: readonly ManagedFieldsEntry[]): ManagedFieldsEntry[] {
+  return entries.map((entry) => {
+    const copy = { ...entry };
+    delete copy.time;
+    return copy;
+  });
+}
+
+/**
+ * Undoes managedFields time changes of a write that changes nothing else (upstream
+ * IgnoreManagedFieldsTimestampsTransformer), so that a no-op write stays a no-op. Call it after the
+ * strategy's prepareForUpdate, before comparing with the stored object. Mutates `updated`.
+ */
+export function ignoreManagedFieldsTimestamps(updated: KubeObject, existing: KubeObject): void {
+  const next = updated.metadata.managedFields ?? [];
+  const prev = existing.metadata.managedFields ?? [];
+  if (next.length !== prev.length || next.length === 0) return;
+  if (next.every((entry, i) => entry.time === prev[i]?.time)) return;
+  const nextStripped = withoutTimes(next);
+  const prevStripped = withoutTimes(prev);
+  if (!semanticEqual(nextStripped, prevStripped)) return;
+  const a = { ...updated, metadata: { ...updated.metadata, managedFields: nextStripped } };
+  const b = { ...existing, metadata: { ...existing.metadata, managedFields: prevStripped } };
+  if (!semanticEqual(a, b)) return;
+  next.forEach((entry, i) => {
+    const time = prev[i]?.time;
+    if (time === undefined) delete entry.time;
+    else entry.time = time;
+  });
+}

@@ -1,0 +1,162 @@
+/**
+ * Field ownership across writes (upstream: sigs.k8s.io/structured-merge-diff merge.Updater).
+ *
+ * Every manager owns a set of fields. An update takes ownership of what it changed, away from
+ * everyone else, and never conflicts. An apply merges the applied configuration into the live
+ * object, owns exactly the fields it applied, removes what it applied before and no longer applies
+ * unless someone else owns it, and fails with conflicts when it would change a field another
+ * manager owns (unless forced, when it takes those fields over).
+ *
+ * Managers are opaque identifiers here; sets are kept per API version, and only sets of the
+ * version being written are compared and pruned: corral serves one version per kind and cannot
+ * convert objects between versions, so sets recorded at another version are carried unchanged.
+ */
+import type { Schema } from '../api/schema.ts';
+import { FieldSet, compareStrings, comparePaths, valuesEqual, type Path } from './fieldpath.ts';
+import { compare, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet, type Comparison } from './typed.ts';
+
+/** What one manager owns, at which API version, and whether it got it by applying. */
+export interface ManagerSet {
+  readonly set: FieldSet;
+  readonly apiVersion: string;
+  readonly applied: boolean;
+}
+
+/** Owned fields by manager identifier. */
+export type ManagedSets = Map<string, ManagerSet>;
+
+/** A field an apply would change although another manager owns it. */
+export interface Conflict {
+  readonly manager: string;
+  readonly path: Path;
+}
+
+/** An apply that conflicts with other managers; conflicts are ordered by manager, then path. */
+export class ApplyConflictError extends Error {
+  override readonly name = 'ApplyConflictError';
+  constructor(readonly conflicts: readonly Conflict[]) {
+    super(`${conflicts.length} apply conflicts`);
+  }
+}
+
+export interface UpdaterOptions {
+  /** The kind's schema (the whole object). */
+  schema: Schema;
+  /** The API version of the write; the sets it records carry it. */
+  apiVersion: string;
+  /** Fields the write's strategy resets (upstream's reset fields): never owned, never compared. */
+  resetFields?: FieldSet | undefined;
+}
+
+function filtered(opts: UpdaterOptions, set: FieldSet): FieldSet {
+  return opts.resetFields ? set.recursiveDifference(opts.resetFields) : set;
+}
+
+function filteredComparison(opts: UpdaterOptions, live: unknown, updated: unknown): Comparison {
+  const c = compare(live, updated, opts.schema);
+  return { removed: filtered(opts, c.removed), modified: filtered(opts, c.modified), added: filtered(opts, c.added) };
+}
+
+/** Conflicts from sets of conflicting fields by manager, in a stable order. */
+function conflictsOf(sets: ReadonlyMap<string, FieldSet>): Conflict[] {
+  const managers = [...sets.keys()].sort(compareStrings);
+  return managers.flatMap((manager) => (sets.get(manager) as FieldSet).paths().sort(comparePaths).map((path) => ({ manager, path })));
+}
+
+/**
+ * The effect of a write on every manager but `writer`: fields it changed or added leave their
+ * owners (or, unless forced, conflict); fields it removed leave everyone. Managers left with
+ * nothing are dropped.
+ */
+function takeOwnership(opts: UpdaterOptions, live: unknown, updated: unknown, managers: ManagedSets, writer: string, force: boolean): { managers: ManagedSets; comparison: Comparison } {
+  const comparison = filteredComparison(opts, live, updated);
+  const changed = comparison.modified.union(comparison.added);
+  const conflicts = new Map<string, FieldSet>();
+  const removed = new Set<string>();
+  for (const [manager, owned] of managers) {
+    if (manager === writer || owned.apiVersion !== opts.apiVersion) continue;
+    const conflicting = owned.set.intersection(changed);
+    if (!conflicting.empty()) conflicts.set(manager, conflicting);
+    if (!comparison.removed.empty()) removed.add(manager);
+  }
+  if (!force && conflicts.size > 0) throw new ApplyConflictError(conflictsOf(conflicts));
+  const out: ManagedSets = new Map(managers);
+  for (const [manager, conflicting] of conflicts) {
+    const owned = out.get(manager) as ManagerSet;
+    out.set(manager, { ...owned, set: owned.set.difference(conflicting) });
+  }
+  for (const manager of removed) {
+    const owned = out.get(manager) as ManagerSet;
+    out.set(manager, { ...owned, set: owned.set.difference(comparison.removed) });
+  }
+  for (const [manager, owned] of out) if (owned.set.empty()) out.delete(manager);
+  return { managers: out, comparison };
+}
+
+/**
+ * Records a create, update or non-apply patch by `manager` (upstream Updater.Update): the manager
+ * owns what it owned before, minus what it removed, plus everything it changed or added.
+ * `live` is `{}` for a create.
+ */
+export function recordUpdate(opts: UpdaterOptions, live: unknown, updated: unknown, managers: ManagedSets, manager: string): ManagedSets {
+  const { managers: out, comparison } = takeOwnership(opts, live, updated, managers, manager, true);
+  const previous = out.get(manager)?.set ?? new FieldSet();
+  const set = filtered(opts, previous.difference(comparison.removed).union(comparison.modified).union(comparison.added));
+  if (set.empty()) out.delete(manager);
+  else out.set(manager, { set, apiVersion: opts.apiVersion, applied: false });
+  return out;
+}
+
+export interface ApplyResult {
+  /** The merged object, or null when the apply changes nothing in the object. */
+  object: Record<string, unknown> | null;
+  managers: ManagedSets;
+}
+
+/**
+ * Applies `config` by `manager` (upstream Updater.Apply). `live` is `{}` for a create; neither may
+ * hold metadata.managedFields. Throws ApplyConflictError, or TypedValueError for a configuration
+ * that does not merge.
+ */
+export function applyConfiguration(
+  opts: UpdaterOptions,
+  live: Record<string, unknown>,
+  config: Record<string, unknown>,
+  managers: ManagedSets,
+  manager: string,
+  force: boolean,
+): ApplyResult {
+  const merged = merge(live, config, opts.schema);
+  const lastApplied = managers.get(manager);
+  const withApplier: ManagedSets = new Map(managers);
+  withApplier.set(manager, { set: filtered(opts, toFieldSet(config, opts.schema)), apiVersion: opts.apiVersion, applied: true });
+  const pruned = prune(opts, asObject(merged), withApplier, lastApplied);
+  const { managers: out } = takeOwnership(opts, live, pruned, withApplier, manager, force);
+  return { object: valuesEqual(live, pruned) ? null : pruned, managers: out };
+}
+
+function asObject(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/**
+ * Removes what the applier applied last time and no longer applies (upstream prune): a field, list
+ * item or map entry goes iff the applier owned it, does not apply it now, and no one else owns it.
+ */
+function prune(opts: UpdaterOptions, merged: Record<string, unknown>, managers: ManagedSets, lastApplied: ManagerSet | undefined): Record<string, unknown> {
+  if (!lastApplied || lastApplied.set.empty() || lastApplied.apiVersion !== opts.apiVersion) return merged;
+  const named = (set: FieldSet): FieldSet => ensureNamedFieldsAreMembers(set, opts.schema);
+  const remove = (set: FieldSet): Record<string, unknown> => asObject(removeItems(merged, set, opts.schema));
+  const fieldsOf = (value: Record<string, unknown>): FieldSet => named(toFieldSet(value, opts.schema));
+
+  let pruned = remove(named(lastApplied.set));
+
+  // Add back what anyone (the applier's new configuration included) owns.
+  let owned = new FieldSet();
+  for (const m of managers.values()) if (m.apiVersion === opts.apiVersion) owned = owned.union(m.set);
+  const mergedFields = fieldsOf(merged);
+  pruned = remove(mergedFields.difference(fieldsOf(pruned).union(named(owned))));
+
+  // Remove only what the applier owned: unowned fields stay.
+  return remove(mergedFields.difference(fieldsOf(pruned)).intersection(named(lastApplied.set)));
+}

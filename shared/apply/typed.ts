@@ -1,0 +1,800 @@
+/**
+ * Objects walked with their schema, as server-side apply sees them (upstream:
+ * sigs.k8s.io/structured-merge-diff typed). The kind's OpenAPI schema decides how each part merges:
+ *
+ * - structs (objects with properties) and maps (additionalProperties) are granular unless marked
+ *   `x-kubernetes-map-type: atomic`; a struct's own fields are not owned by themselves, a map's
+ *   entries are;
+ * - lists are atomic unless marked `x-kubernetes-list-type: set` (items keyed by value) or `map`
+ *   (items keyed by `x-kubernetes-list-map-keys`), or, without a list type, patch strategy `merge`
+ *   (keyed by the patch merge key, or a set without one);
+ * - scalars, and anything without a type (RawExtension), are leaves.
+ *
+ * Values are plain JSON; `undefined` stands for "absent", which upstream distinguishes from `null`.
+ * The walkers keep upstream's quirks where they are visible: what is owned, what counts as
+ * changed, the order of merged list items, and the text of validation errors.
+ */
+import type { Schema } from '../api/schema.ts';
+import {
+  FieldSet,
+  compareStrings,
+  elementString,
+  elementsEqual,
+  fieldElement,
+  goQuote,
+  keyElement,
+  serializeElement,
+  valueElement,
+  valuesEqual,
+  type KeyField,
+  type PathElement,
+} from './fieldpath.ts';
+
+/** A node's type: a kind's schema, or one of upstream's two schemaless types (`null`: undeclared). */
+export type TypeRef = Schema | 'untyped' | 'deduced' | null;
+
+type ScalarType = 'numeric' | 'string' | 'boolean' | 'untyped';
+
+interface ListType {
+  readonly atomic: boolean;
+  /** Keys of a `map` list; empty for a set. */
+  readonly keys: readonly string[];
+  readonly element: TypeRef;
+}
+
+interface MapType {
+  readonly atomic: boolean;
+  readonly fields: Readonly<Record<string, Schema>>;
+  /** The type of entries that are not fields; null when there may be none. */
+  readonly element: TypeRef;
+}
+
+interface Atom {
+  readonly scalar?: ScalarType;
+  readonly list?: ListType;
+  readonly map?: MapType;
+}
+
+/** Scalars, atomic lists and atomic maps of anything: RawExtension. */
+const untypedAtom: Atom = {
+  scalar: 'untyped',
+  list: { atomic: true, keys: [], element: 'untyped' },
+  map: { atomic: true, fields: {}, element: 'untyped' },
+};
+
+/** Free-form objects: granular maps of free-form values, atomic lists. */
+const deducedAtom: Atom = {
+  scalar: 'untyped',
+  list: { atomic: true, keys: [], element: 'untyped' },
+  map: { atomic: false, fields: {}, element: 'deduced' },
+};
+
+const atoms = new WeakMap<Schema, Atom>();
+
+function resolve(ref: TypeRef): Atom {
+  if (ref === 'untyped') return untypedAtom;
+  // Undeclared fields are rejected by validation; elsewhere they are walked as free-form values.
+  if (ref === 'deduced' || ref === null) return deducedAtom;
+  let atom = atoms.get(ref);
+  if (!atom) {
+    atom = atomOf(ref);
+    atoms.set(ref, atom);
+  }
+  return atom;
+}
+
+function atomOf(s: Schema): Atom {
+  const special = s['x-corral-type'];
+  if (special === 'RawExtension') return untypedAtom;
+  if (special === 'Quantity' || special === 'IntOrString' || s['x-kubernetes-int-or-string']) return { scalar: 'untyped' };
+  switch (s.type) {
+    case undefined:
+      return { scalar: 'untyped', list: listOf(s), map: mapOf(s) };
+    case 'object':
+      return { map: mapOf(s) };
+    case 'array':
+      return { list: listOf(s) };
+    case 'integer':
+    case 'number':
+      return { scalar: 'numeric' };
+    case 'boolean':
+      return { scalar: 'boolean' };
+    case 'string':
+      // Upstream types formatted strings (date-time, int-or-string, ...) as any scalar; bytes stay strings.
+      return { scalar: !s.format || s.format === 'byte' ? 'string' : 'untyped' };
+  }
+}
+
+function mapOf(s: Schema): MapType {
+  const fields = s.properties ?? {};
+  const freeForm = s['x-kubernetes-preserve-unknown-fields'] === true || Object.keys(fields).length === 0;
+  return {
+    atomic: s['x-kubernetes-map-type'] === 'atomic',
+    fields,
+    element: s.additionalProperties ?? (freeForm ? 'deduced' : null),
+  };
+}
+
+function listOf(s: Schema): ListType {
+  const element: TypeRef = s.items ?? 'untyped';
+  const listType = s['x-kubernetes-list-type'];
+  if (listType === 'set') return { atomic: false, keys: [], element };
+  if (listType === 'map') return { atomic: false, keys: s['x-kubernetes-list-map-keys'] ?? [], element };
+  if (listType === undefined) {
+    const strategy = s['x-kubernetes-patch-strategy'];
+    if (strategy === 'merge' || strategy === 'merge,retainKeys') {
+      const key = s['x-kubernetes-patch-merge-key'];
+      return { atomic: false, keys: key ? [key] : [], element };
+    }
+  }
+  return { atomic: true, keys: [], element };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const own = (m: Readonly<Record<string, unknown>>, key: string): unknown => (Object.hasOwn(m, key) ? m[key] : undefined);
+
+/** Narrows an atom to the kind of the value at hand; absent and null values keep every kind. */
+function deduce(atom: Atom, v: unknown): Atom {
+  if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') return atom.scalar ? { scalar: atom.scalar } : atom;
+  if (Array.isArray(v)) return atom.list ? { list: atom.list } : atom;
+  if (isRecord(v)) return atom.map ? { map: atom.map } : atom;
+  return atom;
+}
+
+const sameAtom = (a: Atom, b: Atom): boolean => a.scalar === b.scalar && a.list === b.list && a.map === b.map;
+
+function fieldType(t: MapType, key: string): TypeRef {
+  return Object.hasOwn(t.fields, key) ? (t.fields[key] as Schema) : t.element;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors.
+
+/** One problem found while walking a value, at `path` (upstream's path string, e.g. `.data.a`). */
+export interface ValidationError {
+  path: string;
+  message: string;
+}
+
+/** upstream's ValidationErrors.Error(). */
+export function validationErrorsString(errors: readonly ValidationError[]): string {
+  const one = (e: ValidationError): string => (e.path ? `${e.path}: ${e.message}` : e.message);
+  if (errors.length === 1) return one(errors[0] as ValidationError);
+  return ['errors:', ...errors.map((e) => `  ${one(e)}`)].join('\n');
+}
+
+/** A value that does not fit its schema. */
+export class TypedValueError extends Error {
+  override readonly name = 'TypedValueError';
+  constructor(readonly errors: readonly ValidationError[]) {
+    super(validationErrorsString(errors));
+  }
+}
+
+const failure = (message: string): ValidationError[] => [{ path: '', message }];
+const prefixed = (prefix: string, errors: ValidationError[]): ValidationError[] => {
+  for (const e of errors) e.path = prefix + e.path;
+  return errors;
+};
+
+/** Go's %v of a JSON value as the unstructured decoder holds it. */
+function goV(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (Array.isArray(v)) return `[${v.map(goV).join(' ')}]`;
+  if (isRecord(v)) {
+    const keys = Object.keys(v).sort(compareStrings);
+    return `map[${keys.map((k) => `${k}:${goV(v[k])}`).join(' ')}]`;
+  }
+  return String(v);
+}
+
+/** Go's %#v of a JSON value held in an interface{}. */
+function goSharpV(v: unknown): string {
+  if (v === null || v === undefined) return 'interface {}(nil)';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[]interface {}{${v.map(goSharpV).join(', ')}}`;
+  if (isRecord(v)) {
+    const keys = Object.keys(v).sort(compareStrings);
+    return `map[string]interface {}{${keys.map((k) => `${JSON.stringify(k)}:${goSharpV(v[k])}`).join(', ')}}`;
+  }
+  return String(v);
+}
+
+function goTypeName(v: unknown): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  if (typeof v === 'boolean') return 'bool';
+  if (Array.isArray(v)) return '[]interface {}';
+  return 'map[string]interface {}';
+}
+
+function checkScalar(t: ScalarType, v: unknown, prefix: string): ValidationError[] {
+  if (v === undefined || v === null) return [];
+  switch (t) {
+    case 'numeric':
+      return typeof v === 'number' ? [] : failure(`${prefix}expected numeric (int or float), got ${goTypeName(v)}`);
+    case 'string':
+      return typeof v === 'string' ? [] : failure(`${prefix}expected string, got &value.valueUnstructured{Value:${goSharpV(v)}}`);
+    case 'boolean':
+      return typeof v === 'boolean' ? [] : failure(`${prefix}expected boolean, got &{${goV(v)}}`);
+    case 'untyped':
+      return typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean' ? [] : failure(`${prefix}expected any scalar, got &{${goV(v)}}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// List items as path elements.
+
+/** A key field missing from an item takes the default its schema declares, as upstream does. */
+function keyDefault(list: ListType, name: string): unknown {
+  const element = list.element;
+  if (element === null || typeof element === 'string') return undefined;
+  return resolve(element).map?.fields[name]?.default;
+}
+
+/** The element naming a list item: its keys, or its value in a set. Throws when it has none. */
+function listItemElement(list: ListType, item: unknown): PathElement {
+  if (list.atomic) throw new Error('invalid indexing of non-associative list');
+  if (list.keys.length > 0) {
+    if (item === null) throw new Error('associative list with keys may not have a null element');
+    if (!isRecord(item)) throw new Error('associative list with keys may not have non-map elements');
+    const fields: KeyField[] = [];
+    for (const name of list.keys) {
+      if (Object.hasOwn(item, name)) fields.push({ name, value: item[name] });
+      else {
+        const fallback = keyDefault(list, name);
+        if (fallback === undefined || fallback === null) {
+          throw new Error(`associative list with keys has an element that omits key field ${goQuote(name)} (and doesn't have default value)`);
+        }
+        fields.push({ name, value: fallback });
+      }
+    }
+    return keyElement(fields);
+  }
+  if (isRecord(item)) throw new Error("associative list without keys has an element that's a map type");
+  if (Array.isArray(item)) throw new Error('not supported: associative list with lists as elements');
+  if (item === null) throw new Error("associative list without keys has an element that's an explicit null");
+  return valueElement(item);
+}
+
+function tryItemElement(list: ListType, item: unknown): PathElement | Error {
+  try {
+    return listItemElement(list, item);
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
+}
+
+/** Dispatches on an atom in upstream's order of precedence: map, scalar, list. */
+function handle<R>(atom: Atom, on: { map(t: MapType): R; scalar(t: ScalarType): R; list(t: ListType): R }, none: () => R): R {
+  if (atom.map) return on.map(atom.map);
+  if (atom.scalar) return on.scalar(atom.scalar);
+  if (atom.list) return on.list(atom.list);
+  return none();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation.
+
+/**
+ * Checks a value against its type: scalar kinds, undeclared fields, list item keys, and duplicate
+ * items (unless allowed, as for live objects).
+ */
+export function validate(value: unknown, ref: TypeRef, allowDuplicates = false): ValidationError[] {
+  const atom = deduce(resolve(ref), value);
+  return handle<ValidationError[]>(
+    atom,
+    {
+      scalar: (t) => checkScalar(t, value, ''),
+      list: (t) => {
+        if (value === null || value === undefined) return [];
+        if (!Array.isArray(value)) return failure(`expected list, got &{${goV(value)}}`);
+        const errors: ValidationError[] = [];
+        const seen = new FieldSet();
+        for (let i = 0; i < value.length; i++) {
+          let element: PathElement;
+          if (t.atomic) element = { type: 'index', index: i };
+          else {
+            const pe = tryItemElement(t, value[i]);
+            if (pe instanceof Error) {
+              errors.push(...failure(`element ${i}: ${pe.message}`));
+              return errors;
+            }
+            element = pe;
+            if (seen.hasMember(element) && !allowDuplicates) errors.push(...failure(`duplicate entries for key ${elementString(element)}`));
+            seen.insertMember(element);
+          }
+          errors.push(...prefixed(elementString(element), validate(value[i], t.element, allowDuplicates)));
+        }
+        return errors;
+      },
+      map: (t) => {
+        if (value === null || value === undefined) return [];
+        if (!isRecord(value)) return failure(`expected map, got &{${goV(value)}}`);
+        const errors: ValidationError[] = [];
+        for (const [key, item] of Object.entries(value)) {
+          const prefix = elementString(fieldElement(key));
+          if (!Object.hasOwn(t.fields, key) && t.element === null) {
+            errors.push(...prefixed(prefix, failure('field not declared in schema')));
+            break;
+          }
+          errors.push(...prefixed(prefix, validate(item, fieldType(t, key), allowDuplicates)));
+        }
+        return errors;
+      },
+    },
+    () => failure('schema error: invalid atom: inlined'),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The set of fields a value sets.
+
+/**
+ * The fields a value sets (upstream ToFieldSet): its leaves, the entries of granular maps, the items
+ * of keyed lists and sets, atomic lists and maps as a whole, and null or empty struct fields.
+ */
+export function toFieldSet(value: unknown, ref: TypeRef): FieldSet {
+  const set = new FieldSet();
+  collectFields(value, ref, [], set);
+  return set;
+}
+
+function collectFields(value: unknown, ref: TypeRef, path: PathElement[], set: FieldSet): void {
+  handle<void>(
+    deduce(resolve(ref), value),
+    {
+      scalar: () => set.insert(path),
+      list: (t) => {
+        if (t.atomic) {
+          set.insert(path);
+          return;
+        }
+        if (!Array.isArray(value)) return;
+        const seen = new FieldSet();
+        const duplicates = new FieldSet();
+        const elements = value.map((item) => tryItemElement(t, item));
+        for (const pe of elements) {
+          if (pe instanceof Error) continue;
+          if (!seen.hasMember(pe)) seen.insertMember(pe);
+          else if (!duplicates.hasMember(pe)) {
+            set.insert([...path, pe]);
+            duplicates.insertMember(pe);
+          }
+        }
+        elements.forEach((pe, i) => {
+          if (pe instanceof Error || duplicates.hasMember(pe)) return;
+          collectFields(value[i], t.element, [...path, pe], set);
+          set.insert([...path, pe]);
+        });
+      },
+      map: (t) => {
+        if (t.atomic) {
+          set.insert(path);
+          return;
+        }
+        if (!isRecord(value)) return;
+        for (const [key, item] of Object.entries(value)) {
+          const childPath = [...path, fieldElement(key)];
+          collectFields(item, fieldType(t, key), childPath, set);
+          if (item === null || (isRecord(item) && Object.keys(item).length === 0) || !Object.hasOwn(t.fields, key)) set.insert(childPath);
+        }
+      },
+    },
+    () => undefined,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparison.
+
+/** What changed between two values; a field is in at most one of the three sets. */
+export interface Comparison {
+  removed: FieldSet;
+  modified: FieldSet;
+  added: FieldSet;
+}
+
+/**
+ * Compares two values field by field (upstream Compare). Leaves (scalars, atomic lists and maps, and
+ * lists or maps empty on both sides) are compared whole; anything present on one side only is
+ * added or removed together with everything below it.
+ */
+export function compare(lhs: unknown, rhs: unknown, ref: TypeRef): Comparison {
+  const comparison: Comparison = { removed: new FieldSet(), modified: new FieldSet(), added: new FieldSet() };
+  const errors = compareNode(lhs, rhs, ref, [], comparison);
+  if (errors.length) throw new TypedValueError(errors);
+  return comparison;
+}
+
+function compareNode(lhs: unknown, rhs: unknown, ref: TypeRef, path: PathElement[], out: Comparison): ValidationError[] {
+  if (lhs === undefined && rhs === undefined) return failure('at least one of lhs and rhs must be provided');
+  const atom = resolve(ref);
+  const left = deduce(atom, lhs);
+  const right = deduce(atom, rhs);
+
+  const walker = (): { run(a: Atom): ValidationError[]; inLeaf: () => boolean } => {
+    let inLeaf = false;
+    const leaf = (): void => {
+      if (inLeaf) return;
+      inLeaf = true;
+      if (lhs === undefined) out.added.insert(path);
+      else if (rhs === undefined) out.removed.insert(path);
+      else if (!valuesEqual(lhs, rhs)) out.modified.insert(path);
+    };
+    const run = (a: Atom): ValidationError[] =>
+      handle<ValidationError[]>(
+        a,
+        {
+          scalar: (t) => {
+            const l = checkScalar(t, lhs, 'lhs: ');
+            const r = checkScalar(t, rhs, 'rhs: ');
+            if (l.length && r.length) return [...l, ...r];
+            leaf();
+            return [];
+          },
+          list: (t) => {
+            const l = Array.isArray(lhs) ? lhs : undefined;
+            const r = Array.isArray(rhs) ? rhs : undefined;
+            if (t.atomic || ((!l || l.length === 0) && (!r || r.length === 0))) {
+              leaf();
+              return [];
+            }
+            return compareListItems(t, l ?? [], r ?? [], path, out);
+          },
+          map: (t) => {
+            const l = isRecord(lhs) ? lhs : undefined;
+            const r = isRecord(rhs) ? rhs : undefined;
+            const emptyL = !l || Object.keys(l).length === 0;
+            const emptyR = !r || Object.keys(r).length === 0;
+            if (t.atomic || (emptyL && emptyR)) {
+              leaf();
+              return [];
+            }
+            const errors: ValidationError[] = [];
+            for (const key of zipKeys(l, r)) {
+              const child = fieldElement(key);
+              errors.push(...prefixed(elementString(child), compareNode(l ? own(l, key) : undefined, r ? own(r, key) : undefined, fieldType(t, key), [...path, child], out)));
+            }
+            return errors;
+          },
+        },
+        () => failure('schema error: invalid atom: inlined'),
+      );
+    return { run, inLeaf: () => inLeaf };
+  };
+
+  const main = walker();
+  let errors: ValidationError[];
+  if (rhs === undefined) errors = main.run(left);
+  else if (lhs === undefined || sameAtom(left, right)) errors = main.run(right);
+  else errors = [...walker().run(left), ...main.run(right)];
+  if (!main.inLeaf()) {
+    if (lhs === undefined) out.added.insert(path);
+    else if (rhs === undefined) out.removed.insert(path);
+  }
+  return errors;
+}
+
+/** The keys of two maps, the left map's first, each once. */
+function zipKeys(l: Record<string, unknown> | undefined, r: Record<string, unknown> | undefined): string[] {
+  const keys = Object.keys(l ?? {});
+  for (const key of Object.keys(r ?? {})) if (!l || !Object.hasOwn(l, key)) keys.push(key);
+  return keys;
+}
+
+interface Grouped {
+  element: PathElement;
+  items: unknown[];
+}
+
+function compareListItems(t: ListType, lhs: unknown[], rhs: unknown[], path: PathElement[], out: Comparison): ValidationError[] {
+  const errors: ValidationError[] = [];
+  const order: string[] = [];
+  const group = (list: unknown[], into: Map<string, Grouped>, record: (key: string) => void): void => {
+    list.forEach((item, i) => {
+      const pe = tryItemElement(t, item);
+      if (pe instanceof Error) {
+        errors.push(...failure(`element ${i}: ${pe.message}`));
+        return;
+      }
+      const key = serializeElement(pe);
+      const existing = into.get(key);
+      if (existing) existing.items.push(item);
+      else {
+        into.set(key, { element: pe, items: [item] });
+        record(key);
+      }
+    });
+  };
+  const left = new Map<string, Grouped>();
+  const right = new Map<string, Grouped>();
+  group(lhs, left, (key) => order.push(key));
+  group(rhs, right, (key) => {
+    if (!left.has(key)) order.push(key);
+  });
+  for (const key of order) {
+    const l = left.get(key)?.items ?? [];
+    const r = right.get(key)?.items ?? [];
+    const pe = (left.get(key) ?? right.get(key))?.element as PathElement;
+    const item = (a: unknown, b: unknown): void => {
+      errors.push(...prefixed(elementString(pe), compareNode(a, b, t.element, [...path, pe], out)));
+    };
+    if (l.length <= 1 && r.length <= 1) item(l[0], r[0]);
+    else if (l.length >= 2 && r.length >= 2) {
+      // Duplicates on both sides compare as one atomic value.
+      if (l.length !== r.length || !l.every((v, i) => valuesEqual(v, r[i]))) out.modified.insert([...path, pe]);
+    } else if (l.length >= 2) {
+      if (r.length) item(undefined, r[0]);
+      out.removed.insert([...path, pe]);
+    } else {
+      if (l.length) item(l[0], undefined);
+      out.added.insert([...path, pe]);
+    }
+  }
+  return errors;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Merge.
+
+/**
+ * Merges `rhs` into `lhs` (upstream Merge with "keep the right-hand side"): granular structs and
+ * maps merge field by field, keyed lists and sets item by item, leaves are taken from `rhs` when it
+ * has them. Duplicate items of `rhs` are an error; duplicates of `lhs` are replaced as a whole.
+ */
+export function merge(lhs: unknown, rhs: unknown, ref: TypeRef): unknown {
+  const { out, errors } = mergeNode(lhs, rhs, ref);
+  if (errors.length) throw new TypedValueError(errors);
+  return out;
+}
+
+function mergeNode(lhs: unknown, rhs: unknown, ref: TypeRef): { out: unknown; errors: ValidationError[] } {
+  if (lhs === undefined && rhs === undefined) return { out: undefined, errors: failure('at least one of lhs and rhs must be provided') };
+  const atom = resolve(ref);
+  const left = deduce(atom, lhs);
+  const right = deduce(atom, rhs);
+
+  const walker = (): { run(a: Atom): ValidationError[]; out: () => unknown } => {
+    let inLeaf = false;
+    let out: unknown;
+    const leaf = (): void => {
+      if (inLeaf) return;
+      inLeaf = true;
+      out = rhs !== undefined ? rhs : lhs;
+    };
+    const run = (a: Atom): ValidationError[] =>
+      handle<ValidationError[]>(
+        a,
+        {
+          scalar: (t) => {
+            const l = checkScalar(t, lhs, 'lhs: ');
+            const r = checkScalar(t, rhs, 'rhs: ');
+            if (l.length && r.length) return [...l, ...r];
+            leaf();
+            return [];
+          },
+          list: (t) => {
+            const l = Array.isArray(lhs) ? lhs : undefined;
+            const r = Array.isArray(rhs) ? rhs : undefined;
+            if (t.atomic || ((!l || l.length === 0) && (!r || r.length === 0))) {
+              leaf();
+              return [];
+            }
+            const merged = mergeListItems(t, l ?? [], r ?? []);
+            if (merged.items.length > 0) out = merged.items;
+            return merged.errors;
+          },
+          map: (t) => {
+            const l = isRecord(lhs) ? lhs : undefined;
+            const r = isRecord(rhs) ? rhs : undefined;
+            const emptyL = !l || Object.keys(l).length === 0;
+            const emptyR = !r || Object.keys(r).length === 0;
+            if (t.atomic || (emptyL && emptyR)) {
+              leaf();
+              return [];
+            }
+            const errors: ValidationError[] = [];
+            const result: Record<string, unknown> = {};
+            for (const key of zipKeys(l, r)) {
+              const child = mergeNode(l ? own(l, key) : undefined, r ? own(r, key) : undefined, fieldType(t, key));
+              errors.push(...prefixed(elementString(fieldElement(key)), child.errors));
+              if (child.out !== undefined) result[key] = child.out;
+            }
+            if (Object.keys(result).length > 0) out = result;
+            return errors;
+          },
+        },
+        () => failure('schema error: invalid atom: inlined'),
+      );
+    return { run, out: () => out };
+  };
+
+  const main = walker();
+  let errors: ValidationError[];
+  if (rhs === undefined) errors = main.run(left);
+  else if (lhs === undefined || sameAtom(left, right)) errors = main.run(right);
+  else errors = [...walker().run(left), ...main.run(right)];
+  return { out: main.out(), errors };
+}
+
+interface IndexedList {
+  elements: PathElement[];
+  /** Items by element; a duplicated element maps to null (it is replaced, not merged). */
+  observed: Map<string, unknown>;
+  errors: ValidationError[];
+}
+
+function indexList(t: ListType, list: unknown[], allowDuplicates: boolean): IndexedList {
+  const indexed: IndexedList = { elements: [], observed: new Map(), errors: [] };
+  list.forEach((item, i) => {
+    const pe = tryItemElement(t, item);
+    if (pe instanceof Error) {
+      indexed.errors.push(...failure(`element ${i}: ${pe.message}`));
+      return;
+    }
+    const key = serializeElement(pe);
+    const found = indexed.observed.has(key);
+    if (found && !allowDuplicates) {
+      indexed.errors.push(...failure(`duplicate entries for key ${elementString(pe)}`));
+      return;
+    }
+    indexed.observed.set(key, found ? null : item);
+    indexed.elements.push(pe);
+  });
+  return indexed;
+}
+
+/**
+ * Merges list items keeping upstream's order: items of both lists in the applied order, items of the
+ * live list only where they stood relative to the shared ones, new items where the applied list has
+ * them. Errors below an item are dropped, as upstream drops them.
+ */
+function mergeListItems(t: ListType, lhs: unknown[], rhs: unknown[]): { items: unknown[]; errors: ValidationError[] } {
+  const right = indexList(t, rhs, false);
+  const left = indexList(t, lhs, true);
+  const errors = [...right.errors, ...left.errors];
+  if (errors.length) return { items: [], errors };
+  const key = serializeElement;
+  const shared = right.elements.filter((pe) => left.observed.has(key(pe)));
+  let nextShared = shared.shift();
+  const mergedRight = new Set<string>();
+  const items: unknown[] = [];
+  const push = (l: unknown, r: unknown): void => {
+    const { out } = mergeNode(l, r, t.element);
+    if (out !== undefined) items.push(out);
+  };
+  const lLen = left.elements.length;
+  const rLen = right.elements.length;
+  for (let li = 0, ri = 0; li < lLen || ri < rLen; ) {
+    if (li < lLen && ri < rLen) {
+      const pe = left.elements[li] as PathElement;
+      if (elementsEqual(pe, right.elements[ri] as PathElement)) {
+        mergedRight.add(key(pe));
+        push(left.observed.get(key(pe)), right.observed.get(key(pe)));
+        li++;
+        ri++;
+        nextShared = shared.shift();
+        continue;
+      }
+      if (right.observed.has(key(pe)) && nextShared !== undefined && !elementsEqual(nextShared, pe)) {
+        // A shared item, but not the next one the applied list wants.
+        li++;
+        continue;
+      }
+    }
+    if (li < lLen) {
+      const pe = left.elements[li] as PathElement;
+      if (!right.observed.has(key(pe))) {
+        push(lhs[li], undefined);
+        li++;
+        continue;
+      }
+      if (mergedRight.has(key(pe))) li++;
+    }
+    if (ri < rLen) {
+      const pe = right.elements[ri] as PathElement;
+      mergedRight.add(key(pe));
+      push(left.observed.has(key(pe)) ? left.observed.get(key(pe)) : undefined, right.observed.get(key(pe)));
+      ri++;
+      if (nextShared !== undefined && elementsEqual(nextShared, pe)) nextShared = shared.shift();
+    }
+  }
+  return { items, errors: [] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Removal.
+
+/**
+ * The value without the given fields (upstream RemoveItems). A member removes the field or item
+ * with everything below it; atomic lists and maps that something below them is removed from go
+ * whole. A struct or map emptied by the removal disappears (`undefined`), as Go's omitempty drops it.
+ */
+export function removeItems(value: unknown, toRemove: FieldSet, ref: TypeRef): unknown {
+  return handle<unknown>(
+    deduce(resolve(ref), value),
+    {
+      scalar: () => value,
+      list: (t) => {
+        if (!Array.isArray(value) || value.length === 0 || t.atomic) return undefined;
+        const items: unknown[] = [];
+        for (const item of value) {
+          const pe = tryItemElement(t, item);
+          if (pe instanceof Error) {
+            items.push(item);
+            continue;
+          }
+          if (toRemove.hasMember(pe)) continue;
+          const below = toRemove.withPrefix(pe);
+          const kept = below.empty() ? item : removeItems(item, below, t.element);
+          items.push(kept === undefined ? null : kept);
+        }
+        return items.length > 0 ? items : undefined;
+      },
+      map: (t) => {
+        if (!isRecord(value) || Object.keys(value).length === 0 || t.atomic) return undefined;
+        const result: Record<string, unknown> = {};
+        for (const [key, item] of Object.entries(value)) {
+          const pe = fieldElement(key);
+          if (toRemove.hasMember(pe)) continue;
+          const below = toRemove.withPrefix(pe);
+          const kept = below.empty() ? item : removeItems(item, below, fieldType(t, key));
+          if (kept !== undefined) result[key] = kept;
+        }
+        return Object.keys(result).length > 0 ? result : undefined;
+      },
+    },
+    () => value,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers of the apply algorithm.
+
+/**
+ * The set with every struct field that has paths below it made a member too (upstream
+ * EnsureNamedFieldsAreMembers), so that removing the set removes such fields as a whole.
+ */
+export function ensureNamedFieldsAreMembers(set: FieldSet, ref: TypeRef): FieldSet {
+  const atom = ref === null ? {} : resolve(ref);
+  const out = new FieldSet();
+  for (const m of set.members) out.insertMember(m);
+  for (const node of set.children) {
+    let childRef: TypeRef = null;
+    if (node.element.type === 'field' && atom.map) {
+      if (Object.hasOwn(atom.map.fields, node.element.name)) out.insertMember(node.element);
+      childRef = fieldType(atom.map, node.element.name);
+    } else if (node.element.type === 'key' && atom.list) {
+      childRef = atom.list.element;
+    }
+    out.setChild(node.element, ensureNamedFieldsAreMembers(node.set, childRef));
+  }
+  return out;
+}
+
+/**
+ * The value without null struct fields: upstream decodes a merged object into Go structs, where a
+ * null field is simply absent. Entries of maps and free-form values are kept as they are.
+ */
+export function dropNullFields(value: unknown, ref: TypeRef): unknown {
+  return handle<unknown>(
+    deduce(resolve(ref), value),
+    {
+      scalar: () => value,
+      list: (t) => (Array.isArray(value) && !t.atomic ? value.map((item) => dropNullFields(item, t.element)) : value),
+      map: (t) => {
+        if (!isRecord(value) || t.atomic) return value;
+        const result: Record<string, unknown> = {};
+        for (const [key, item] of Object.entries(value)) {
+          const declared = Object.hasOwn(t.fields, key);
+          if (item === null && declared) continue;
+          result[key] = declared || t.element !== 'deduced' ? dropNullFields(item, fieldType(t, key)) : item;
+        }
+        return result;
+      },
+    },
+    () => value,
+  );
+}
+
