@@ -57,7 +57,7 @@ function statusOf(fn: () => unknown): StatusError {
 
 const entry = (e: ManagedFieldsEntry): ManagedFieldsEntry => e;
 
-test('create: the creator owns what it set, maps and new structs with "."', () => {
+test('create: the creator owns what it set, new maps with "."', () => {
   const created = fm.update(null, configMap({ a: '1', b: '2' }, { labels: { x: 'y' }, annotations: { note: 'n' } }), req('kubectl-create', T1));
   assert.deepEqual(created.metadata.managedFields, [
     entry({
@@ -200,7 +200,7 @@ test('status subresource: tracked separately, reset fields not owned, conflicts 
   };
   // The main resource resets status: a create records no status ownership.
   const created = stored(fm.update(null, node, req('kubelet', T1, nodeDef)));
-  assert.deepEqual(created.metadata.managedFields?.[0]?.fieldsV1, { 'f:metadata': { 'f:labels': { '.': {}, 'f:zone': {} } }, 'f:spec': { '.': {}, 'f:podCIDR': {} } });
+  assert.deepEqual(created.metadata.managedFields?.[0]?.fieldsV1, { 'f:metadata': { 'f:labels': { '.': {}, 'f:zone': {} } }, 'f:spec': { 'f:podCIDR': {} } });
 
   const ready = { ...created, status: { capacity: { cpu: '4' }, conditions: [{ type: 'Ready', status: 'True' }] } };
   const heartbeat = stored(fm.update(created, ready, req('kubelet', T2, nodeDef, 'status')));

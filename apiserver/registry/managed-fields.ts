@@ -18,7 +18,7 @@ import { FieldPath, forbidden, required, type FieldError } from '../../shared/ap
 import { deepCopy, isObject, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../../shared/api/types.ts';
 import { FieldSet, compareStrings, fromFieldsV1, goJSON, goQuote, makePath, pathString, toFieldsV1, valuesEqual } from '../../shared/apply/fieldpath.ts';
 import { ApplyConflictError, applyConfiguration, recordUpdate, type Conflict, type ManagedSets, type UpdaterOptions } from '../../shared/apply/merge.ts';
-import { TypedValueError, compare, dropNullFields, toFieldSet, validate, validationErrorsString } from '../../shared/apply/typed.ts';
+import { TypedValueError, compare, dropNullFields, toFieldSet, validate, validationErrorsString, withGoStructs } from '../../shared/apply/typed.ts';
 import { apiVersionOf, type ResourceDefinition } from './definition.ts';
 import type { FieldManager, FieldManagerRequest } from './field-manager.ts';
 
@@ -128,7 +128,8 @@ function describeManager(identifier: string): string {
 // ---------------------------------------------------------------------------------------------
 // managedFields ⇄ owned sets.
 
-interface Managed {
+/** Decoded managedFields: owned sets and entry times by manager identifier. */
+export interface Managed {
   fields: ManagedSets;
   /** Entry times (RFC 3339, seconds, UTC) by identifier; undefined: the entry has none. */
   times: Map<string, string | undefined>;
@@ -441,7 +442,7 @@ function fieldsFromLastApplied(live: KubeObject | null, opts: UpdaterOptions): F
   const liveValue = deepCopy(live) as Record<string, unknown>;
   if (validate(lastApplied, opts.schema).length || validate(liveValue, opts.schema).length) return null;
   try {
-    const changed = compare(lastApplied, liveValue, opts.schema);
+    const changed = compare(lastApplied, withGoStructs(liveValue, opts.schema), opts.schema);
     return toFieldSet(lastApplied, opts.schema).difference(changed.modified).difference(changed.added).difference(changed.removed);
   } catch {
     return null;

@@ -13,7 +13,7 @@
  */
 import type { Schema } from '../api/schema.ts';
 import { FieldSet, compareStrings, comparePaths, valuesEqual, type Path } from './fieldpath.ts';
-import { compare, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet, type Comparison } from './typed.ts';
+import { compare, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet, withGoStructs, type Comparison } from './typed.ts';
 
 /** What one manager owns, at which API version, and whether it got it by applying. */
 export interface ManagerSet {
@@ -52,8 +52,9 @@ function filtered(opts: UpdaterOptions, set: FieldSet): FieldSet {
   return opts.resetFields ? set.recursiveDifference(opts.resetFields) : set;
 }
 
+/** What a write changed, compared as upstream compares Go objects, without the reset fields. */
 function filteredComparison(opts: UpdaterOptions, live: unknown, updated: unknown): Comparison {
-  const c = compare(live, updated, opts.schema);
+  const c = compare(withGoStructs(live, opts.schema), withGoStructs(updated, opts.schema), opts.schema);
   return { removed: filtered(opts, c.removed), modified: filtered(opts, c.modified), added: filtered(opts, c.added) };
 }
 

@@ -11,13 +11,14 @@ import {
   map,
   number,
   object,
+  pb,
   quantity,
   setArray,
   string,
   type Schema,
 } from '../api/schema.ts';
 import { FieldSet, keyElement, makePath, pathString, toFieldsV1, valueElement } from './fieldpath.ts';
-import { compare, dropNullFields, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet, validate, validationErrorsString } from './typed.ts';
+import { compare, dropNullFields, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet, validate, validationErrorsString, withGoStructs } from './typed.ts';
 
 const port = object({ containerPort: int32(), protocol: { ...string(), default: 'TCP' } });
 const container = object({ name: string(), image: string(), ports: keyedArray(port, ['containerPort', 'protocol']) });
@@ -190,4 +191,19 @@ test('dropNullFields drops null struct fields only', () => {
     data: { a: null },
     spec: { raw: { n: null } },
   });
+});
+
+test('withGoStructs fills struct fields Go holds by value, not pointers, maps or lists', () => {
+  const goSchema = kindSchema({
+    spec: pb(1, object({ inner: pb(1, object({ a: pb(1, string()) })), pointer: pb(2, object({ b: pb(1, string()) }), 'optional'), labels: pb(3, map(string())) })),
+    items: pb(2, keyedArray(object({ name: pb(1, string()), nested: pb(2, object({ c: pb(1, string()) })) }), ['name'])),
+  });
+  assert.deepEqual(withGoStructs({ items: [{ name: 'x' }], spec: null }, goSchema), {
+    metadata: {},
+    items: [{ name: 'x', nested: {} }],
+    spec: { inner: {} },
+  });
+  // So creating spec.inner.a owns the leaf only, as upstream's Go objects have spec and inner already.
+  const c = compare(withGoStructs({}, goSchema), withGoStructs({ spec: { inner: { a: 'v' }, pointer: { b: 'w' } } }, goSchema), goSchema);
+  assert.deepEqual(paths(c.added), ['.spec.pointer', '.spec.inner.a', '.spec.pointer.b']);
 });

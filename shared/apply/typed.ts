@@ -3,12 +3,13 @@
  * sigs.k8s.io/structured-merge-diff typed). The kind's OpenAPI schema decides how each part merges:
  *
  * - structs (objects with properties) and maps (additionalProperties) are granular unless marked
- *   `x-kubernetes-map-type: atomic`; a struct's own fields are not owned by themselves, a map's
- *   entries are;
+ *   `x-kubernetes-map-type: atomic`: their fields and entries are owned one by one, and owning a
+ *   struct's field does not own the struct;
  * - lists are atomic unless marked `x-kubernetes-list-type: set` (items keyed by value) or `map`
  *   (items keyed by `x-kubernetes-list-map-keys`), or, without a list type, patch strategy `merge`
  *   (keyed by the patch merge key, or a set without one);
- * - scalars, and anything without a type (RawExtension), are leaves.
+ * - scalars and RawExtensions are leaves; objects without properties are free-form granular maps
+ *   whose lists are atomic.
  *
  * Values are plain JSON; `undefined` stands for "absent", which upstream distinguishes from `null`.
  * The walkers keep upstream's quirks where they are visible: what is owned, what counts as
@@ -798,3 +799,29 @@ export function dropNullFields(value: unknown, ref: TypeRef): unknown {
   );
 }
 
+
+/** A struct field Go holds by value (not through a pointer, which the schema marks `optional`). */
+function isGoStructField(s: Schema): boolean {
+  const protobuf = s['x-corral-protobuf'];
+  return s.type === 'object' && s.properties !== undefined && s['x-corral-type'] === undefined && protobuf !== undefined && !protobuf.optional;
+}
+
+/**
+ * The value as a Go object holds it: struct fields held by value are always there, empty when
+ * unset. Upstream compares Go objects, so such a field never appears or disappears in a
+ * comparison (and an update never owns it as a whole, no `"."` in its entry).
+ */
+export function withGoStructs(value: unknown, schema: Schema): unknown {
+  if (Array.isArray(value)) return schema.items ? value.map((item) => withGoStructs(item, schema.items as Schema)) : value;
+  if (!isRecord(value) || schema['x-corral-type'] !== undefined) return value;
+  const out: Record<string, unknown> = { ...value };
+  const properties = schema.properties ?? {};
+  for (const [name, property] of Object.entries(properties)) {
+    const present = Object.hasOwn(out, name) && out[name] !== null;
+    if (present) out[name] = withGoStructs(out[name], property);
+    else if (isGoStructField(property)) out[name] = withGoStructs({}, property);
+  }
+  const element = schema.additionalProperties;
+  if (element) for (const [key, item] of Object.entries(value)) if (!Object.hasOwn(properties, key)) out[key] = withGoStructs(item, element);
+  return out;
+}
