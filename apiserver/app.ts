@@ -111,7 +111,7 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = p
   const system: RequestContext = { user: { username: 'system:apiserver', groups: ['system:masters'] }, now: new Date() };
   for (const name of systemNamespaces) {
     try {
-      await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { ...system, now: new Date() }, { dryRun: false });
+      await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { ...system, now: new Date() }, { dryRun: false, manager: 'kube-apiserver' });
     } catch (err) {
       if (!isStatusError(err, 'AlreadyExists')) throw err;
     }

@@ -7,7 +7,7 @@
  * Benchmarks print figures; they never assert timings.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { connect as connectHttp2, type ClientHttp2Session, type IncomingHttpHeaders, type IncomingHttpStatusHeader } from 'node:http2';
 import { Agent, request as httpsRequest } from 'node:https';
 import { SourceMap, type SourceMapPayload } from 'node:module';
@@ -117,38 +117,74 @@ export interface ClientTls {
 export interface HttpResult {
   status: number;
   body: Buffer;
+  /** The response's content-type header, when it had one. */
+  contentType?: string;
 }
 
+/** Request headers that replace the defaults (`accept: application/json`, and a JSON content-type for a body). */
+export type RequestHeaders = Readonly<Record<string, string>>;
+
 export interface HttpClient {
-  request(method: string, path: string, body?: Buffer): Promise<HttpResult>;
+  request(method: string, path: string, body?: Buffer, headers?: RequestHeaders): Promise<HttpResult>;
   close(): Promise<void>;
+}
+
+/** HTTP/2 flow-control windows a client advertises for what it receives, in bytes. */
+export interface Http2Windows {
+  /** Per stream (the SETTINGS_INITIAL_WINDOW_SIZE). */
+  stream: number;
+  /** The whole connection. */
+  connection: number;
+}
+
+/**
+ * The receive windows of Go's HTTP/2 transport (client-go's): 4 MiB per stream, 1 GiB per
+ * connection. Node's defaults (64 KiB each) make a server stall on WINDOW_UPDATEs while it streams
+ * a large list or one event to a hundred watch streams of one connection.
+ */
+export const clientGoWindows: Http2Windows = { stream: 4 << 20, connection: 1 << 30 };
+
+/** Opens an HTTP/2 session with the client's TLS credentials and, if given, its receive windows. */
+export function connectHttp2Session(url: string, tls: ClientTls, windows?: Http2Windows): ClientHttp2Session {
+  const session = connectHttp2(url, {
+    ca: tls.ca,
+    cert: tls.cert,
+    key: tls.key,
+    ...(windows ? { settings: { initialWindowSize: windows.stream } } : {}),
+  });
+  if (windows) session.once('connect', () => session.setLocalWindowSize(windows.connection));
+  return session;
 }
 
 /** What client-go does by default: every request a stream of one HTTP/2 connection. */
 export class Http2Client implements HttpClient {
   private readonly session: ClientHttp2Session;
 
-  constructor(url: string, tls: ClientTls) {
-    this.session = connectHttp2(url, { ca: tls.ca, cert: tls.cert, key: tls.key });
+  /** Without `windows`, Node's default (64 KiB) receive windows. */
+  constructor(url: string, tls: ClientTls, windows?: Http2Windows) {
+    this.session = connectHttp2Session(url, tls, windows);
     // A session failure fails its open streams, which report it.
     this.session.on('error', () => {});
   }
 
-  request(method: string, path: string, body?: Buffer): Promise<HttpResult> {
+  request(method: string, path: string, body?: Buffer, extraHeaders?: RequestHeaders): Promise<HttpResult> {
     return new Promise((resolve, reject) => {
       const headers: Record<string, string | number> = { ':method': method, ':path': path, accept: 'application/json' };
       if (body) {
         headers['content-type'] = 'application/json';
         headers['content-length'] = body.length;
       }
+      Object.assign(headers, extraHeaders);
       const stream = this.session.request(headers, { endStream: !body });
       let status = 0;
+      let contentType: string | undefined;
       const chunks: Buffer[] = [];
       stream.on('response', (h: IncomingHttpHeaders & IncomingHttpStatusHeader) => {
         status = Number(h[':status']);
+        contentType = h['content-type'];
       });
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => resolve({ status, body: Buffer.concat(chunks) }));
+      stream.on('end', () => resolve({ status, body: Buffer.concat(chunks), ...(contentType !== undefined ? { contentType } : {}) }));
       stream.on('error', reject);
       if (body) stream.end(body);
     });
@@ -172,19 +208,23 @@ export class Http1Client implements HttpClient {
     this.agent = new Agent({ keepAlive: true, maxSockets, ca: tls.ca, cert: tls.cert, key: tls.key });
   }
 
-  request(method: string, path: string, body?: Buffer): Promise<HttpResult> {
+  request(method: string, path: string, body?: Buffer, extraHeaders?: RequestHeaders): Promise<HttpResult> {
     return new Promise((resolve, reject) => {
       const headers: Record<string, string | number> = { accept: 'application/json' };
       if (body) {
         headers['content-type'] = 'application/json';
         headers['content-length'] = body.length;
       }
+      Object.assign(headers, extraHeaders);
       const req = httpsRequest(
         { host: this.url.hostname, port: this.url.port, method, path, headers, agent: this.agent },
         (res) => {
           const chunks: Buffer[] = [];
+          const contentType = res.headers['content-type'];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), ...(contentType !== undefined ? { contentType } : {}) }),
+          );
           res.on('error', reject);
         },
       );
@@ -289,6 +329,30 @@ process.on('exit', () => {
 });
 `;
 
+/**
+ * A preload for an API server started with `gcProbe`: on SIGUSR2 it runs a full garbage
+ * collection (the process runs with --expose-gc) and writes process.memoryUsage() as JSON to
+ * $CORRAL_BENCH_GC_FILE (through a rename, so a reader never sees half a file).
+ */
+const gcProbe = `
+import { renameSync, writeFileSync } from 'node:fs';
+const out = process.env.CORRAL_BENCH_GC_FILE;
+process.on('SIGUSR2', () => {
+  globalThis.gc();
+  writeFileSync(out + '.tmp', JSON.stringify(process.memoryUsage()));
+  renameSync(out + '.tmp', out);
+});
+`;
+
+/** What process.memoryUsage() reports, in bytes. */
+export interface HeapReading {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
+
 export interface ApiServerProcessOptions {
   etcdEndpoints: readonly string[];
   dataDir: string;
@@ -298,6 +362,8 @@ export interface ApiServerProcessOptions {
   flags?: readonly string[];
   /** Write a V8 CPU profile (and the source maps to read it) into this directory at exit. */
   cpuProfileDir?: string;
+  /** Let `collectGarbage` force a full collection in the server (a preload and --expose-gc). */
+  gcProbe?: boolean;
   readyTimeoutMs?: number;
 }
 
@@ -311,6 +377,11 @@ export interface ApiServerProcess {
   sourceMapsFile: string | undefined;
   /** SIGTERM (the server closes cleanly and writes its profile), SIGKILL after a grace period. */
   stop(): Promise<void>;
+  /**
+   * Forces a full garbage collection in the server and resolves with its memory usage just after;
+   * rejects unless started with `gcProbe`, or when no answer comes within `timeoutMs`.
+   */
+  collectGarbage(timeoutMs?: number): Promise<HeapReading>;
 }
 
 function httpsStatus(url: string, ca: string): Promise<number> {
@@ -336,6 +407,11 @@ export async function startApiServerProcess(opts: ApiServerProcessOptions): Prom
     nodeArgs.push(`--import=data:text/javascript,${encodeURIComponent(sourceMapDumper)}`, '--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`);
     env.CORRAL_BENCH_ROOT = repoRoot;
     env.CORRAL_BENCH_SOURCEMAPS = sourceMapsFile;
+  }
+  const gcFile = opts.gcProbe ? join(opts.dataDir, 'gc-probe.json') : undefined;
+  if (gcFile) {
+    nodeArgs.push('--expose-gc', `--import=data:text/javascript,${encodeURIComponent(gcProbe)}`);
+    env.CORRAL_BENCH_GC_FILE = gcFile;
   }
   const args = [
     ...nodeArgs,
@@ -377,7 +453,18 @@ export async function startApiServerProcess(opts: ApiServerProcessOptions): Prom
     cert: readFileSync(join(pki, 'admin.crt'), 'utf8'),
     key: readFileSync(join(pki, 'admin.key'), 'utf8'),
   };
-  return { url, pid: child.pid!, child, tls, sourceMapsFile, stop };
+  const collectGarbage = async (timeoutMs = 10_000): Promise<HeapReading> => {
+    if (!gcFile) throw new Error('the API server was started without gcProbe');
+    rmSync(gcFile, { force: true });
+    child.kill('SIGUSR2');
+    const until = Date.now() + timeoutMs;
+    while (!existsSync(gcFile)) {
+      if (Date.now() > until) throw new Error(`the API server wrote no memory reading within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return JSON.parse(readFileSync(gcFile, 'utf8')) as HeapReading;
+  };
+  return { url, pid: child.pid!, child, tls, sourceMapsFile, stop, collectGarbage };
 }
 
 /** Things to undo, last first; running it twice undoes nothing twice. */

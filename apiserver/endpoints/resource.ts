@@ -5,7 +5,7 @@
  * rest (validation, admission, storage).
  */
 import fastJsonPatch from 'fast-json-patch';
-import { badRequest, invalid, methodNotAllowed, notFound, pathNotFound, unprocessableEntity, type StatusError } from '../../shared/api/errors.ts';
+import { badRequest, conflict, invalid, methodNotAllowed, notFound, pathNotFound, unprocessableEntity, type StatusError } from '../../shared/api/errors.ts';
 import { FieldPath, notSupported, tooLong, type FieldError } from '../../shared/api/field.ts';
 import { isObject, type KubeList, type KubeObject, type Status } from '../../shared/api/types.ts';
 import { applyMergePatch } from '../../shared/codec/mergepatch.ts';
@@ -16,6 +16,12 @@ import type { DeleteOptions, GenericStore, ListOptions } from '../registry/store
 import type { RequestInfo } from '../server/requestinfo.ts';
 import { checkDecoded, decodeObject, decodeProtobuf, parseBody, type FieldValidation } from './decode.ts';
 import { deleteOptionsSchema } from '../../shared/api/schema.ts';
+import { validateFieldManager } from '../../shared/validation/objectmeta.ts';
+import { createFieldManager, managerFromUserAgent, patchOptionsErrors } from '../registry/managed-fields.ts';
+import type { WriteOptions } from '../registry/store.ts';
+
+/** The field manager applies go through; it keeps no state between requests. */
+const fieldManager = createFieldManager();
 
 const deleteOptionsMessage = deleteOptionsSchema();
 import { buildListFilter } from './list-filter.ts';
@@ -41,7 +47,7 @@ export interface ApiResponse {
   warnings: string[];
 }
 
-const supportedPatchTypes: readonly PatchType[] = ['json-patch', 'merge-patch', 'strategic-merge-patch'];
+const supportedPatchTypes: readonly PatchType[] = ['json-patch', 'merge-patch', 'strategic-merge-patch', 'apply-patch'];
 
 function header(req: ApiRequest, name: string): string | undefined {
   const value = req.headers[name];
@@ -60,17 +66,31 @@ function dryRunErrors(values: readonly string[]): FieldError[] {
   return [{ ...notSupported(FieldPath.root('dryRun'), values, ['All']), valueText: goSlice }];
 }
 
-function writeOptions(req: ApiRequest, optionsKind: string): { dryRun: boolean; fieldValidation: FieldValidation } {
+interface RequestWriteOptions extends WriteOptions {
+  fieldValidation: FieldValidation;
+}
+
+/**
+ * The options of a write, validated in upstream's order (apply's own rules first, then the field
+ * manager, dryRun and fieldValidation) and reported together as `<Kind>Options.meta.k8s.io "" is invalid`.
+ */
+function writeOptions(req: ApiRequest, optionsKind: string, apply?: { isApply: boolean }): RequestWriteOptions {
+  const fieldManager = req.query.get('fieldManager');
+  const errors: FieldError[] = apply ? patchOptionsErrors(apply.isApply, fieldManager, req.query.has('force')) : [];
+  errors.push(...validateFieldManager(fieldManager ?? undefined, FieldPath.root('fieldManager')));
   const dryRunValues = req.query.getAll('dryRun');
-  const errors: FieldError[] = dryRunErrors(dryRunValues);
+  errors.push(...dryRunErrors(dryRunValues));
   const fieldValidation = req.query.get('fieldValidation') ?? 'Warn';
   if (fieldValidation !== 'Ignore' && fieldValidation !== 'Warn' && fieldValidation !== 'Strict' && fieldValidation !== '') {
     errors.push(notSupported(FieldPath.root('fieldValidation'), fieldValidation, ['', 'Ignore', 'Strict', 'Warn']));
   }
-  const fieldManager = req.query.get('fieldManager');
-  if (fieldManager && fieldManager.length > 128) errors.push(tooLong(FieldPath.root('fieldManager'), fieldManager, 128));
   if (errors.length) throw optionsInvalid(optionsKind, errors);
-  return { dryRun: dryRunValues.length > 0, fieldValidation: (fieldValidation || 'Warn') as FieldValidation };
+  return {
+    dryRun: dryRunValues.length > 0,
+    fieldValidation: (fieldValidation || 'Warn') as FieldValidation,
+    manager: fieldManager || managerFromUserAgent(header(req, 'user-agent')),
+    ...(apply?.isApply ? { apply: true } : {}),
+  };
 }
 
 function parseIntParam(req: ApiRequest, name: string): number | undefined {
@@ -220,9 +240,10 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
       return { ...represent(req, def, outcome.object, false), status: outcome.created ? 201 : 200, warnings };
     }
     case 'patch': {
-      const opts = writeOptions(req, 'PatchOptions');
       const type = patchType(header(req, 'content-type'), supportedPatchTypes);
+      const opts = writeOptions(req, 'PatchOptions', { isApply: type === 'apply-patch' });
       const patchText = (await req.readBody()).toString('utf8');
+      if (type === 'apply-patch') return apply(served, namespace, req, opts, patchText);
       const patch = parsePatch(type, patchText);
       const warnings: string[] = [];
       const outcome = await requireStore(served).update(
@@ -258,6 +279,56 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
       return { status: 200, body: serializeStatus(success, negotiate(header(req, 'accept'), false).format), warnings: [] };
     }
   }
+}
+
+/**
+ * Server-side apply: the applied configuration (YAML or JSON) is merged into the live object by
+ * the field manager, which creates the object when it does not exist.
+ */
+async function apply(served: ServedResource, namespace: string, req: ApiRequest, opts: RequestWriteOptions, text: string): Promise<ApiResponse> {
+  const def = served.definition;
+  const { value, duplicates } = parseApplyBody(text, opts.fieldValidation !== 'Ignore');
+  if (duplicates.length && opts.fieldValidation === 'Strict') {
+    throw badRequest(`error strict decoding YAML: ${duplicates.map((d) => `duplicate field "${d}"`).join(', ')}`);
+  }
+  const force = isTrue(req.query.get('force'));
+  const outcome = await requireStore(served).update(
+    namespace,
+    req.info.name,
+    req.info.subresource,
+    (current) => {
+      if (!current && isObject(value.metadata) && typeof value.metadata.uid === 'string' && value.metadata.uid) {
+        throw conflict(
+          { group: def.group, resource: def.plural },
+          req.info.name,
+          `uid mismatch: the provided object specified uid ${value.metadata.uid}, and no existing object was found`,
+        );
+      }
+      return fieldManager.apply(current, structuredClone(value) as KubeObject, {
+        definition: def,
+        manager: opts.manager,
+        subresource: req.info.subresource,
+        now: req.context.now,
+        force,
+      });
+    },
+    req.context,
+    opts,
+  );
+  const warnings = opts.fieldValidation === 'Warn' ? duplicates.map((d) => `duplicate field "${d}"`) : [];
+  return { ...represent(req, def, outcome.object, false), status: outcome.created ? 201 : 200, warnings };
+}
+
+/** An apply body: YAML (JSON is YAML), which must be an object. */
+function parseApplyBody(text: string, wantDuplicates: boolean): { value: Record<string, unknown>; duplicates: string[] } {
+  let parsed;
+  try {
+    parsed = parseBody(text, 'yaml', wantDuplicates);
+  } catch (err) {
+    throw badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!isObject(parsed.value)) throw badRequest('error decoding YAML: the applied configuration must be an object');
+  return { value: parsed.value, duplicates: parsed.duplicates };
 }
 
 function parsePatch(type: PatchType, text: string): unknown {

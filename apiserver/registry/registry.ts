@@ -5,6 +5,8 @@
 import type { AdmissionChain } from '../admission/admission.ts';
 import type { EtcdStore } from '../storage/etcd/store.ts';
 import type { WatchCache } from '../storage/cache/watch-cache.ts';
+import type { FieldManager } from './field-manager.ts';
+import { createFieldManager } from './managed-fields.ts';
 import { apiVersionOf, type ResourceDefinition } from './definition.ts';
 import { GenericStore } from './store.ts';
 
@@ -59,12 +61,13 @@ export class Registry {
     admission: AdmissionChain,
     enabled: (def: ResourceDefinition) => boolean,
     watchCache?: WatchCache,
+    fieldManager: FieldManager = createFieldManager(),
   ) {
     for (const definition of definitions) {
       if (!enabled(definition)) continue;
       const served: ServedResource = {
         definition,
-        store: definition.computed ? undefined : new GenericStore(definition, etcd, admission, watchCache),
+        store: definition.computed ? undefined : new GenericStore(definition, etcd, admission, fieldManager, watchCache),
       };
       this.resources.push(served);
       this.byPath.set(`${definition.group}/${definition.version}/${definition.plural}`, served);

@@ -38,6 +38,8 @@ import { StorageError } from '../storage/etcd/errors.ts';
 import type { EtcdStore, StoredValue, UpdateDecision } from '../storage/etcd/store.ts';
 import { watchPrefix, type StorageEvent, type StorageWatch } from '../storage/etcd/watch.ts';
 import type { ResourceCache, WatchCache } from '../storage/cache/watch-cache.ts';
+import type { FieldManager } from './field-manager.ts';
+import { ignoreManagedFieldsTimestamps } from './managed-fields.ts';
 import { apiVersionOf, type RequestContext, type ResourceDefinition } from './definition.ts';
 
 /** Which objects a list or deletecollection selects; built from label and field selectors. */
@@ -59,6 +61,13 @@ export interface ListOptions {
 
 export interface WriteOptions {
   dryRun: boolean;
+  /** Who writes, for metadata.managedFields (fieldManager, or derived from the User-Agent). */
+  manager: string;
+  /**
+   * The write is a server-side apply: its transform merged the applied configuration and the
+   * ownership already, and it may create the object whatever the kind's allowCreateOnUpdate says.
+   */
+  apply?: boolean;
 }
 
 export interface Preconditions {
@@ -66,7 +75,8 @@ export interface Preconditions {
   resourceVersion?: string;
 }
 
-export interface DeleteOptions extends WriteOptions {
+export interface DeleteOptions {
+  dryRun: boolean;
   preconditions?: Preconditions;
 }
 
@@ -141,6 +151,8 @@ export class GenericStore {
     readonly definition: ResourceDefinition,
     private readonly etcd: EtcdStore,
     private readonly admission: AdmissionChain,
+    /** Records field ownership on every write; without it managedFields are left as sent. */
+    private readonly fieldManager?: FieldManager,
     /** Serves watches and non-quorum reads; without it everything goes to etcd. */
     private readonly watchCache?: WatchCache,
   ) {
@@ -354,9 +366,9 @@ export class GenericStore {
     }
   }
 
-  private async createOnce(namespace: string, obj: KubeObject, ctx: RequestContext, opts: WriteOptions, generated: boolean): Promise<KubeObject> {
-    if (generated) obj.metadata.name = generateName(obj.metadata.generateName ?? '');
-    await this.admitNew(namespace, obj, ctx, opts);
+  private async createOnce(namespace: string, sent: KubeObject, ctx: RequestContext, opts: WriteOptions, generated: boolean): Promise<KubeObject> {
+    if (generated) sent.metadata.name = generateName(sent.metadata.generateName ?? '');
+    const obj = await this.admitNew(namespace, sent, ctx, opts);
     const name = obj.metadata.name ?? '';
     if (opts.dryRun) {
       // Reject a dry-run create of an existing object exactly as the real one would be.
@@ -368,8 +380,9 @@ export class GenericStore {
   }
 
   /** Every step of a create but the write: system metadata, strategy, validation, admission. */
-  private async admitNew(namespace: string, obj: KubeObject, ctx: RequestContext, opts: WriteOptions): Promise<void> {
+  private async admitNew(namespace: string, sent: KubeObject, ctx: RequestContext, opts: WriteOptions): Promise<KubeObject> {
     const def = this.definition;
+    const obj = this.recordOwnership(null, sent, '', ctx, opts);
     this.initializeMetadata(obj, namespace, ctx);
     def.strategy.prepareForCreate?.(obj, ctx);
     const errors = [
@@ -380,6 +393,13 @@ export class GenericStore {
     await this.runAdmission('CREATE', '', namespace, obj.metadata.name ?? '', obj, undefined, ctx, opts);
     obj.apiVersion = apiVersionOf(def);
     obj.kind = def.kind;
+    return obj;
+  }
+
+  /** Ownership of a create, update or patch (an apply's transform has recorded its own). */
+  private recordOwnership(live: KubeObject | null, updated: KubeObject, subresource: string, ctx: RequestContext, opts: WriteOptions): KubeObject {
+    if (!this.fieldManager || opts.apply) return updated;
+    return this.fieldManager.update(live, updated, { definition: this.definition, manager: opts.manager, subresource, now: ctx.now });
   }
 
   private async runAdmission(
@@ -390,7 +410,7 @@ export class GenericStore {
     object: KubeObject | undefined,
     oldObject: KubeObject | undefined,
     ctx: RequestContext,
-    opts: WriteOptions,
+    opts: { dryRun: boolean },
   ): Promise<void> {
     const attributes = {
       operation,
@@ -429,18 +449,19 @@ export class GenericStore {
     const outcome = await this.guarded(name, () =>
       this.etcd.guaranteedUpdate(this.key(namespace, name), async (current): Promise<UpdateDecision> => {
         const old = current ? this.fromStorage(current) : null;
-        const desired = await transform(old ? structuredClone(old) : null);
-        this.checkNamespace(desired, namespace);
-        if (desired.metadata.name && desired.metadata.name !== name) {
-          throw badRequest(`the name of the object (${desired.metadata.name}) does not match the name on the URL (${name})`);
+        const transformed = await transform(old ? structuredClone(old) : null);
+        this.checkNamespace(transformed, namespace);
+        if (transformed.metadata.name && transformed.metadata.name !== name) {
+          throw badRequest(`the name of the object (${transformed.metadata.name}) does not match the name on the URL (${name})`);
         }
-        desired.metadata.name = name;
+        transformed.metadata.name = name;
         if (!old) {
-          if (subresource || !def.strategy.allowCreateOnUpdate) throw notFound(this.groupResource, name);
-          await this.admitNew(namespace, desired, ctx, opts);
-          decided = { object: desired, created: true, wrote: !opts.dryRun };
-          return opts.dryRun ? { action: 'none', object: desired } : { action: 'put', object: this.toStorage(desired) };
+          if (subresource || !(def.strategy.allowCreateOnUpdate || opts.apply)) throw notFound(this.groupResource, name);
+          const created = await this.admitNew(namespace, transformed, ctx, opts);
+          decided = { object: created, created: true, wrote: !opts.dryRun };
+          return opts.dryRun ? { action: 'none', object: created } : { action: 'put', object: this.toStorage(created) };
         }
+        const desired = this.recordOwnership(old, transformed, subresource, ctx, opts);
         const sentVersion = desired.metadata.resourceVersion;
         if (sentVersion && sentVersion !== old.metadata.resourceVersion) {
           throw conflict(this.groupResource, name, optimisticLockMessage);
@@ -469,6 +490,8 @@ export class GenericStore {
           decided = { object: desired, created: false, wrote: false };
           return opts.dryRun ? { action: 'none', object: desired } : { action: 'delete' };
         }
+        // A write that changes nothing but managedFields timestamps is no write.
+        ignoreManagedFieldsTimestamps(desired, old);
         if (isDeepStrictEqual(desired, old)) {
           // Nothing changed: no write, no new resourceVersion (upstream skips such writes too).
           decided = { object: old, created: false, wrote: false };

@@ -1,0 +1,1191 @@
+/**
+ * corral's watch path and cached reads, beside raw etcd through the etcd3 client measured in the
+ * same run:
+ *
+ *   1. write → watch event latency: ConfigMap creates and updates over HTTPS, one watch client on
+ *      the API; raw: etcd puts, one etcd3 watcher.
+ *   2. fan-out: many concurrent watchers on one replica (HTTP/2 streams over a few sessions) each
+ *      receiving every event of a steady write stream, counted exactly once per watcher; raw: as
+ *      many etcd3 watchers on one etcd client.
+ *   3. lists of many 2 KiB ConfigMaps: resourceVersion=0 (the watch cache) and unset (quorum, etcd),
+ *      as JSON and as protobuf; raw: one etcd range of the same keys.
+ *   4. the API server's memory with those objects cached, before and after a full GC.
+ *
+ * Latency is receive time − send time of the write; the writer stamps its send time (wall clock,
+ * sub-millisecond) into an annotation, so the fan-out watchers run in a child process of their own
+ * (their CPU apart from the writer's) and need no shared clock but the machine's.
+ *
+ * Starts its own etcd (temp dir), one API server and a watcher child process; stops all of them
+ * before exiting. Exits non-zero when an operation failed or a watcher missed or repeated an event.
+ * Usage: npx tsx bench/watch.ts [--objects N] [--watchers W] [--events E] [--help for all flags]
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpHeaders, IncomingHttpStatusHeader } from 'node:http2';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Etcd3, IWatchResponse, Watcher } from 'etcd3';
+import { connectEtcd, prefixEnd } from '../apiserver/storage/etcd/store.ts';
+import { startEtcd } from '../shared/etcd/process.ts';
+import {
+  Cleanup,
+  clientGoWindows,
+  connectHttp2Session,
+  expectStatus,
+  fixed,
+  formatProfileSummary,
+  formatTable,
+  Http2Client,
+  machineBusyMs,
+  mainThreadProfile,
+  ownCpuMs,
+  percentile,
+  readProcess,
+  repoRoot,
+  runPool,
+  startApiServerProcess,
+  summarizeCpuProfile,
+  type ApiServerProcess,
+  type ClientTls,
+  type HeapReading,
+  type HttpClient,
+} from './lib.ts';
+
+/** Goals: API p99 ÷ raw p99 (1), fan-out p99 in ms (2), list time ÷ raw range time (3). */
+const goals = { latencyP99Ratio: 2, fanoutP99Ms: 100, cachedListRatio: 1, quorumListRatio: 2 };
+
+/** The environment variable that makes this file the fan-out watcher child (its FanoutPlan as JSON). */
+const childRoleVariable = 'CORRAL_BENCH_WATCH_CHILD';
+const protobufAccept = 'application/vnd.kubernetes.protobuf';
+
+const usage = `Usage: npx tsx bench/watch.ts [flags]
+  --objects N          ConfigMaps listed in phase 3 (default 10000)
+  --watchers W         concurrent watchers in phase 2 (default 2000)
+  --events E           updates each fan-out watcher must receive (default 200)
+  --sessions S         HTTP/2 sessions the fan-out watchers share (default 20)
+  --rate R             fan-out updates per second, steady (default 20)
+  --latency-writes L   measured writes of phase 1, half creates, half updates (default 1000)
+  --data-bytes B       bytes of ConfigMap data in every phase (default 2048)
+  --list-rounds R      measured rounds of each list (default 5; the table shows the median)
+  --timeout SECONDS    abort the whole run after this long (default 480)
+  --skip-raw-fanout    no etcd3 fan-out baseline
+  --cpu-prof           write a CPU profile of the API server and summarize it
+  --cpu-prof-dir DIR   where the profile goes (default: a new /tmp/corral-prof-* dir)
+  --keep               keep the temp dir (etcd data, API server log)
+`;
+
+interface Options {
+  objects: number;
+  watchers: number;
+  events: number;
+  sessions: number;
+  rate: number;
+  latencyWrites: number;
+  dataBytes: number;
+  listRounds: number;
+  timeoutMs: number;
+  rawFanout: boolean;
+  cpuProfileDir: string | undefined;
+  keep: boolean;
+}
+
+function positiveInt(text: string, flag: string, min = 1): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} must be an integer ≥ ${min}, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+function parseOptions(argv: string[]): Options | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      objects: { type: 'string', default: '10000' },
+      watchers: { type: 'string', default: '2000' },
+      events: { type: 'string', default: '200' },
+      sessions: { type: 'string', default: '20' },
+      rate: { type: 'string', default: '20' },
+      'latency-writes': { type: 'string', default: '1000' },
+      'data-bytes': { type: 'string', default: '2048' },
+      'list-rounds': { type: 'string', default: '5' },
+      timeout: { type: 'string', default: '480' },
+      'skip-raw-fanout': { type: 'boolean', default: false },
+      'cpu-prof': { type: 'boolean', default: false },
+      'cpu-prof-dir': { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return undefined;
+  const profiling = values['cpu-prof'] || values['cpu-prof-dir'] !== undefined;
+  const watchers = positiveInt(values.watchers, 'watchers');
+  return {
+    objects: positiveInt(values.objects, 'objects'),
+    watchers,
+    events: positiveInt(values.events, 'events'),
+    sessions: Math.min(watchers, positiveInt(values.sessions, 'sessions')),
+    rate: positiveInt(values.rate, 'rate'),
+    latencyWrites: positiveInt(values['latency-writes'], 'latency-writes', 2),
+    dataBytes: positiveInt(values['data-bytes'], 'data-bytes', 0),
+    listRounds: positiveInt(values['list-rounds'], 'list-rounds'),
+    timeoutMs: positiveInt(values.timeout, 'timeout') * 1000,
+    rawFanout: !values['skip-raw-fanout'],
+    cpuProfileDir: profiling ? (values['cpu-prof-dir'] ?? mkdtempSync(join(tmpdir(), 'corral-prof-'))) : undefined,
+    keep: values.keep,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Event stamps: what a write carries so that a receiver can tell which write it sees and when it left
+
+const seqAnnotation = 'bench.corral.dev/seq';
+const sentAnnotation = 'bench.corral.dev/sent';
+const seqMarker = Buffer.from(`"${seqAnnotation}":"`);
+const sentMarker = Buffer.from(`"${sentAnnotation}":"`);
+const typeMarker = Buffer.from('{"type":"');
+
+/** Milliseconds since the epoch with sub-millisecond resolution; comparable across processes. */
+function wallNow(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+function stampAnnotations(seq: number, sentAt: number): Record<string, string> {
+  return { [seqAnnotation]: String(seq), [sentAnnotation]: sentAt.toFixed(3) };
+}
+
+interface Stamp {
+  /** The watch event type (`{"type":"…"` at the start), undefined for raw etcd values. */
+  type: string | undefined;
+  seq: number;
+  sentAt: number;
+}
+
+/** The JSON string value after `marker` within buf[from, to), without decoding the document. */
+function stringAfter(buf: Buffer, marker: Buffer, from: number, to: number): string | undefined {
+  const at = buf.indexOf(marker, from);
+  if (at < 0 || at >= to) return undefined;
+  const start = at + marker.length;
+  const end = buf.indexOf(0x22, start);
+  if (end < 0 || end > to) return undefined;
+  return buf.toString('latin1', start, end);
+}
+
+/** The stamp of a JSON watch line or a stored value in buf[from, to); undefined when it has none. */
+function readStamp(buf: Buffer, from: number, to: number): Stamp | undefined {
+  const seq = stringAfter(buf, seqMarker, from, to);
+  const sent = stringAfter(buf, sentMarker, from, to);
+  if (seq === undefined || sent === undefined) return undefined;
+  const type = buf.indexOf(typeMarker, from) === from ? stringAfter(buf, typeMarker, from, to) : undefined;
+  return { type, seq: Number(seq), sentAt: Number(sent) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Watch clients
+
+/** Splits a byte stream into lines (without their newline). */
+class LineSplitter {
+  private pending: Buffer | undefined;
+
+  push(chunk: Buffer, onLine: (buf: Buffer, from: number, to: number) => void): void {
+    const buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    this.pending = undefined;
+    let from = 0;
+    for (let nl = buf.indexOf(0x0a, from); nl >= 0; nl = buf.indexOf(0x0a, from)) {
+      onLine(buf, from, nl);
+      from = nl + 1;
+    }
+    if (from < buf.length) this.pending = buf.subarray(from);
+  }
+}
+
+interface WatchHandlers {
+  /** One watch event line, with the time its chunk arrived. */
+  line(buf: Buffer, from: number, to: number, receivedAt: number): void;
+  /** The stream ended or failed while it was meant to go on. */
+  ended(reason: string): void;
+}
+
+/**
+ * Opens a JSON watch on an HTTP/2 session; resolves once the response headers say 200 (rejects
+ * with the status and body otherwise). `closeStream` on the result ends it without `ended`.
+ */
+function openApiWatch(session: ClientHttp2Session, path: string, handlers: WatchHandlers): Promise<{ close(): void }> {
+  return new Promise((resolve, reject) => {
+    const stream: ClientHttp2Stream = session.request({ ':method': 'GET', ':path': path, accept: 'application/json' }, { endStream: true });
+    const lines = new LineSplitter();
+    let closing = false;
+    let status = 0;
+    const rejected: Buffer[] = [];
+    stream.on('response', (h: IncomingHttpHeaders & IncomingHttpStatusHeader) => {
+      status = Number(h[':status']);
+      if (status === 200) resolve({ close: () => ((closing = true), stream.close()) });
+    });
+    stream.on('data', (chunk: Buffer) => {
+      if (status !== 200) return void rejected.push(chunk);
+      const receivedAt = wallNow();
+      lines.push(chunk, (buf, from, to) => handlers.line(buf, from, to, receivedAt));
+    });
+    stream.on('end', () => {
+      if (status !== 200) reject(new Error(`watch ${path}: HTTP ${status}: ${Buffer.concat(rejected).toString('utf8').slice(0, 300)}`));
+      else if (!closing) handlers.ended('the server ended the watch');
+    });
+    stream.on('error', (err: Error) => {
+      if (status !== 200) reject(err);
+      else if (!closing) handlers.ended(err.message);
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fan-out watchers (a child process)
+
+interface FanoutPlan {
+  watchers: number;
+  events: number;
+  /** Watch through the API: `sessions` HTTP/2 sessions, watchers spread round-robin. */
+  api?: { url: string; tls: ClientTls; sessions: number; path: string };
+  /** Watch etcd directly: every watcher on `key`, all over one etcd3 client. */
+  etcd?: { endpoints: string[]; key: string };
+}
+
+/** The plan travels in the child's environment; this is what the parent says later. */
+interface ToChild {
+  type: 'finish';
+  graceMs: number;
+}
+
+interface FanoutResult {
+  /** Latency of event `seq` at watcher `w` at index w × events + seq; NaN when it never came. */
+  latencies: Float64Array;
+  /** Distinct (watcher, event) pairs received. */
+  delivered: number;
+  duplicates: number;
+  /** Events with a type other than MODIFIED, no stamp, or a seq outside the stream. */
+  unexpected: number;
+  /** Watches that ended or failed before the stream was over. */
+  streamFailures: number;
+  firstProblem: string | undefined;
+  /** Milliseconds from `finish` until every watcher had every event (NaN: never). */
+  drainMs: number;
+  /** CPU of the child from ready to result, milliseconds. */
+  cpuMs: number;
+}
+
+type FromChild = { type: 'ready'; setupMs: number } | { type: 'failed'; error: string } | ({ type: 'result' } & FanoutResult);
+
+/** Counts every (watcher, event) delivery; `complete` resolves once each watcher has each event. */
+class Tally {
+  readonly latencies: Float64Array;
+  private readonly counts: Uint8Array;
+  delivered = 0;
+  duplicates = 0;
+  unexpected = 0;
+  streamFailures = 0;
+  firstProblem: string | undefined;
+  private onComplete: (() => void) | undefined;
+  readonly complete: Promise<void>;
+
+  constructor(
+    private readonly watchers: number,
+    private readonly events: number,
+  ) {
+    this.latencies = new Float64Array(watchers * events).fill(NaN);
+    this.counts = new Uint8Array(watchers * events);
+    this.complete = new Promise((resolve) => (this.onComplete = resolve));
+  }
+
+  problem(text: string): void {
+    this.firstProblem ??= text;
+  }
+
+  record(watcher: number, stamp: Stamp | undefined, receivedAt: number, expectedType: string | undefined): void {
+    if (!stamp || stamp.type !== expectedType || !Number.isInteger(stamp.seq) || stamp.seq < 0 || stamp.seq >= this.events) {
+      this.unexpected++;
+      this.problem(`watcher ${watcher}: unexpected event ${JSON.stringify(stamp)}`);
+      return;
+    }
+    const i = watcher * this.events + stamp.seq;
+    const count = this.counts[i] ?? 0;
+    if (count > 0) {
+      this.duplicates++;
+      this.problem(`watcher ${watcher}: event ${stamp.seq} again`);
+      return;
+    }
+    this.counts[i] = 1;
+    this.latencies[i] = receivedAt - stamp.sentAt;
+    if (++this.delivered === this.watchers * this.events) this.onComplete?.();
+  }
+}
+
+function sendToParent(message: FromChild): Promise<void> {
+  return new Promise((resolve) => {
+    if (!process.send) return resolve();
+    process.send(message, undefined, {}, () => resolve());
+  });
+}
+
+function nextParentMessage(): Promise<ToChild> {
+  return new Promise((resolve) => process.once('message', (m) => resolve(m as ToChild)));
+}
+
+/** The child's life: start watchers, report ready, wait for `finish`, report the tally, exit. */
+async function fanoutChild(): Promise<void> {
+  // An orphaned child has no one to report to.
+  process.once('disconnect', () => process.exit(1));
+  const plan = JSON.parse(process.env[childRoleVariable] ?? '') as FanoutPlan;
+  const tally = new Tally(plan.watchers, plan.events);
+  const closers: (() => Promise<void> | void)[] = [];
+  const setupStart = performance.now();
+  try {
+    if (plan.api) {
+      const { url, tls, sessions: sessionCount, path } = plan.api;
+      const sessions = Array.from({ length: sessionCount }, () => {
+        const session = connectHttp2Session(url, tls, clientGoWindows);
+        session.on('error', (err: Error) => tally.problem(`session: ${err.message}`));
+        closers.push(() => void session.destroy());
+        return session;
+      });
+      const watches = await Promise.all(
+        Array.from({ length: plan.watchers }, (_, w) =>
+          openApiWatch(sessions[w % sessionCount]!, path, {
+            line: (buf, from, to, receivedAt) => tally.record(w, readStamp(buf, from, to), receivedAt, 'MODIFIED'),
+            ended: (reason) => {
+              tally.streamFailures++;
+              tally.problem(`watcher ${w}: ${reason}`);
+            },
+          }),
+        ),
+      );
+      closers.push(() => watches.forEach((w) => w.close()));
+    } else if (plan.etcd) {
+      const client = connectEtcd({ endpoints: plan.etcd.endpoints });
+      closers.push(() => client.close());
+      const key = plan.etcd.key;
+      const watchers: Watcher[] = await Promise.all(
+        Array.from({ length: plan.watchers }, async (_, w) => {
+          const watcher = await client.watch().key(key).create();
+          watcher.on('data', (res: IWatchResponse) => {
+            const receivedAt = wallNow();
+            for (const event of res.events) tally.record(w, readStamp(event.kv.value, 0, event.kv.value.length), receivedAt, undefined);
+          });
+          watcher.on('error', (err: Error) => {
+            tally.streamFailures++;
+            tally.problem(`watcher ${w}: ${err.message}`);
+          });
+          return watcher;
+        }),
+      );
+      closers.unshift(() => Promise.all(watchers.map((w) => w.cancel().catch(() => {}))).then(() => {}));
+    }
+  } catch (err) {
+    await sendToParent({ type: 'failed', error: err instanceof Error ? err.message : String(err) });
+    process.exit(1);
+  }
+  const cpuAtReady = ownCpuMs();
+  const finishing = nextParentMessage();
+  await sendToParent({ type: 'ready', setupMs: performance.now() - setupStart });
+  const finish = await finishing;
+  const finishAt = performance.now();
+  let drainMs = NaN;
+  await Promise.race([
+    tally.complete.then(() => void (drainMs = performance.now() - finishAt)),
+    new Promise((r) => setTimeout(r, finish.graceMs)),
+  ]);
+  const cpuMs = ownCpuMs() - cpuAtReady;
+  for (const close of closers.reverse()) await close();
+  await sendToParent({
+    type: 'result',
+    latencies: tally.latencies,
+    delivered: tally.delivered,
+    duplicates: tally.duplicates,
+    unexpected: tally.unexpected,
+    streamFailures: tally.streamFailures,
+    firstProblem: tally.firstProblem,
+    drainMs,
+    cpuMs,
+  });
+  process.exit(0);
+}
+
+/** The parent's handle on a fan-out child. */
+interface FanoutChild {
+  pid: number;
+  ready: Promise<{ setupMs: number }>;
+  finish(graceMs: number): Promise<FanoutResult>;
+}
+
+function startFanoutChild(plan: FanoutPlan, cleanup: Cleanup): FanoutChild {
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [], {
+    cwd: repoRoot,
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, [childRoleVariable]: JSON.stringify(plan) },
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  cleanup.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code, signal) => reject(new Error(`the watcher child exited (code ${code}, signal ${signal})`))),
+  );
+  exited.catch(() => {});
+  const next = (): Promise<FromChild> =>
+    Promise.race([new Promise<FromChild>((resolve) => child.once('message', (m) => resolve(m as FromChild))), exited]);
+  const ready = next().then((m) => {
+    if (m.type === 'failed') throw new Error(`the watcher child failed: ${m.error}`);
+    if (m.type !== 'ready') throw new Error(`the watcher child said ${m.type} before ready`);
+    return { setupMs: m.setupMs };
+  });
+  return {
+    pid: child.pid ?? 0,
+    ready,
+    async finish(graceMs) {
+      const result = next();
+      child.send({ type: 'finish', graceMs } satisfies ToChild);
+      const m = await result;
+      if (m.type !== 'result') throw new Error(`the watcher child said ${m.type} instead of its result`);
+      const { type: _type, ...rest } = m;
+      return rest;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Objects
+
+/** ConfigMap data of `bytes` bytes in 256-byte values, random so that nothing compresses it away. */
+function configMapData(bytes: number): Record<string, string> {
+  const data: Record<string, string> = {};
+  const text = randomBytes(bytes).toString('base64url').slice(0, bytes);
+  for (let i = 0; i * 256 < bytes; i++) data[`key-${i}`] = text.slice(i * 256, (i + 1) * 256);
+  return data;
+}
+
+function configMapBody(name: string, data: Record<string, string>, annotations?: Record<string, string>): Buffer {
+  return Buffer.from(
+    JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'corral-bench' }, ...(annotations ? { annotations } : {}) }, data }),
+  );
+}
+
+const collection = (namespace: string): string => `/api/v1/namespaces/${namespace}/configmaps`;
+
+async function createNamespace(client: HttpClient, name: string): Promise<void> {
+  await expectStatus(client.request('POST', '/api/v1/namespaces', Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }))), 201);
+}
+
+function resourceVersionOf(body: Buffer): string {
+  const rv = (JSON.parse(body.toString('utf8')) as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+  if (!rv) throw new Error(`no metadata.resourceVersion in ${body.toString('utf8').slice(0, 200)}`);
+  return rv;
+}
+
+/**
+ * What corral stores for such a ConfigMap, as a template for raw etcd values of the same size:
+ * the stored JSON of a probe object, with the name and stamp replaced per write.
+ */
+class RawValues {
+  private readonly template: Record<string, unknown> & { metadata: Record<string, unknown> };
+
+  constructor(stored: Buffer) {
+    this.template = JSON.parse(stored.toString('utf8')) as RawValues['template'];
+  }
+
+  value(name: string, seq: number, sentAt: number): Buffer {
+    const metadata = { ...this.template.metadata, name, annotations: stampAnnotations(seq, sentAt) };
+    return Buffer.from(JSON.stringify({ ...this.template, metadata }));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurement helpers
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Rejects after `ms` with `what` unless `p` settles first. */
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
+}
+
+interface Latencies {
+  p50: number;
+  p99: number;
+  max: number;
+  count: number;
+}
+
+/** Percentiles of the finite values (NaN marks what never came). */
+function latencies(values: Float64Array): Latencies {
+  const sorted = values.filter(Number.isFinite).sort();
+  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted.length ? sorted[sorted.length - 1]! : NaN, count: sorted.length };
+}
+
+function median(values: readonly number[]): number {
+  return percentile(Float64Array.from(values).sort(), 0.5);
+}
+
+interface Pids {
+  apiserver: number;
+  etcd: number;
+}
+
+interface Cpu {
+  apiserver: number;
+  etcd: number;
+  bench: number;
+  machine: number;
+}
+
+function cpuNow(pids: Pids): Cpu {
+  return { apiserver: readProcess(pids.apiserver).cpuMs, etcd: readProcess(pids.etcd).cpuMs, bench: ownCpuMs(), machine: machineBusyMs() };
+}
+
+function cpuSince(pids: Pids, before: Cpu): Cpu {
+  const now = cpuNow(pids);
+  return { apiserver: now.apiserver - before.apiserver, etcd: now.etcd - before.etcd, bench: now.bench - before.bench, machine: now.machine - before.machine };
+}
+
+interface PhaseCpu {
+  name: string;
+  wallMs: number;
+  cpu: Cpu;
+  /** The fan-out child's CPU, when one ran. */
+  watchersMs?: number;
+}
+
+interface Context {
+  opts: Options;
+  api: ApiServerProcess;
+  pids: Pids;
+  etcd: Etcd3;
+  etcdEndpoints: string[];
+  /** Writes and setup requests. */
+  client: Http2Client;
+  data: Record<string, string>;
+  raw: RawValues;
+  phases: PhaseCpu[];
+  failures: string[];
+  log(text: string): void;
+}
+
+async function measured<T>(ctx: Context, name: string, work: () => Promise<T>, watchersMs?: (result: T) => number): Promise<T> {
+  const before = cpuNow(ctx.pids);
+  const start = performance.now();
+  const result = await work();
+  const wallMs = performance.now() - start;
+  ctx.phases.push({ name, wallMs, cpu: cpuSince(ctx.pids, before), ...(watchersMs ? { watchersMs: watchersMs(result) } : {}) });
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase 1: write → watch event latency
+
+/** Events that one watcher is waiting for, by seq. */
+class Arrivals {
+  private readonly waiting = new Map<number, (receivedAt: number) => void>();
+  unexpected = 0;
+
+  expect(seq: number): Promise<number> {
+    return new Promise((resolve) => this.waiting.set(seq, resolve));
+  }
+
+  arrived(stamp: Stamp | undefined, receivedAt: number): void {
+    const resolve = stamp ? this.waiting.get(stamp.seq) : undefined;
+    if (!stamp || !resolve) return void this.unexpected++;
+    this.waiting.delete(stamp.seq);
+    resolve(receivedAt);
+  }
+}
+
+interface LatencyTarget {
+  name: string;
+  /** Creates (or updates, once the name exists) object `name` carrying the stamp. */
+  write(name: string, created: boolean, seq: number, sentAt: number): Promise<void>;
+  arrivals: Arrivals;
+  close(): Promise<void> | void;
+}
+
+async function apiLatencyTarget(ctx: Context, namespace: string): Promise<LatencyTarget> {
+  await createNamespace(ctx.client, namespace);
+  const list = await expectStatus(ctx.client.request('GET', collection(namespace)), 200);
+  const session = connectHttp2Session(ctx.api.url, ctx.api.tls, clientGoWindows);
+  session.on('error', () => {});
+  const arrivals = new Arrivals();
+  const watch = await openApiWatch(session, `${collection(namespace)}?watch=1&resourceVersion=${resourceVersionOf(list.body)}&timeoutSeconds=3600`, {
+    line: (buf, from, to, receivedAt) => arrivals.arrived(readStamp(buf, from, to), receivedAt),
+    ended: (reason) => ctx.failures.push(`latency watch ended: ${reason}`),
+  });
+  return {
+    name: 'corral',
+    arrivals,
+    async write(name, exists, seq, sentAt) {
+      const body = configMapBody(name, ctx.data, stampAnnotations(seq, sentAt));
+      if (exists) await expectStatus(ctx.client.request('PUT', `${collection(namespace)}/${name}`, body), 200);
+      else await expectStatus(ctx.client.request('POST', collection(namespace), body), 201);
+    },
+    close: () => {
+      watch.close();
+      session.destroy();
+    },
+  };
+}
+
+async function rawLatencyTarget(ctx: Context, prefix: string): Promise<LatencyTarget> {
+  const arrivals = new Arrivals();
+  const watcher = await ctx.etcd.watch().prefix(prefix).create();
+  watcher.on('data', (res: IWatchResponse) => {
+    const receivedAt = wallNow();
+    for (const e of res.events) arrivals.arrived(readStamp(e.kv.value, 0, e.kv.value.length), receivedAt);
+  });
+  watcher.on('error', (err: Error) => ctx.failures.push(`raw latency watcher: ${err.message}`));
+  return {
+    name: 'etcd',
+    arrivals,
+    write: async (name, _exists, seq, sentAt) => void (await ctx.etcd.put(`${prefix}${name}`).value(ctx.raw.value(name, seq, sentAt))),
+    close: () => watcher.cancel(),
+  };
+}
+
+/**
+ * `warmup + count` writes one at a time, each waiting for its watch event and its response: the
+ * first half create objects, the rest update them in turn. Returns the measured latencies.
+ */
+async function writeToEvent(ctx: Context, target: LatencyTarget, count: number, warmup: number): Promise<Float64Array> {
+  const out = new Float64Array(count).fill(NaN);
+  const names = Math.max(1, Math.floor((warmup + count) / 2));
+  let errors = 0;
+  for (let seq = 0; seq < warmup + count; seq++) {
+    const name = `lat-${seq % names}`;
+    const event = target.arrivals.expect(seq);
+    const sentAt = wallNow();
+    try {
+      const [receivedAt] = await within(Promise.all([event, target.write(name, seq >= names, seq, sentAt)]), 10_000, `write ${seq} and its event`);
+      if (seq >= warmup) out[seq - warmup] = receivedAt - sentAt;
+    } catch (err) {
+      errors++;
+      if (errors === 1) ctx.failures.push(`${target.name} write→event ${seq}: ${err instanceof Error ? err.message : String(err)}`);
+      if (errors >= 10) break;
+    }
+  }
+  if (target.arrivals.unexpected) ctx.failures.push(`${target.name} latency watch: ${target.arrivals.unexpected} unexpected events`);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase 2: fan-out
+
+interface FanoutRun {
+  result: FanoutResult;
+  setupMs: number;
+  writeLatencies: Float64Array;
+  writeErrors: number;
+  /** Achieved write rate, per second. */
+  writeRate: number;
+}
+
+/** `count` writes at `rate` per second, on schedule whether or not earlier ones have answered. */
+async function steadyWrites(count: number, rate: number, write: (seq: number) => Promise<void>): Promise<{ latencies: Float64Array; errors: number; firstError: string | undefined; rate: number }> {
+  const latenciesMs = new Float64Array(count);
+  let errors = 0;
+  let firstError: string | undefined;
+  const start = performance.now();
+  const pending: Promise<void>[] = [];
+  for (let seq = 0; seq < count; seq++) {
+    const wait = start + (seq * 1000) / rate - performance.now();
+    if (wait > 0) await sleep(wait);
+    const t0 = performance.now();
+    pending.push(
+      write(seq).then(
+        () => void (latenciesMs[seq] = performance.now() - t0),
+        (err: unknown) => {
+          errors++;
+          firstError ??= err instanceof Error ? err.message : String(err);
+          latenciesMs[seq] = NaN;
+        },
+      ),
+    );
+  }
+  const issuedMs = performance.now() - start;
+  await Promise.all(pending);
+  return { latencies: latenciesMs, errors, firstError, rate: count > 1 ? ((count - 1) * 1000) / issuedMs : count };
+}
+
+async function fanout(ctx: Context, name: string, plan: FanoutPlan, write: (seq: number) => Promise<void>, cleanup: Cleanup): Promise<FanoutRun> {
+  const { opts } = ctx;
+  ctx.log(`${name}: starting ${plan.watchers} watchers`);
+  const child = startFanoutChild(plan, cleanup);
+  const { setupMs } = await within(child.ready, 120_000, `starting ${plan.watchers} watchers`);
+  ctx.log(`${name}: ${plan.watchers} watchers ready in ${fixed(setupMs, 0)} ms; ${opts.events} updates at ${opts.rate}/s`);
+  // Let the server finish subscribing the last streams.
+  await sleep(500);
+  return measured(
+    ctx,
+    `${name} fan-out`,
+    async () => {
+      const writes = await steadyWrites(opts.events, opts.rate, write);
+      if (writes.errors) ctx.failures.push(`${name} fan-out: ${writes.errors} failed writes; first: ${writes.firstError}`);
+      const result = await child.finish(15_000);
+      return { result, setupMs, writeLatencies: writes.latencies, writeErrors: writes.errors, writeRate: writes.rate };
+    },
+    (run) => run.result.cpuMs,
+  );
+}
+
+function checkFanout(ctx: Context, name: string, run: FanoutRun): void {
+  const { result } = run;
+  const expected = ctx.opts.watchers * ctx.opts.events;
+  if (result.delivered !== expected || result.duplicates || result.unexpected || result.streamFailures) {
+    ctx.failures.push(
+      `${name} fan-out: ${result.delivered} of ${expected} deliveries, ${result.duplicates} duplicates, ${result.unexpected} unexpected events, ` +
+        `${result.streamFailures} failed watches; first: ${result.firstProblem}`,
+    );
+  }
+}
+
+/** For each event, the latency to its last watcher. */
+function lastWatcherLatencies(result: FanoutResult, watchers: number, events: number): Float64Array {
+  const out = new Float64Array(events).fill(NaN);
+  for (let e = 0; e < events; e++) {
+    let worst = -Infinity;
+    for (let w = 0; w < watchers; w++) {
+      const v = result.latencies[w * events + e] ?? NaN;
+      if (!Number.isFinite(v)) {
+        worst = NaN;
+        break;
+      }
+      worst = Math.max(worst, v);
+    }
+    out[e] = worst;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phase 3: lists
+
+interface ListVariant {
+  name: string;
+  /** Runs one list; resolves with the bytes received. */
+  run(): Promise<number>;
+}
+
+interface ListFigures {
+  name: string;
+  medianMs: number;
+  minMs: number;
+  bytes: number;
+  apiserverCpuMs: number;
+  etcdCpuMs: number;
+}
+
+async function populate(ctx: Context, namespace: string): Promise<void> {
+  await createNamespace(ctx.client, namespace);
+  const count = ctx.opts.objects;
+  ctx.log(`creating ${count} ConfigMaps of ${ctx.opts.dataBytes} B in ${namespace}`);
+  const width = String(count - 1).length;
+  const result = await measured(ctx, `create ${count} (HTTP/2, 64 in flight)`, () =>
+    runPool(count, 64, async (i) => void (await expectStatus(ctx.client.request('POST', collection(namespace), configMapBody(`list-${String(i).padStart(width, '0')}`, ctx.data)), 201))),
+  );
+  if (result.errors) throw new Error(`${result.errors} of ${count} creates failed; first: ${result.firstError}`);
+  ctx.log(`created in ${fixed(result.elapsedMs / 1000, 1)} s (${fixed((count * 1000) / result.elapsedMs, 0)}/s)`);
+}
+
+function listVariants(ctx: Context, client: HttpClient, namespace: string): ListVariant[] {
+  const path = collection(namespace);
+  const prefix = `/registry/configmaps/${namespace}/`;
+  const count = ctx.opts.objects;
+  const apiList = (query: string, accept: string): (() => Promise<number>) => async () => {
+    const res = await expectStatus(client.request('GET', `${path}${query}`, undefined, { accept }), 200);
+    if (!res.contentType?.startsWith(accept)) throw new Error(`GET ${path}${query} (Accept ${accept}) answered ${res.contentType}`);
+    return res.body.length;
+  };
+  return [
+    {
+      name: 'raw etcd range',
+      run: async () => {
+        const res = await ctx.etcd.kv.range({ key: Buffer.from(prefix), range_end: prefixEnd(prefix) });
+        if (res.kvs.length !== count) throw new Error(`the etcd range returned ${res.kvs.length} of ${count} keys`);
+        return res.kvs.reduce((n, kv) => n + kv.key.length + kv.value.length, 0);
+      },
+    },
+    { name: 'resourceVersion=0, JSON', run: apiList('?resourceVersion=0', 'application/json') },
+    { name: 'quorum, JSON', run: apiList('', 'application/json') },
+    { name: 'resourceVersion=0, protobuf', run: apiList('?resourceVersion=0', protobufAccept) },
+    { name: 'quorum, protobuf', run: apiList('', protobufAccept) },
+  ];
+}
+
+/** Checks that the JSON lists hold every object (waiting for the cache to catch up). */
+async function verifyLists(ctx: Context, client: HttpClient, namespace: string): Promise<void> {
+  const count = ctx.opts.objects;
+  const items = async (query: string): Promise<number> => {
+    const res = await expectStatus(client.request('GET', `${collection(namespace)}${query}`), 200);
+    return ((JSON.parse(res.body.toString('utf8')) as { items?: unknown[] }).items ?? []).length;
+  };
+  const quorum = await items('');
+  if (quorum !== count) throw new Error(`the quorum list has ${quorum} of ${count} ConfigMaps`);
+  const until = Date.now() + 10_000;
+  for (let cached = await items('?resourceVersion=0'); cached !== count; cached = await items('?resourceVersion=0')) {
+    if (Date.now() > until) throw new Error(`the resourceVersion=0 list still has ${cached} of ${count} ConfigMaps after 10 s`);
+    await sleep(200);
+  }
+}
+
+async function measureLists(ctx: Context, variants: ListVariant[]): Promise<ListFigures[]> {
+  const times = new Map<string, number[]>(variants.map((v) => [v.name, []]));
+  const cpu = new Map<string, { apiserver: number; etcd: number }>(variants.map((v) => [v.name, { apiserver: 0, etcd: 0 }]));
+  const bytes = new Map<string, number>();
+  // One unmeasured run of each first: connections, code paths and the cache's sorted keys warm.
+  for (const v of variants) bytes.set(v.name, await v.run());
+  for (let r = 0; r < ctx.opts.listRounds; r++) {
+    for (const v of variants) {
+      const before = cpuNow(ctx.pids);
+      const t0 = performance.now();
+      bytes.set(v.name, await v.run());
+      times.get(v.name)!.push(performance.now() - t0);
+      const used = cpuSince(ctx.pids, before);
+      const c = cpu.get(v.name)!;
+      c.apiserver += used.apiserver;
+      c.etcd += used.etcd;
+    }
+  }
+  return variants.map((v) => {
+    const t = times.get(v.name)!;
+    const c = cpu.get(v.name)!;
+    return {
+      name: v.name,
+      medianMs: median(t),
+      minMs: Math.min(...t),
+      bytes: bytes.get(v.name) ?? 0,
+      apiserverCpuMs: c.apiserver / t.length,
+      etcdCpuMs: c.etcd / t.length,
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run
+
+function mib(bytes: number): string {
+  return `${fixed(bytes / (1 << 20), 1)} MiB`;
+}
+
+function met(ok: boolean): string {
+  return ok ? 'met' : 'MISSED';
+}
+
+async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
+  const startLoad = loadavg();
+  const dir = mkdtempSync(join(tmpdir(), 'corral-bench-'));
+  if (!opts.keep) cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  const log = (text: string): void => void process.stderr.write(`${text}\n`);
+  log(`temp dir ${dir}`);
+
+  const etcdProcess = await startEtcd({ dataDir: join(dir, 'etcd') });
+  cleanup.push(() => etcdProcess.stop());
+  if (opts.cpuProfileDir) mkdirSync(opts.cpuProfileDir, { recursive: true });
+  const api = await startApiServerProcess({
+    etcdEndpoints: etcdProcess.endpoints,
+    dataDir: join(dir, 'apiserver'),
+    logFile: join(dir, 'apiserver.log'),
+    gcProbe: true,
+    ...(opts.cpuProfileDir ? { cpuProfileDir: opts.cpuProfileDir } : {}),
+  });
+  cleanup.push(() => api.stop());
+  const pids: Pids = { apiserver: api.pid, etcd: etcdProcess.child.pid! };
+  const idle = readProcess(api.pid);
+  log(`etcd ${etcdProcess.endpoints.join(',')}, API server ${api.url} (pid ${api.pid})`);
+
+  const etcd = connectEtcd({ endpoints: etcdProcess.endpoints });
+  cleanup.push(() => etcd.close());
+  const client = new Http2Client(api.url, api.tls, clientGoWindows);
+  cleanup.push(() => client.close());
+
+  // Raw etcd values are shaped and sized exactly as corral stores such a ConfigMap.
+  const data = configMapData(opts.dataBytes);
+  await createNamespace(client, 'bench-probe');
+  await expectStatus(client.request('POST', collection('bench-probe'), configMapBody('probe', data, stampAnnotations(0, wallNow()))), 201);
+  const stored = await etcd.kv.range({ key: Buffer.from('/registry/configmaps/bench-probe/probe') });
+  const storedValue = stored.kvs[0]?.value;
+  if (!storedValue) throw new Error('the probe ConfigMap is not at /registry/configmaps/bench-probe/probe in etcd');
+
+  const ctx: Context = {
+    opts,
+    api,
+    pids,
+    etcd,
+    etcdEndpoints: etcdProcess.endpoints,
+    client,
+    data,
+    raw: new RawValues(storedValue),
+    phases: [],
+    failures: [],
+    log,
+  };
+
+  // 1. write → watch event latency.
+  const warmup = Math.min(100, opts.latencyWrites);
+  log(`phase 1: ${opts.latencyWrites} writes one at a time (after ${warmup} unmeasured), each until its watch event arrives`);
+  const rawTarget = await rawLatencyTarget(ctx, '/bench-raw/latency/');
+  const rawLatency = await measured(ctx, 'etcd put → watch', () => writeToEvent(ctx, rawTarget, opts.latencyWrites, warmup));
+  await rawTarget.close();
+  const apiTarget = await apiLatencyTarget(ctx, 'bench-latency');
+  const apiLatency = await measured(ctx, 'corral write → watch', () => writeToEvent(ctx, apiTarget, opts.latencyWrites, warmup));
+  await apiTarget.close();
+  const latRaw = latencies(rawLatency);
+  const latApi = latencies(apiLatency);
+  log(`  etcd p50 ${fixed(latRaw.p50, 2)} ms p99 ${fixed(latRaw.p99, 2)} ms; corral p50 ${fixed(latApi.p50, 2)} ms p99 ${fixed(latApi.p99, 2)} ms`);
+
+  // 2. fan-out.
+  log(`phase 2: ${opts.watchers} watchers × ${opts.events} events`);
+  let rawFan: FanoutRun | undefined;
+  if (opts.rawFanout) {
+    const key = '/bench-raw/fanout/fan';
+    await etcd.put(key).value(ctx.raw.value('fan', -1, wallNow()));
+    rawFan = await fanout(
+      ctx,
+      'etcd',
+      { watchers: opts.watchers, events: opts.events, etcd: { endpoints: ctx.etcdEndpoints, key } },
+      async (seq) => void (await etcd.put(key).value(ctx.raw.value('fan', seq, wallNow()))),
+      cleanup,
+    );
+    checkFanout(ctx, 'etcd', rawFan);
+  }
+  await createNamespace(client, 'bench-fanout');
+  const fanPath = `${collection('bench-fanout')}/fan`;
+  const created = await expectStatus(client.request('POST', collection('bench-fanout'), configMapBody('fan', data, stampAnnotations(-1, wallNow()))), 201);
+  const apiFan = await fanout(
+    ctx,
+    'corral',
+    {
+      watchers: opts.watchers,
+      events: opts.events,
+      api: {
+        url: api.url,
+        tls: api.tls,
+        sessions: opts.sessions,
+        path: `${collection('bench-fanout')}?watch=1&resourceVersion=${resourceVersionOf(created.body)}&timeoutSeconds=3600`,
+      },
+    },
+    async (seq) => void (await expectStatus(client.request('PUT', fanPath, configMapBody('fan', data, stampAnnotations(seq, wallNow()))), 200)),
+    cleanup,
+  );
+  checkFanout(ctx, 'corral', apiFan);
+  const afterFanout = readProcess(api.pid);
+
+  // 3. lists.
+  log(`phase 3: lists of ${opts.objects} ConfigMaps`);
+  await populate(ctx, 'bench-list');
+  const listClient = new Http2Client(api.url, api.tls, clientGoWindows);
+  cleanup.push(() => listClient.close());
+  await verifyLists(ctx, listClient, 'bench-list');
+  const lists = await measured(ctx, `lists (${opts.listRounds} rounds × 5)`, () => measureLists(ctx, listVariants(ctx, listClient, 'bench-list')));
+
+  // 4. memory.
+  const afterLists = readProcess(api.pid);
+  let heap: HeapReading | undefined;
+  let afterGc: ReturnType<typeof readProcess> | undefined;
+  try {
+    heap = await api.collectGarbage();
+    afterGc = readProcess(api.pid);
+  } catch (err) {
+    log(`no GC reading: ${err instanceof Error ? err.message : String(err)}`);
+  }
+
+  // ---- Report
+  const out = process.stdout;
+  out.write(
+    `\ncorral watch benchmark: node ${process.version}, ${cpus().length} CPUs shared by the bench client, the watcher child, the API server and etcd; ` +
+      `load average ${startLoad.map((l) => fixed(l, 1)).join(' ')} at start; ConfigMaps with ${opts.dataBytes} B of data (stored value ${storedValue.length} B)\n\n`,
+  );
+
+  out.write(`1. write → watch event latency: ${opts.latencyWrites} writes one at a time (half creates, half updates), 1 watcher\n\n`);
+  const latRatio = latApi.p99 / latRaw.p99;
+  out.write(
+    formatTable(
+      ['path', 'p50 ms', 'p99 ms', 'max ms', 'events', '|', 'ratio p50', 'ratio p99', 'goal'],
+      [
+        ['etcd3 put → etcd3 watcher', fixed(latRaw.p50, 2), fixed(latRaw.p99, 2), fixed(latRaw.max, 2), String(latRaw.count), '|', '1.00', '1.00', ''],
+        [
+          'corral POST/PUT (HTTP/2) → watch (HTTP/2, JSON)',
+          fixed(latApi.p50, 2),
+          fixed(latApi.p99, 2),
+          fixed(latApi.max, 2),
+          String(latApi.count),
+          '|',
+          fixed(latApi.p50 / latRaw.p50, 2),
+          fixed(latRatio, 2),
+          `p99 ≤ ${goals.latencyP99Ratio}× ${met(latRatio <= goals.latencyP99Ratio)}`,
+        ],
+      ],
+    ) + '\n\n',
+  );
+
+  out.write(
+    `2. fan-out: ${opts.watchers} watchers (corral: HTTP/2, ${opts.sessions} sessions × ${Math.ceil(opts.watchers / opts.sessions)} streams; etcd: one etcd3 client), ` +
+      `${opts.events} updates at ${opts.rate}/s; latency per (watcher, event)\n\n`,
+  );
+  const fanRow = (label: string, r: FanoutRun, goal: string): string[] => {
+    const all = latencies(r.result.latencies);
+    const last = latencies(lastWatcherLatencies(r.result, opts.watchers, opts.events));
+    const writes = latencies(r.writeLatencies);
+    return [
+      label,
+      `${r.result.delivered}/${opts.watchers * opts.events}`,
+      String(r.result.duplicates),
+      String(r.result.unexpected + r.result.streamFailures),
+      '|',
+      fixed(all.p50, 1),
+      fixed(all.p99, 1),
+      fixed(all.max, 1),
+      '|',
+      fixed(last.p50, 1),
+      fixed(last.p99, 1),
+      '|',
+      fixed(writes.p99, 1),
+      fixed(r.writeRate, 1),
+      fixed(r.setupMs / 1000, 1),
+      '|',
+      goal,
+    ];
+  };
+  const apiFanP99 = latencies(apiFan.result.latencies).p99;
+  out.write(
+    formatTable(
+      ['target', 'delivered', 'dup', 'bad', '|', 'p50 ms', 'p99 ms', 'max ms', '|', 'last p50', 'last p99', '|', 'write p99', 'writes/s', 'setup s', '|', 'goal'],
+      [
+        ...(rawFan ? [fanRow('etcd3 watchers', rawFan, '')] : []),
+        fanRow('corral watches', apiFan, `p99 ≤ ${goals.fanoutP99Ms} ms ${met(apiFanP99 <= goals.fanoutP99Ms)}`),
+      ],
+    ) + '\n',
+  );
+  out.write(
+    '  delivered: distinct (watcher, event) pairs of all expected; dup: repeats; bad: other events, failed or ended watches;\n' +
+      '  last: per event, the latency to its last watcher; write p99: the update requests themselves; setup: opening every watch\n\n',
+  );
+
+  out.write(`3. list of ${opts.objects} ConfigMaps (${opts.listRounds} rounds, median shown; one client, HTTP/2 with client-go windows)\n\n`);
+  const raw = lists[0]!;
+  const byName = new Map(lists.map((l) => [l.name, l]));
+  const listGoal = (name: string): string => {
+    const l = byName.get(name);
+    if (!l) return '';
+    const ratio = l.medianMs / raw.medianMs;
+    if (name === 'resourceVersion=0, JSON') return `≤ ${goals.cachedListRatio}× ${met(ratio <= goals.cachedListRatio)}`;
+    if (name === 'quorum, JSON') return `≤ ${goals.quorumListRatio}× ${met(ratio <= goals.quorumListRatio)}`;
+    return '';
+  };
+  out.write(
+    formatTable(
+      ['list', 'median ms', 'min ms', 'MiB', '|', 'apiserver CPU ms', 'etcd CPU ms', '|', '÷ raw', 'goal'],
+      lists.map((l) => [
+        l.name,
+        fixed(l.medianMs, 1),
+        fixed(l.minMs, 1),
+        fixed(l.bytes / (1 << 20), 1),
+        '|',
+        l === raw ? '-' : fixed(l.apiserverCpuMs, 0),
+        fixed(l.etcdCpuMs, 0),
+        '|',
+        fixed(l.medianMs / raw.medianMs, 2),
+        listGoal(l.name),
+      ]),
+    ) + '\n',
+  );
+  const pb = (kind: string): string => {
+    const json = byName.get(`${kind}, JSON`);
+    const proto = byName.get(`${kind}, protobuf`);
+    return json && proto ? `${fixed(proto.medianMs / json.medianMs, 2)}× the time, ${fixed(proto.bytes / json.bytes, 2)}× the bytes` : '-';
+  };
+  out.write(`  protobuf vs JSON: resourceVersion=0 ${pb('resourceVersion=0')}; quorum ${pb('quorum')}\n`);
+  out.write('  CPU columns: per list, from /proc (10 ms ticks, averaged over the rounds)\n\n');
+
+  out.write(`4. API server memory\n\n`);
+  const memRows: string[][] = [
+    ['after start', mib(idle.rssKiB * 1024), '', ''],
+    [`after the fan-out (${opts.watchers} watches closed)`, mib(afterFanout.rssKiB * 1024), '', ''],
+    [`after the lists (${opts.objects} + ${2 * opts.latencyWrites} objects cached)`, mib(afterLists.rssKiB * 1024), '', ''],
+  ];
+  if (heap && afterGc) memRows.push(['after a full GC', mib(afterGc.rssKiB * 1024), mib(heap.heapUsed), mib(heap.external + heap.arrayBuffers)]);
+  memRows.push(['peak RSS', mib(afterLists.hwmKiB * 1024), '', '']);
+  out.write(formatTable(['when', 'RSS', 'heap used', 'external'], memRows) + '\n\n');
+
+  const pct = (ms: number, wallMs: number): string => fixed((100 * ms) / wallMs, 0);
+  out.write(
+    formatTable(
+      ['phase', 'wall s', 'CPU %: apiserver', 'etcd', 'bench', 'watcher child', 'other'],
+      ctx.phases.map((p) => [
+        p.name,
+        fixed(p.wallMs / 1000, 2),
+        pct(p.cpu.apiserver, p.wallMs),
+        pct(p.cpu.etcd, p.wallMs),
+        pct(p.cpu.bench, p.wallMs),
+        p.watchersMs !== undefined ? pct(p.watchersMs, p.wallMs) : '-',
+        pct(Math.max(0, p.cpu.machine - p.cpu.apiserver - p.cpu.etcd - p.cpu.bench - (p.watchersMs ?? 0)), p.wallMs),
+      ]),
+    ) + '\n',
+  );
+  out.write(`  (100% = one core of ${cpus().length}; the API server runs its JavaScript on one thread)\n`);
+
+  for (const f of ctx.failures) process.stderr.write(`FAILED: ${f}\n`);
+
+  if (opts.cpuProfileDir) {
+    await api.stop();
+    const profile = mainThreadProfile(opts.cpuProfileDir, api.pid);
+    if (!profile) throw new Error(`the API server wrote no main-thread CPU profile into ${opts.cpuProfileDir}`);
+    out.write(`\nAPI server CPU profile ${profile} (whole process life: start and every phase)\n\n`);
+    out.write(formatProfileSummary(summarizeCpuProfile(profile, api.sourceMapsFile)) + '\n');
+  }
+  return ctx.failures.length === 0;
+}
+
+async function main(): Promise<void> {
+  let opts: Options | undefined;
+  try {
+    opts = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n\n${usage}`);
+    process.exit(2);
+  }
+  if (!opts) {
+    process.stdout.write(usage);
+    return;
+  }
+  const cleanup = new Cleanup();
+  let aborted = false;
+  const abort = (reason: string): void => {
+    aborted = true;
+    process.stderr.write(`aborting: ${reason}\n`);
+    void cleanup.run().finally(() => process.exit(1));
+  };
+  const deadline = setTimeout(() => abort(`the run exceeded ${opts.timeoutMs / 1000} s`), opts.timeoutMs);
+  process.once('SIGINT', () => abort('SIGINT'));
+  process.once('SIGTERM', () => abort('SIGTERM'));
+
+  let ok = false;
+  try {
+    ok = await run(opts, cleanup);
+  } catch (err) {
+    // After an abort, failures of the operations cut short say nothing new.
+    if (!aborted) process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  } finally {
+    clearTimeout(deadline);
+    await cleanup.run();
+  }
+  process.exit(ok && !aborted ? 0 : 1);
+}
+
+if (process.env[childRoleVariable]) {
+  await fanoutChild().catch((err: unknown) => {
+    process.stderr.write(`watcher child: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });
+} else {
+  await main();
+}
