@@ -8,6 +8,9 @@
  * orders, string forms and JSON spellings below are upstream's, because clients see them: the
  * FieldsV1 tree in managedFields and the `.spec.list[name="x"]` paths of conflict messages.
  */
+import { goQuote } from '../api/goformat.ts';
+
+export { goQuote };
 
 /** One field of a list item's key. */
 export interface KeyField {
@@ -197,30 +200,7 @@ export function comparePaths(a: Path, b: Path): number {
   }
 }
 
-const goPrintable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
 const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');
-
-/** Go's %q of a string (strconv.Quote). */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0) ?? 0;
-    if (ch === '"' || ch === '\\') out += `\\${ch}`;
-    else if (cp >= 0xd800 && cp <= 0xdfff) out += '\\ufffd';
-    else if (goPrintable.test(ch)) out += ch;
-    else if (ch === '\x07') out += '\\a';
-    else if (ch === '\b') out += '\\b';
-    else if (ch === '\f') out += '\\f';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\v') out += '\\v';
-    else if (cp < 0x80) out += `\\x${hex(cp, 2)}`;
-    else if (cp < 0x10000) out += `\\u${hex(cp, 4)}`;
-    else out += `\\U${hex(cp, 8)}`;
-  }
-  return `${out}"`;
-}
 
 /** Go's %v of a float64: the shortest digits, in exponent notation below 1e-4 and from 1e6 on. */
 function goFloat(n: number): string {

@@ -6,7 +6,8 @@
  * is allowed and `=` must be escaped. Nothing is trimmed: whitespace belongs to the field or value.
  */
 
-import { compareGoStrings, goQuote, SelectorParseError } from './errors.ts';
+import { SelectorParseError } from './errors.ts';
+import { compareGoStrings, goQuote } from '../api/goformat.ts';
 
 /** `==` parses to `=`, as upstream's requirements report it. */
 export type FieldOperator = '=' | '!=';

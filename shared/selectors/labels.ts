@@ -8,7 +8,8 @@
  */
 
 import { isQualifiedName, isValidLabelValue } from '../validation/names.ts';
-import { compareGoStrings, goQuote, goStringSlice, SelectorParseError } from './errors.ts';
+import { SelectorParseError } from './errors.ts';
+import { compareGoStrings, goQuote, goStringSlice } from '../api/goformat.ts';
 
 /** Upstream's selection.Operator values that label requirements use. */
 export type LabelOperator = '=' | '==' | '!=' | 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';

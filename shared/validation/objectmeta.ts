@@ -9,7 +9,7 @@
 
 import type { ManagedFieldsEntry, ObjectMeta, OwnerReference } from '../api/types.ts';
 import { FieldPath, fieldImmutable, forbidden, invalid, required, tooLong, type FieldError } from '../api/field.ts';
-import { compareGoStrings, goQuote } from '../selectors/errors.ts';
+import { compareGoStrings, goQuote } from '../api/goformat.ts';
 import { isQualifiedName, isValidLabelValue, nameIsDNSLabel, nameIsPathSegment, type NameRule } from './names.ts';
 
 export const totalAnnotationSizeLimitBytes = 256 * 1024;
