@@ -137,6 +137,15 @@ export function generateName(base: string): string {
   return prefix + suffix;
 }
 
+/**
+ * An item of a typed list carries no apiVersion and kind (the list says them), as upstream
+ * serializes it. A shallow copy, because cached objects are shared with watch events.
+ */
+function listItem(obj: KubeObject): KubeObject {
+  const { apiVersion: _apiVersion, kind: _kind, ...item } = obj;
+  return item as KubeObject;
+}
+
 function hasFinalizers(obj: KubeObject): boolean {
   return (obj.metadata.finalizers?.length ?? 0) > 0;
 }
@@ -273,7 +282,7 @@ export class GenericStore {
         listRevision ||= result.revision;
         for (const value of result.values) {
           const obj = this.fromStorage(value);
-          if (opts.filter.matches(obj)) items.push(obj);
+          if (opts.filter.matches(obj)) items.push(listItem(obj));
         }
         lastKey = result.lastKey ?? lastKey;
         more = result.more;
@@ -325,7 +334,7 @@ export class GenericStore {
     const items: KubeObject[] = [];
     for (const value of this.cache?.list(prefix) ?? []) {
       const obj = this.fromStorage(value);
-      if (filter.matches(obj)) items.push(obj);
+      if (filter.matches(obj)) items.push(listItem(obj));
     }
     return {
       apiVersion: apiVersionOf(this.definition),
