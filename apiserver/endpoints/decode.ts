@@ -6,6 +6,7 @@
  */
 import { parse as parseYaml, parseDocument } from 'yaml';
 import { badRequest, isStatusError } from '../../shared/api/errors.ts';
+import { goQuote } from '../../shared/api/goformat.ts';
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
 import { findDuplicateKeys, JsonSyntaxError, parseJson } from '../../shared/codec/json.ts';
 import { checkAgainstSchema, SchemaTypeError } from '../../shared/codec/schema-check.ts';
@@ -43,7 +44,10 @@ export function goJsonSyntaxMessage(text: string, jsMessage: string): string {
   return `invalid character '${ch}' looking for beginning of value`;
 }
 
-/** Parses JSON or YAML text into a value and the paths of its duplicated keys. */
+/**
+ * Parses JSON or YAML text into a value and, when asked, its duplicated keys as upstream words
+ * them (`duplicate field "data.a"` for JSON, `line 7: key "a" already set in map` for YAML).
+ */
 export function parseBody(text: string, format: 'json' | 'yaml', wantDuplicates: boolean): { value: unknown; duplicates: string[] } {
   if (format === 'yaml') {
     const doc = parseDocument(text, { uniqueKeys: false });
@@ -53,17 +57,19 @@ export function parseBody(text: string, format: 'json' | 'yaml', wantDuplicates:
   }
   try {
     const value = parseJson(text);
-    return { value, duplicates: wantDuplicates ? findDuplicateKeys(text) : [] };
+    return { value, duplicates: wantDuplicates ? findDuplicateKeys(text).map((path) => `duplicate field "${path}"`) : [] };
   } catch (err) {
     if (err instanceof JsonSyntaxError) throw badRequest(`couldn't get version/kind; json parse error: ${goJsonSyntaxMessage(text, err.message)}`);
     throw err;
   }
 }
 
-/** The yaml library reports each duplicated key, with its position, when uniqueKeys is on. */
+/** Each duplicated key, in upstream's YAML wording: `line 7: key "a" already set in map`. */
 function yamlDuplicates(text: string): string[] {
   const doc = parseDocument(text, { uniqueKeys: true });
-  return doc.errors.filter((e) => e.code === 'DUPLICATE_KEY').map((e) => text.slice(e.pos[0], e.pos[1]).trim());
+  return doc.errors
+    .filter((e) => e.code === 'DUPLICATE_KEY')
+    .map((e) => `line ${e.linePos?.[0].line ?? 0}: key ${goQuote(text.slice(e.pos[0], e.pos[1]).trim())} already set in map`);
 }
 
 /** Decodes a protobuf body (envelope + message) with `schema`; a malformed one is a 400. */
@@ -112,7 +118,7 @@ export function checkDecoded(def: ResourceDefinition, value: Record<string, unkn
     throw err;
   }
   if (value.metadata === undefined) value.metadata = {};
-  const problems = [...unknown.map((f) => `unknown field "${f}"`), ...duplicates.map((f) => `duplicate field "${f}"`)];
+  const problems = [...unknown.map((f) => `unknown field "${f}"`), ...duplicates];
   if (problems.length && validation === 'Strict') throw cannotBeHandled(def, `strict decoding error: ${problems.join(', ')}`);
   return { object: value as KubeObject, warnings: validation === 'Warn' ? problems : [] };
 }

@@ -288,9 +288,6 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
 async function apply(served: ServedResource, namespace: string, req: ApiRequest, opts: RequestWriteOptions, text: string): Promise<ApiResponse> {
   const def = served.definition;
   const { value, duplicates } = parseApplyBody(text, opts.fieldValidation !== 'Ignore');
-  if (duplicates.length && opts.fieldValidation === 'Strict') {
-    throw badRequest(`error strict decoding YAML: ${duplicates.map((d) => `duplicate field "${d}"`).join(', ')}`);
-  }
   const force = isTrue(req.query.get('force'));
   const outcome = await requireStore(served).update(
     namespace,
@@ -304,18 +301,23 @@ async function apply(served: ServedResource, namespace: string, req: ApiRequest,
           `uid mismatch: the provided object specified uid ${value.metadata.uid}, and no existing object was found`,
         );
       }
-      return fieldManager.apply(current, structuredClone(value) as KubeObject, {
+      const applied = fieldManager.apply(current, structuredClone(value) as KubeObject, {
         definition: def,
         manager: opts.manager,
         subresource: req.info.subresource,
         now: req.context.now,
         force,
       });
+      // Upstream checks strictness after merging, so a conflict is reported first.
+      if (duplicates.length && opts.fieldValidation === 'Strict') {
+        throw badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`);
+      }
+      return applied;
     },
     req.context,
     opts,
   );
-  const warnings = opts.fieldValidation === 'Warn' ? duplicates.map((d) => `duplicate field "${d}"`) : [];
+  const warnings = opts.fieldValidation === 'Warn' ? duplicates : [];
   return { ...represent(req, def, outcome.object, false), status: outcome.created ? 201 : 200, warnings };
 }
 

@@ -31,6 +31,8 @@ export interface Schema {
    * that hold it; `field` then counts within the innermost.
    */
   'x-corral-protobuf'?: { field: number; optional?: true; embedded?: number[] };
+  /** An empty list here means something (managedFields: [] resets ownership): decoding keeps it. */
+  'x-corral-keep-empty'?: true;
   /** Well-known types whose protobuf form differs from their JSON shape (and whose OpenAPI is a $ref). */
   'x-corral-type'?: WellKnownType;
 }
@@ -157,7 +159,8 @@ export const objectMeta = (): Schema =>
     annotations: pb(12, map(string())),
     ownerReferences: pb(13, patchMerge(keyedArray(ownerReference(), ['uid']), 'uid')),
     finalizers: pb(14, patchMerge(setArray(string()))),
-    managedFields: pb(17, atomicArray(managedFieldsEntry())),
+    // An explicit empty list resets ownership (upstream), so decoding must not drop it.
+    managedFields: pb(17, { ...atomicArray(managedFieldsEntry()), 'x-corral-keep-empty': true }),
   });
 
 /** core/v1 ObjectReference. */

@@ -24,6 +24,7 @@ const int32Max = 2 ** 31 - 1;
 
 /** An empty list or map (not struct: Go writes empty structs even when omitempty). */
 function isEmptyCollection(value: unknown, schema: Schema): boolean {
+  if (schema['x-corral-keep-empty']) return false;
   if (schema.type === 'array') return Array.isArray(value) && value.length === 0;
   return schema.additionalProperties !== undefined && isObject(value) && Object.keys(value).length === 0;
 }

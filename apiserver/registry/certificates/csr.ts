@@ -601,7 +601,7 @@ export const csrDefinition = defineResource<CertificateSigningRequest>({
   },
   subresources: {
     approval: {
-      verbs: ['update'],
+      verbs: ['get', 'patch', 'update'],
       prepareForUpdate(obj, old, ctx) {
         populateConditionTimestamps(obj, old, ctx);
         const conditions = obj.status?.conditions;
