@@ -321,11 +321,14 @@ async function apply(served: ServedResource, namespace: string, req: ApiRequest,
   return { ...represent(req, def, outcome.object, false), status: outcome.created ? 201 : 200, warnings };
 }
 
-/** An apply body: YAML (JSON is YAML), which must be an object. */
+/**
+ * An apply body: YAML, which must be an object. JSON is YAML, and kubectl sends JSON, which the
+ * JSON parser reads several times faster than the YAML one.
+ */
 function parseApplyBody(text: string, wantDuplicates: boolean): { value: Record<string, unknown>; duplicates: string[] } {
   let parsed;
   try {
-    parsed = parseBody(text, 'yaml', wantDuplicates);
+    parsed = parseBody(text, text.trimStart().startsWith('{') ? 'json' : 'yaml', wantDuplicates);
   } catch (err) {
     throw badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
   }
