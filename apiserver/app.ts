@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { pino, type Logger } from 'pino';
+import type { Level, Logger } from 'pino';
 import { isStatusError } from '../shared/api/errors.ts';
 import { AdmissionChain, type AdmissionPlugin } from './admission/admission.ts';
 import { lookupFrom, namespaceLifecycle } from './admission/namespace-lifecycle.ts';
@@ -17,8 +17,12 @@ import { allDefinitions } from './registry/all.ts';
 import type { RequestContext } from './registry/definition.ts';
 import { Registry, runtimeConfig } from './registry/registry.ts';
 import { alwaysAllow } from './server/authorization.ts';
+import { Auditor, loadAuditPolicy, openAuditLog } from './server/audit.ts';
 import type { HealthCheck } from './server/health.ts';
+import { createLogger } from './server/logging.ts';
+import { ApiServerMetrics, type StorageObjectCount } from './server/metrics.ts';
 import { ApiServer } from './server/server.ts';
+import { gracefulShutdown } from './server/shutdown.ts';
 import { connectEtcd, EtcdStore } from './storage/etcd/store.ts';
 import { WatchCache } from './storage/cache/watch-cache.ts';
 import { Compactor } from './storage/etcd/compactor.ts';
@@ -34,7 +38,56 @@ export interface RunningApiServer {
   url: string;
   kubeconfigPath: string;
   registry: Registry;
+  metrics: ApiServerMetrics;
+  /**
+   * Graceful shutdown (SIGTERM): /readyz fails at once, after --shutdown-delay-duration the server
+   * stops accepting and ends watches, requests in flight finish, then storage is released.
+   */
+  shutdown(): Promise<void>;
+  /** Immediate stop: connections are cut. */
   close(): Promise<void>;
+}
+
+/** The message of the readyz `shutdown` check once shutdown started (upstream's). */
+export const shuttingDownMessage = 'process is shutting down';
+
+/**
+ * Wraps start-up checks for /livez: during the grace period after start they pass, so that a slow
+ * start is not mistaken for a dead server (upstream's delayed livez checks).
+ */
+export function withLivezGrace(check: HealthCheck, graceMs: number, startedAt: number, now: () => number = Date.now): HealthCheck {
+  if (graceMs <= 0) return check;
+  return { name: check.name, check: async () => (now() > startedAt + graceMs ? check.check() : undefined) };
+}
+
+/** The number of objects of each stored resource, read from the watch cache; a resource stored for two groups counts once. */
+function storageObjectCounts(registry: Registry, watchCache: WatchCache): StorageObjectCount[] {
+  const seen = new Set<string>();
+  const out: StorageObjectCount[] = [];
+  for (const { definition, store } of registry.resources) {
+    if (!store) continue;
+    const stored = definition.storage?.resource ?? definition.plural;
+    if (seen.has(stored)) continue;
+    seen.add(stored);
+    out.push({ resource: definition.group ? `${definition.plural}.${definition.group}` : definition.plural, count: watchCache.resource(stored).size });
+  }
+  return out;
+}
+
+/** The group resource an etcd key belongs to (etcd_request_duration_seconds' `type`), by its storage resource. */
+function etcdTypeResolver(registry: Registry, prefix: string): (key: string) => string {
+  const byStorage = new Map<string, string>();
+  for (const { definition, store } of registry.resources) {
+    if (!store) continue;
+    const stored = definition.storage?.resource ?? definition.plural;
+    if (!byStorage.has(stored)) byStorage.set(stored, definition.group ? `${definition.plural}.${definition.group}` : definition.plural);
+  }
+  return (key) => {
+    const rest = key.slice(prefix.length + 1);
+    const slash = rest.indexOf('/');
+    const stored = slash < 0 ? rest : rest.slice(0, slash);
+    return byStorage.get(stored) ?? stored;
+  };
 }
 
 /** Enabled admission plugins: the defaults this server implements, adjusted by the flags. */
@@ -46,10 +99,44 @@ function admissionPlugins(config: ApiServerConfig, available: Record<string, () 
   return [...names].map((n) => available[n]!());
 }
 
-export async function startApiServer(config: ApiServerConfig, logger: Logger = pino({ level: config.logLevel })): Promise<RunningApiServer> {
-  const enabled = runtimeConfig(config.runtimeConfig);
+export async function startApiServer(config: ApiServerConfig, logger: Logger = createLogger(config.logLevel, 'apiserver')): Promise<RunningApiServer> {
+  const startedAt = Date.now();
+  // Everything a flag or a file can get wrong fails before anything is started.
+  const audit = config.auditPolicyFile ? loadAuditPolicy(config.auditPolicyFile) : undefined;
+  for (const warning of audit?.warnings ?? []) logger.warn(warning);
   const client = connectEtcd({ endpoints: config.etcdServers, requestTimeoutMs: config.etcdRequestTimeoutMs });
   const etcd = new EtcdStore(client, config.etcdPrefix);
+  const definitions = allDefinitions(etcd);
+  let enabled;
+  try {
+    enabled = runtimeConfig(config.runtimeConfig, definitions);
+  } catch (err) {
+    client.close();
+    throw err;
+  }
+  const metrics = new ApiServerMetrics({
+    logger,
+    showHiddenMetricsForVersion: config.showHiddenMetricsForVersion,
+    buildInfo: {
+      build_date: '1970-01-01T00:00:00Z',
+      compiler: 'node',
+      git_commit: '',
+      git_tree_state: 'clean',
+      git_version: kubernetesVersion.gitVersion,
+      go_version: process.version,
+      major: kubernetesVersion.major,
+      minor: kubernetesVersion.minor,
+      platform: `${process.platform}/${process.arch}`,
+    },
+  });
+  const auditor =
+    audit && config.auditLogPath
+      ? new Auditor(
+          audit.policy,
+          openAuditLog({ path: config.auditLogPath, maxSizeMb: config.auditLogMaxSizeMb, maxBackups: config.auditLogMaxBackups, maxAgeDays: config.auditLogMaxAgeDays }),
+          () => metrics.auditEvent(),
+        )
+      : undefined;
 
   const pki = await ensurePki(config.dataDir, { tlsSans: config.tlsSans, hostname: hostname() });
   const tls = {
@@ -69,7 +156,10 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = p
     onError: (err) => logger.warn({ err }, 'etcd compaction failed'),
   });
   compactor.start();
-  const registry = new Registry(allDefinitions(etcd), etcd, admission, enabled, watchCache);
+  const registry = new Registry(definitions, etcd, admission, enabled, watchCache);
+  const etcdType = etcdTypeResolver(registry, config.etcdPrefix);
+  etcd.observer = (operation, key, seconds, failed) => metrics.etcdRequest(operation, etcdType(key), seconds, failed);
+  metrics.setStorageObjectsSource(() => storageObjectCounts(registry, watchCache));
   const namespaces = registry.namespaces();
   if (!namespaces) throw new Error('the core v1 API must be enabled');
   plugins.push(...admissionPlugins(config, { NamespaceLifecycle: () => namespaceLifecycle(lookupFrom((name, resourceVersion) => namespaces.get('', name, resourceVersion))) }));
@@ -80,28 +170,44 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = p
   });
 
   let bootstrapped = false;
+  let shuttingDown = false;
   const etcdCheck: HealthCheck = { name: 'etcd', check: async () => void (await etcd.currentRevision()) };
-  const common: HealthCheck[] = [
+  const bootstrapCheck: HealthCheck = {
+    name: 'poststarthook/bootstrap-namespaces',
+    check: async () => {
+      if (!bootstrapped) throw new Error('system namespaces not yet created');
+    },
+  };
+  const base: HealthCheck[] = [
     { name: 'ping', check: async () => {} },
     { name: 'log', check: async () => {} },
     etcdCheck,
-    {
-      name: 'poststarthook/bootstrap-namespaces',
-      check: async () => {
-        if (!bootstrapped) throw new Error('system namespaces not yet created');
-      },
-    },
   ];
   const server = new ApiServer({
     registry,
     authenticator,
     authorizer: alwaysAllow,
     tls,
-    livez: common,
-    readyz: [...common, { name: 'shutdown', check: async () => {} }],
+    livez: [...base, withLivezGrace(bootstrapCheck, config.livezGracePeriodMs, startedAt)],
+    readyz: [
+      ...base,
+      bootstrapCheck,
+      {
+        name: 'shutdown',
+        check: async () => {
+          if (shuttingDown) throw new Error(shuttingDownMessage);
+        },
+      },
+    ],
     maxRequestBodyBytes: config.maxRequestBodyBytes,
     version: { ...kubernetesVersion, gitCommit: '', gitTreeState: 'clean', buildDate: '1970-01-01T00:00:00Z', goVersion: process.version, compiler: 'node', platform: `${process.platform}/${process.arch}` },
     logger,
+    metrics,
+    auditor,
+    maxRequestsInflight: config.maxRequestsInflight,
+    maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
+    requestTimeoutMs: config.requestTimeoutMs,
+    requestLogLevel: config.requestLogLevel as Level,
   });
   const port = await server.listen(config.securePort, config.bindAddress);
   const host = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' ? '127.0.0.1' : config.bindAddress;
@@ -119,16 +225,32 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = p
   bootstrapped = true;
   logger.info({ url, kubeconfig: kubeconfigPath }, 'API server ready');
 
+  let released: Promise<void> | undefined;
+  const release = (): Promise<void> =>
+    (released ??= (async () => {
+      await server.close();
+      await compactor.stop();
+      await watchCache.stop();
+      client.close();
+      auditor?.close();
+    })());
+  let shutdown: Promise<void> | undefined;
   return {
     port,
     url,
     kubeconfigPath,
     registry,
-    async close() {
-      await server.close();
-      await compactor.stop();
-      await watchCache.stop();
-      client.close();
-    },
+    metrics,
+    shutdown: () =>
+      (shutdown ??= gracefulShutdown({
+        delayMs: config.shutdownDelayMs,
+        drainTimeoutMs: config.requestTimeoutMs,
+        markNotReady: () => void (shuttingDown = true),
+        stopAccepting: () => server.stopAccepting(),
+        drain: (ms) => server.drain(ms),
+        release,
+        logger,
+      })),
+    close: release,
   };
 }

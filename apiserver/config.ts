@@ -3,6 +3,9 @@
  * configuration they produce. `--help` prints the table below.
  */
 import { parseArgs } from 'node:util';
+import { formatGoDuration, parseGoDuration } from './server/duration.ts';
+import { isLogLevel } from './server/logging.ts';
+import { validateShowHiddenMetricsVersion } from './server/metrics.ts';
 
 export interface ApiServerConfig {
   etcdServers: string[];
@@ -25,6 +28,23 @@ export interface ApiServerConfig {
   /** 0 disables compaction. */
   etcdCompactionIntervalMs: number;
   logLevel: string;
+  /** The level of the one log line each request leaves. */
+  requestLogLevel: string;
+  /** 0: unlimited. */
+  maxRequestsInflight: number;
+  /** 0: unlimited. */
+  maxMutatingRequestsInflight: number;
+  requestTimeoutMs: number;
+  livezGracePeriodMs: number;
+  shutdownDelayMs: number;
+  /** Empty unless hidden metrics are wanted. */
+  showHiddenMetricsForVersion: string;
+  /** Empty: no audit log. `-`: standard output. */
+  auditLogPath: string;
+  auditPolicyFile: string | undefined;
+  auditLogMaxSizeMb: number;
+  auditLogMaxBackups: number;
+  auditLogMaxAgeDays: number;
 }
 
 interface FlagSpec {
@@ -45,31 +65,62 @@ export const flags: Record<string, FlagSpec> = {
   'tls-sans': { type: 'string', default: '', help: 'Comma separated extra DNS names and IPs for the generated serving certificate.' },
   'token-auth-file': { type: 'string', help: 'Static bearer tokens, CSV: token,user,uid,"group1,group2".' },
   'anonymous-auth': { type: 'string', default: 'false', help: 'Treat requests without credentials as system:anonymous (until RBAC lands, off by default).' },
-  'runtime-config': { type: 'string', default: '', help: 'Enable or disable API versions: group/version[=true|false], api/all, api/alpha, api/beta.' },
+  'runtime-config': { type: 'string', default: '', help: 'Enable or disable APIs: comma separated key[=true|false] (no value: true), keys group/version, group/version/resource, v1, api/all, api/ga, api/beta, api/alpha.' },
   'enable-admission-plugins': { type: 'string', default: '', help: 'Admission plugins to enable besides the defaults.' },
   'disable-admission-plugins': { type: 'string', default: '', help: 'Admission plugins to disable.' },
   'max-request-bytes': { type: 'string', default: String(3 * 1024 * 1024), help: 'Largest request body accepted.' },
   'etcd-request-timeout': { type: 'string', default: '10s', help: 'Deadline of one etcd call.' },
-  'etcd-compaction-interval': { type: 'string', default: '5m', help: 'How often etcd history is compacted (coordinated across replicas); 0 disables.' },
-  'log-level': { type: 'string', default: 'info', help: 'Log level: debug, info, warn, error.' },
+  'etcd-compaction-interval': { type: 'string', default: '5m0s', help: 'How often etcd history is compacted (coordinated across replicas); 0 disables.' },
+  'log-level': { type: 'string', default: 'info', help: 'Log level: trace, debug, info, warn, error, fatal, silent.' },
+  'request-log-level': { type: 'string', default: 'debug', help: 'Level of the one log line per request (verb, path, user, code, latency, request id).' },
+  'max-requests-inflight': { type: 'string', default: '400', help: 'Most read-only requests served at once (watches excluded); beyond it 429. 0: no limit.' },
+  'max-mutating-requests-inflight': { type: 'string', default: '200', help: 'Most mutating requests served at once; beyond it 429. 0: no limit.' },
+  'request-timeout': { type: 'string', default: formatGoDuration(60_000), help: 'Deadline of every request but watches; beyond it 504. A shorter ?timeout= wins.' },
+  'livez-grace-period': { type: 'string', default: '0s', help: 'Time after start during which /livez ignores unfinished start-up checks.' },
+  'shutdown-delay-duration': { type: 'string', default: '0s', help: 'On SIGTERM, how long /readyz fails while requests are still served, before the server stops accepting.' },
+  'show-hidden-metrics-for-version': { type: 'string', default: '', help: "The previous release (e.g. '1.31') whose hidden metrics are shown again." },
+  'audit-log-path': { type: 'string', default: '', help: "Audit events are written to this file as JSON lines ('-': standard output)." },
+  'audit-policy-file': { type: 'string', help: 'audit.k8s.io/v1 Policy deciding what is audited; without it nothing is.' },
+  'audit-log-maxsize': { type: 'string', default: '0', help: 'Megabytes of the audit log before it is rotated (0: 100).' },
+  'audit-log-maxbackup': { type: 'string', default: '0', help: 'Rotated audit logs kept (0: all).' },
+  'audit-log-maxage': { type: 'string', default: '0', help: 'Days rotated audit logs are kept (0: forever).' },
   help: { type: 'boolean', help: 'Print this help.' },
 };
 
 export function usage(command: string, extra: Record<string, FlagSpec> = {}): string {
   const all = { ...flags, ...extra };
+  const width = Math.max(...Object.keys(all).map((name) => name.length)) + 2;
   const lines = Object.entries(all).map(([name, spec]) => {
     const def = spec.default !== undefined && spec.default !== '' ? ` (default ${JSON.stringify(spec.default)})` : '';
-    return `  --${name.padEnd(28)}${spec.help}${def}`;
+    return `  --${name.padEnd(width)}${spec.help}${def}`;
   });
   return `Usage: ${command} [flags]\n\nFlags:\n${lines.join('\n')}\n`;
 }
 
-/** Parses `10s`, `5m`, `1h`, `250ms` or plain seconds into milliseconds. */
+/** A Go duration flag (`10s`, `1m30s`, `250ms`, `0`) in milliseconds, with pflag's error message. */
 export function parseDuration(text: string, flag: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (!m) throw new Error(`invalid argument "${text}" for "--${flag}" flag: time: invalid duration "${text}"`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 's'] ?? 1000;
-  return Number(m[1]) * unit;
+  try {
+    return parseGoDuration(text);
+  } catch (err) {
+    throw new Error(`invalid argument ${JSON.stringify(text)} for "--${flag}" flag: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** An integer flag, with pflag's error message. */
+function parseInteger(text: string, flag: string): number {
+  if (!/^[+-]?\d+$/.test(text)) throw new Error(`invalid argument ${JSON.stringify(text)} for "--${flag}" flag: strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
+  return Number(text);
+}
+
+function notNegative(value: number, message: string): number {
+  if (value < 0) throw new Error(message);
+  return value;
+}
+
+/** A pino level; `silent` only where logs may be turned off entirely. */
+function level(text: string, flag: string, allowSilent: boolean): string {
+  if (isLogLevel(text) || (allowSilent && text === 'silent')) return text;
+  throw new Error(`--${flag} ${JSON.stringify(text)} is not one of trace, debug, info, warn, error, fatal${allowSilent ? ', silent' : ''}`);
 }
 
 function list(text: string | undefined): string[] {
@@ -103,6 +154,9 @@ export function configFromFlags(values: ParsedFlags): ApiServerConfig {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--secure-port ${str('secure-port')} must be between 0 and 65535, inclusive`);
   const etcdServers = list(str('etcd-servers'));
   if (etcdServers.length === 0) throw new Error('--etcd-servers must be specified');
+  const showHidden = str('show-hidden-metrics-for-version') ?? '';
+  validateShowHiddenMetricsVersion(showHidden);
+  const auditNumber = (flag: string): number => notNegative(parseInteger(str(flag) ?? '0', flag), `--${flag} ${str(flag)} can't be a negative number`);
   return {
     etcdServers,
     etcdPrefix: (str('etcd-prefix') ?? '/registry').replace(/\/+$/, ''),
@@ -121,6 +175,21 @@ export function configFromFlags(values: ParsedFlags): ApiServerConfig {
     maxRequestBodyBytes: Number(str('max-request-bytes') ?? 3 * 1024 * 1024),
     etcdRequestTimeoutMs: parseDuration(str('etcd-request-timeout') ?? '10s', 'etcd-request-timeout'),
     etcdCompactionIntervalMs: parseDuration(str('etcd-compaction-interval') ?? '5m', 'etcd-compaction-interval'),
-    logLevel: str('log-level') ?? 'info',
+    logLevel: level(str('log-level') ?? 'info', 'log-level', true),
+    requestLogLevel: level(str('request-log-level') ?? 'debug', 'request-log-level', false),
+    maxRequestsInflight: notNegative(parseInteger(str('max-requests-inflight') ?? '400', 'max-requests-inflight'), '--max-requests-inflight can not be negative value'),
+    maxMutatingRequestsInflight: notNegative(
+      parseInteger(str('max-mutating-requests-inflight') ?? '200', 'max-mutating-requests-inflight'),
+      '--max-mutating-requests-inflight can not be negative value',
+    ),
+    requestTimeoutMs: notNegative(parseDuration(str('request-timeout') ?? '1m0s', 'request-timeout'), '--request-timeout can not be negative value'),
+    livezGracePeriodMs: notNegative(parseDuration(str('livez-grace-period') ?? '0s', 'livez-grace-period'), '--livez-grace-period can not be a negative value'),
+    shutdownDelayMs: notNegative(parseDuration(str('shutdown-delay-duration') ?? '0s', 'shutdown-delay-duration'), '--shutdown-delay-duration can not be negative value'),
+    showHiddenMetricsForVersion: showHidden,
+    auditLogPath: str('audit-log-path') ?? '',
+    auditPolicyFile: str('audit-policy-file'),
+    auditLogMaxSizeMb: auditNumber('audit-log-maxsize'),
+    auditLogMaxBackups: auditNumber('audit-log-maxbackup'),
+    auditLogMaxAgeDays: auditNumber('audit-log-maxage'),
   };
 }

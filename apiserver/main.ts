@@ -1,4 +1,8 @@
-/** One API server replica: flags → config → start. Stops cleanly on SIGINT and SIGTERM. */
+/**
+ * One API server replica: flags → config → start. SIGTERM or SIGINT starts a graceful shutdown
+ * (see RunningApiServer.shutdown) and the process exits 0 once it is done; a second signal exits
+ * at once with 1.
+ */
 import { configFromFlags, parseFlags, usage } from './config.ts';
 import { startApiServer } from './app.ts';
 
@@ -14,17 +18,22 @@ async function main(): Promise<void> {
     process.stdout.write(usage('npm run apiserver --'));
     return;
   }
-  const config = configFromFlags(values);
-  const server = await startApiServer(config);
+  const server = await startApiServer(configFromFlags(values));
   process.stdout.write(`corral API server listening on ${server.url}\nadmin kubeconfig: ${server.kubeconfigPath}\n`);
+  let stopping = false;
   const stop = (): void => {
-    server.close().then(
+    if (stopping) process.exit(1);
+    stopping = true;
+    server.shutdown().then(
       () => process.exit(0),
-      () => process.exit(1),
+      (err: unknown) => {
+        process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.exit(1);
+      },
     );
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 main().catch((err: unknown) => {

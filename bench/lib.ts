@@ -7,6 +7,7 @@
  * Benchmarks print figures; they never assert timings.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { connect as connectHttp2, type ClientHttp2Session, type IncomingHttpHeaders, type IncomingHttpStatusHeader } from 'node:http2';
 import { Agent, request as httpsRequest } from 'node:https';
@@ -103,6 +104,24 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
 
 export function fixed(n: number, digits: number): string {
   return Number.isFinite(n) ? n.toFixed(digits) : '-';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Objects
+
+/** ConfigMap data of `bytes` bytes in 256-byte values, random so that nothing compresses it away. */
+export function configMapData(bytes: number): Record<string, string> {
+  const data: Record<string, string> = {};
+  const text = randomBytes(bytes).toString('base64url').slice(0, bytes);
+  for (let i = 0; i * 256 < bytes; i++) data[`key-${i}`] = text.slice(i * 256, (i + 1) * 256);
+  return data;
+}
+
+/** A ConfigMap create or update body, labelled `app: corral-bench`. */
+export function configMapBody(name: string, data: Record<string, string>, annotations?: Record<string, string>): Buffer {
+  return Buffer.from(
+    JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'corral-bench' }, ...(annotations ? { annotations } : {}) }, data }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

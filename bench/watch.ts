@@ -20,7 +20,6 @@
  * Usage: npx tsx bench/watch.ts [--objects N] [--watchers W] [--events E] [--help for all flags]
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpHeaders, IncomingHttpStatusHeader } from 'node:http2';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -33,6 +32,8 @@ import { startEtcd } from '../shared/etcd/process.ts';
 import {
   Cleanup,
   clientGoWindows,
+  configMapBody,
+  configMapData,
   connectHttp2Session,
   expectStatus,
   fixed,
@@ -66,12 +67,13 @@ const usage = `Usage: npx tsx bench/watch.ts [flags]
   --watchers W         concurrent watchers in phase 2 (default 2000)
   --events E           updates each fan-out watcher must receive (default 200)
   --sessions S         HTTP/2 sessions the fan-out watchers share (default 20)
-  --rate R             fan-out updates per second, steady (default 20)
+  --rate R             fan-out updates per second, steady (default 10)
   --latency-writes L   measured writes of phase 1, half creates, half updates (default 1000)
   --data-bytes B       bytes of ConfigMap data in every phase (default 2048)
-  --list-rounds R      measured rounds of each list (default 5; the table shows the median)
+  --list-rounds R      measured rounds of each list (default 7; the table shows the median)
   --timeout SECONDS    abort the whole run after this long (default 480)
   --skip-raw-fanout    no etcd3 fan-out baseline
+  --phases LIST        which of latency,fanout,lists to run (default all; memory is always read)
   --cpu-prof           write a CPU profile of the API server and summarize it
   --cpu-prof-dir DIR   where the profile goes (default: a new /tmp/corral-prof-* dir)
   --keep               keep the temp dir (etcd data, API server log)
@@ -88,6 +90,7 @@ interface Options {
   listRounds: number;
   timeoutMs: number;
   rawFanout: boolean;
+  phases: ReadonlySet<PhaseName>;
   cpuProfileDir: string | undefined;
   keep: boolean;
 }
@@ -98,6 +101,13 @@ function positiveInt(text: string, flag: string, min = 1): number {
   return n;
 }
 
+function parsePhases(text: string): ReadonlySet<PhaseName> {
+  const names = text.split(',').filter(Boolean);
+  const unknown = names.filter((n) => !(phaseNames as readonly string[]).includes(n));
+  if (unknown.length || !names.length) throw new Error(`--phases takes a comma-separated subset of ${phaseNames.join(',')}, got ${JSON.stringify(text)}`);
+  return new Set(names as PhaseName[]);
+}
+
 function parseOptions(argv: string[]): Options | undefined {
   const { values } = parseArgs({
     args: argv,
@@ -106,12 +116,13 @@ function parseOptions(argv: string[]): Options | undefined {
       watchers: { type: 'string', default: '2000' },
       events: { type: 'string', default: '200' },
       sessions: { type: 'string', default: '20' },
-      rate: { type: 'string', default: '20' },
+      rate: { type: 'string', default: '10' },
       'latency-writes': { type: 'string', default: '1000' },
       'data-bytes': { type: 'string', default: '2048' },
-      'list-rounds': { type: 'string', default: '5' },
+      'list-rounds': { type: 'string', default: '7' },
       timeout: { type: 'string', default: '480' },
       'skip-raw-fanout': { type: 'boolean', default: false },
+      phases: { type: 'string', default: phaseNames.join(',') },
       'cpu-prof': { type: 'boolean', default: false },
       'cpu-prof-dir': { type: 'string' },
       keep: { type: 'boolean', default: false },
@@ -132,6 +143,7 @@ function parseOptions(argv: string[]): Options | undefined {
     listRounds: positiveInt(values['list-rounds'], 'list-rounds'),
     timeoutMs: positiveInt(values.timeout, 'timeout') * 1000,
     rawFanout: !values['skip-raw-fanout'],
+    phases: parsePhases(values.phases),
     cpuProfileDir: profiling ? (values['cpu-prof-dir'] ?? mkdtempSync(join(tmpdir(), 'corral-prof-'))) : undefined,
     keep: values.keep,
   };
@@ -209,7 +221,7 @@ interface WatchHandlers {
 
 /**
  * Opens a JSON watch on an HTTP/2 session; resolves once the response headers say 200 (rejects
- * with the status and body otherwise). `closeStream` on the result ends it without `ended`.
+ * with the status and body otherwise). `close` on the result ends it without calling `ended`.
  */
 function openApiWatch(session: ClientHttp2Session, path: string, handlers: WatchHandlers): Promise<{ close(): void }> {
   return new Promise((resolve, reject) => {
@@ -220,7 +232,13 @@ function openApiWatch(session: ClientHttp2Session, path: string, handlers: Watch
     const rejected: Buffer[] = [];
     stream.on('response', (h: IncomingHttpHeaders & IncomingHttpStatusHeader) => {
       status = Number(h[':status']);
-      if (status === 200) resolve({ close: () => ((closing = true), stream.close()) });
+      if (status !== 200) return;
+      resolve({
+        close: () => {
+          closing = true;
+          stream.close();
+        },
+      });
     });
     stream.on('data', (chunk: Buffer) => {
       if (status !== 200) return void rejected.push(chunk);
@@ -377,7 +395,7 @@ async function fanoutChild(): Promise<void> {
           return watcher;
         }),
       );
-      closers.unshift(() => Promise.all(watchers.map((w) => w.cancel().catch(() => {}))).then(() => {}));
+      closers.push(() => Promise.all(watchers.map((w) => w.cancel().catch(() => {}))).then(() => {}));
     }
   } catch (err) {
     await sendToParent({ type: 'failed', error: err instanceof Error ? err.message : String(err) });
@@ -394,6 +412,7 @@ async function fanoutChild(): Promise<void> {
     new Promise((r) => setTimeout(r, finish.graceMs)),
   ]);
   const cpuMs = ownCpuMs() - cpuAtReady;
+  // Last opened, first closed: watches before their sessions or client.
   for (const close of closers.reverse()) await close();
   await sendToParent({
     type: 'result',
@@ -454,20 +473,6 @@ function startFanoutChild(plan: FanoutPlan, cleanup: Cleanup): FanoutChild {
 
 // ---------------------------------------------------------------------------------------------
 // Objects
-
-/** ConfigMap data of `bytes` bytes in 256-byte values, random so that nothing compresses it away. */
-function configMapData(bytes: number): Record<string, string> {
-  const data: Record<string, string> = {};
-  const text = randomBytes(bytes).toString('base64url').slice(0, bytes);
-  for (let i = 0; i * 256 < bytes; i++) data[`key-${i}`] = text.slice(i * 256, (i + 1) * 256);
-  return data;
-}
-
-function configMapBody(name: string, data: Record<string, string>, annotations?: Record<string, string>): Buffer {
-  return Buffer.from(
-    JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'corral-bench' }, ...(annotations ? { annotations } : {}) }, data }),
-  );
-}
 
 const collection = (namespace: string): string => `/api/v1/namespaces/${namespace}/configmaps`;
 
@@ -605,8 +610,8 @@ class Arrivals {
 
 interface LatencyTarget {
   name: string;
-  /** Creates (or updates, once the name exists) object `name` carrying the stamp. */
-  write(name: string, created: boolean, seq: number, sentAt: number): Promise<void>;
+  /** Creates object `name` carrying the stamp, or updates it when it `exists`. */
+  write(name: string, exists: boolean, seq: number, sentAt: number): Promise<void>;
   arrivals: Arrivals;
   close(): Promise<void> | void;
 }
@@ -652,29 +657,45 @@ async function rawLatencyTarget(ctx: Context, prefix: string): Promise<LatencyTa
   };
 }
 
+/** What phase 1 measures per write: send → watch event, and send → the write's own response. */
+interface WriteToEvent {
+  event: Float64Array;
+  response: Float64Array;
+}
+
 /**
- * `warmup + count` writes one at a time, each waiting for its watch event and its response: the
- * first half create objects, the rest update them in turn. Returns the measured latencies.
+ * `warmup + count` writes to each target, one write at a time, each waiting for its watch event
+ * and its response: the first half create objects, the rest update them in turn. The targets take
+ * turns write by write (alternating who goes first), so that a burst of load from elsewhere on
+ * the machine hits all of them alike. Results are in the order of `targets`.
  */
-async function writeToEvent(ctx: Context, target: LatencyTarget, count: number, warmup: number): Promise<Float64Array> {
-  const out = new Float64Array(count).fill(NaN);
+async function writeToEvent(ctx: Context, targets: readonly LatencyTarget[], count: number, warmup: number): Promise<WriteToEvent[]> {
+  const results = targets.map(() => ({ event: new Float64Array(count).fill(NaN), response: new Float64Array(count).fill(NaN) }));
+  const errors = targets.map(() => 0);
   const names = Math.max(1, Math.floor((warmup + count) / 2));
-  let errors = 0;
   for (let seq = 0; seq < warmup + count; seq++) {
-    const name = `lat-${seq % names}`;
-    const event = target.arrivals.expect(seq);
-    const sentAt = wallNow();
-    try {
-      const [receivedAt] = await within(Promise.all([event, target.write(name, seq >= names, seq, sentAt)]), 10_000, `write ${seq} and its event`);
-      if (seq >= warmup) out[seq - warmup] = receivedAt - sentAt;
-    } catch (err) {
-      errors++;
-      if (errors === 1) ctx.failures.push(`${target.name} write→event ${seq}: ${err instanceof Error ? err.message : String(err)}`);
-      if (errors >= 10) break;
+    for (let k = 0; k < targets.length; k++) {
+      const t = seq % 2 === 0 ? k : targets.length - 1 - k;
+      const target = targets[t]!;
+      if (errors[t]! >= 10) continue;
+      const arrival = target.arrivals.expect(seq);
+      const sentAt = wallNow();
+      const answered = target.write(`lat-${seq % names}`, seq >= names, seq, sentAt).then(wallNow);
+      try {
+        const [receivedAt, answeredAt] = await within(Promise.all([arrival, answered]), 10_000, `write ${seq} and its event`);
+        if (seq >= warmup) {
+          results[t]!.event[seq - warmup] = receivedAt - sentAt;
+          results[t]!.response[seq - warmup] = answeredAt - sentAt;
+        }
+      } catch (err) {
+        if (++errors[t]! === 1) ctx.failures.push(`${target.name} write→event ${seq}: ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
   }
-  if (target.arrivals.unexpected) ctx.failures.push(`${target.name} latency watch: ${target.arrivals.unexpected} unexpected events`);
-  return out;
+  for (const target of targets) {
+    if (target.arrivals.unexpected) ctx.failures.push(`${target.name} latency watch: ${target.arrivals.unexpected} unexpected events`);
+  }
+  return results;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -730,7 +751,7 @@ async function fanout(ctx: Context, name: string, plan: FanoutPlan, write: (seq:
     async () => {
       const writes = await steadyWrites(opts.events, opts.rate, write);
       if (writes.errors) ctx.failures.push(`${name} fan-out: ${writes.errors} failed writes; first: ${writes.firstError}`);
-      const result = await child.finish(15_000);
+      const result = await child.finish(30_000);
       return { result, setupMs, writeLatencies: writes.latencies, writeErrors: writes.errors, writeRate: writes.rate };
     },
     (run) => run.result.cpuMs,
@@ -880,70 +901,68 @@ function met(ok: boolean): string {
   return ok ? 'met' : 'MISSED';
 }
 
-async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
-  const startLoad = loadavg();
-  const dir = mkdtempSync(join(tmpdir(), 'corral-bench-'));
-  if (!opts.keep) cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  const log = (text: string): void => void process.stderr.write(`${text}\n`);
-  log(`temp dir ${dir}`);
-
-  const etcdProcess = await startEtcd({ dataDir: join(dir, 'etcd') });
-  cleanup.push(() => etcdProcess.stop());
-  if (opts.cpuProfileDir) mkdirSync(opts.cpuProfileDir, { recursive: true });
-  const api = await startApiServerProcess({
-    etcdEndpoints: etcdProcess.endpoints,
-    dataDir: join(dir, 'apiserver'),
-    logFile: join(dir, 'apiserver.log'),
-    gcProbe: true,
-    ...(opts.cpuProfileDir ? { cpuProfileDir: opts.cpuProfileDir } : {}),
-  });
-  cleanup.push(() => api.stop());
-  const pids: Pids = { apiserver: api.pid, etcd: etcdProcess.child.pid! };
-  const idle = readProcess(api.pid);
-  log(`etcd ${etcdProcess.endpoints.join(',')}, API server ${api.url} (pid ${api.pid})`);
-
-  const etcd = connectEtcd({ endpoints: etcdProcess.endpoints });
-  cleanup.push(() => etcd.close());
-  const client = new Http2Client(api.url, api.tls, clientGoWindows);
-  cleanup.push(() => client.close());
-
-  // Raw etcd values are shaped and sized exactly as corral stores such a ConfigMap.
-  const data = configMapData(opts.dataBytes);
-  await createNamespace(client, 'bench-probe');
-  await expectStatus(client.request('POST', collection('bench-probe'), configMapBody('probe', data, stampAnnotations(0, wallNow()))), 201);
-  const stored = await etcd.kv.range({ key: Buffer.from('/registry/configmaps/bench-probe/probe') });
-  const storedValue = stored.kvs[0]?.value;
-  if (!storedValue) throw new Error('the probe ConfigMap is not at /registry/configmaps/bench-probe/probe in etcd');
-
-  const ctx: Context = {
-    opts,
-    api,
-    pids,
-    etcd,
-    etcdEndpoints: etcdProcess.endpoints,
-    client,
-    data,
-    raw: new RawValues(storedValue),
-    phases: [],
-    failures: [],
-    log,
-  };
-
-  // 1. write → watch event latency.
+/** Phase 1: measures, then returns its report section. */
+async function latencyPhase(ctx: Context): Promise<string> {
+  const { opts } = ctx;
   const warmup = Math.min(100, opts.latencyWrites);
-  log(`phase 1: ${opts.latencyWrites} writes one at a time (after ${warmup} unmeasured), each until its watch event arrives`);
+  ctx.log(`phase 1: ${opts.latencyWrites} writes to each of etcd and corral, in turn, one at a time (after ${warmup} unmeasured), each until its watch event arrives`);
   const rawTarget = await rawLatencyTarget(ctx, '/bench-raw/latency/');
-  const rawLatency = await measured(ctx, 'etcd put → watch', () => writeToEvent(ctx, rawTarget, opts.latencyWrites, warmup));
-  await rawTarget.close();
   const apiTarget = await apiLatencyTarget(ctx, 'bench-latency');
-  const apiLatency = await measured(ctx, 'corral write → watch', () => writeToEvent(ctx, apiTarget, opts.latencyWrites, warmup));
+  const [rawLatency, apiLatency] = await measured(ctx, 'write → watch (etcd and corral in turn)', () =>
+    writeToEvent(ctx, [rawTarget, apiTarget], opts.latencyWrites, warmup),
+  );
+  await rawTarget.close();
   await apiTarget.close();
-  const latRaw = latencies(rawLatency);
-  const latApi = latencies(apiLatency);
-  log(`  etcd p50 ${fixed(latRaw.p50, 2)} ms p99 ${fixed(latRaw.p99, 2)} ms; corral p50 ${fixed(latApi.p50, 2)} ms p99 ${fixed(latApi.p99, 2)} ms`);
+  if (!rawLatency || !apiLatency) throw new Error('phase 1 measured no target');
+  const raw = latencies(rawLatency.event);
+  const api = latencies(apiLatency.event);
+  const rawWrite = latencies(rawLatency.response);
+  const apiWrite = latencies(apiLatency.response);
+  ctx.log(`  etcd p50 ${fixed(raw.p50, 2)} ms p99 ${fixed(raw.p99, 2)} ms; corral p50 ${fixed(api.p50, 2)} ms p99 ${fixed(api.p99, 2)} ms`);
+  const ratio = api.p99 / raw.p99;
+  return (
+    `1. write → watch event latency: ${opts.latencyWrites} writes one at a time (half creates, half updates), 1 watcher; etcd and corral take turns write by write\n\n` +
+    formatTable(
+      ['path', 'p50 ms', 'p99 ms', 'max ms', 'events', '|', 'ratio p50', 'ratio p99', 'goal', '|', 'write p50', 'write p99'],
+      [
+        [
+          'etcd3 put → etcd3 watcher',
+          fixed(raw.p50, 2),
+          fixed(raw.p99, 2),
+          fixed(raw.max, 2),
+          String(raw.count),
+          '|',
+          '1.00',
+          '1.00',
+          '',
+          '|',
+          fixed(rawWrite.p50, 2),
+          fixed(rawWrite.p99, 2),
+        ],
+        [
+          'corral POST/PUT (HTTP/2) → watch (HTTP/2, JSON)',
+          fixed(api.p50, 2),
+          fixed(api.p99, 2),
+          fixed(api.max, 2),
+          String(api.count),
+          '|',
+          fixed(api.p50 / raw.p50, 2),
+          fixed(ratio, 2),
+          `p99 ≤ ${goals.latencyP99Ratio}× ${met(ratio <= goals.latencyP99Ratio)}`,
+          '|',
+          fixed(apiWrite.p50, 2),
+          fixed(apiWrite.p99, 2),
+        ],
+      ],
+    ) +
+    '\n  write p50/p99: send → the write\'s own response (for comparison: the event may arrive before it)\n'
+  );
+}
 
-  // 2. fan-out.
-  log(`phase 2: ${opts.watchers} watchers × ${opts.events} events`);
+/** Phase 2: measures, then returns its report section. */
+async function fanoutPhase(ctx: Context, cleanup: Cleanup): Promise<string> {
+  const { opts, etcd, client, data, api } = ctx;
+  ctx.log(`phase 2: ${opts.watchers} watchers × ${opts.events} events`);
   let rawFan: FanoutRun | undefined;
   if (opts.rawFanout) {
     const key = '/bench-raw/fanout/fan';
@@ -977,67 +996,15 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     cleanup,
   );
   checkFanout(ctx, 'corral', apiFan);
-  const afterFanout = readProcess(api.pid);
 
-  // 3. lists.
-  log(`phase 3: lists of ${opts.objects} ConfigMaps`);
-  await populate(ctx, 'bench-list');
-  const listClient = new Http2Client(api.url, api.tls, clientGoWindows);
-  cleanup.push(() => listClient.close());
-  await verifyLists(ctx, listClient, 'bench-list');
-  const lists = await measured(ctx, `lists (${opts.listRounds} rounds × 5)`, () => measureLists(ctx, listVariants(ctx, listClient, 'bench-list')));
-
-  // 4. memory.
-  const afterLists = readProcess(api.pid);
-  let heap: HeapReading | undefined;
-  let afterGc: ReturnType<typeof readProcess> | undefined;
-  try {
-    heap = await api.collectGarbage();
-    afterGc = readProcess(api.pid);
-  } catch (err) {
-    log(`no GC reading: ${err instanceof Error ? err.message : String(err)}`);
-  }
-
-  // ---- Report
-  const out = process.stdout;
-  out.write(
-    `\ncorral watch benchmark: node ${process.version}, ${cpus().length} CPUs shared by the bench client, the watcher child, the API server and etcd; ` +
-      `load average ${startLoad.map((l) => fixed(l, 1)).join(' ')} at start; ConfigMaps with ${opts.dataBytes} B of data (stored value ${storedValue.length} B)\n\n`,
-  );
-
-  out.write(`1. write → watch event latency: ${opts.latencyWrites} writes one at a time (half creates, half updates), 1 watcher\n\n`);
-  const latRatio = latApi.p99 / latRaw.p99;
-  out.write(
-    formatTable(
-      ['path', 'p50 ms', 'p99 ms', 'max ms', 'events', '|', 'ratio p50', 'ratio p99', 'goal'],
-      [
-        ['etcd3 put → etcd3 watcher', fixed(latRaw.p50, 2), fixed(latRaw.p99, 2), fixed(latRaw.max, 2), String(latRaw.count), '|', '1.00', '1.00', ''],
-        [
-          'corral POST/PUT (HTTP/2) → watch (HTTP/2, JSON)',
-          fixed(latApi.p50, 2),
-          fixed(latApi.p99, 2),
-          fixed(latApi.max, 2),
-          String(latApi.count),
-          '|',
-          fixed(latApi.p50 / latRaw.p50, 2),
-          fixed(latRatio, 2),
-          `p99 ≤ ${goals.latencyP99Ratio}× ${met(latRatio <= goals.latencyP99Ratio)}`,
-        ],
-      ],
-    ) + '\n\n',
-  );
-
-  out.write(
-    `2. fan-out: ${opts.watchers} watchers (corral: HTTP/2, ${opts.sessions} sessions × ${Math.ceil(opts.watchers / opts.sessions)} streams; etcd: one etcd3 client), ` +
-      `${opts.events} updates at ${opts.rate}/s; latency per (watcher, event)\n\n`,
-  );
-  const fanRow = (label: string, r: FanoutRun, goal: string): string[] => {
+  const deliveries = opts.watchers * opts.events;
+  const row = (label: string, r: FanoutRun, serverCpuMs: number, goal: string): string[] => {
     const all = latencies(r.result.latencies);
     const last = latencies(lastWatcherLatencies(r.result, opts.watchers, opts.events));
     const writes = latencies(r.writeLatencies);
     return [
       label,
-      `${r.result.delivered}/${opts.watchers * opts.events}`,
+      `${r.result.delivered}/${deliveries}`,
       String(r.result.duplicates),
       String(r.result.unexpected + r.result.streamFailures),
       '|',
@@ -1051,37 +1018,63 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
       fixed(writes.p99, 1),
       fixed(r.writeRate, 1),
       fixed(r.setupMs / 1000, 1),
+      fixed(r.result.drainMs, 0),
+      '|',
+      fixed((1000 * serverCpuMs) / deliveries, 1),
+      fixed((1000 * r.result.cpuMs) / deliveries, 1),
       '|',
       goal,
     ];
   };
-  const apiFanP99 = latencies(apiFan.result.latencies).p99;
-  out.write(
+  const cpuOf = (name: string): Cpu | undefined => ctx.phases.find((p) => p.name === name)?.cpu;
+  const apiP99 = latencies(apiFan.result.latencies).p99;
+  const apiServerMs = cpuOf('corral fan-out')?.apiserver ?? NaN;
+  const perDeliveryUs = (1000 * apiServerMs) / deliveries;
+  return (
+    `2. fan-out: ${opts.watchers} watchers (corral: HTTP/2, ${opts.sessions} sessions × ${Math.ceil(opts.watchers / opts.sessions)} streams; etcd: one etcd3 client), ` +
+    `${opts.events} updates at ${opts.rate}/s; latency per (watcher, event)\n\n` +
     formatTable(
-      ['target', 'delivered', 'dup', 'bad', '|', 'p50 ms', 'p99 ms', 'max ms', '|', 'last p50', 'last p99', '|', 'write p99', 'writes/s', 'setup s', '|', 'goal'],
+      ['target', 'delivered', 'dup', 'bad', '|', 'p50 ms', 'p99 ms', 'max ms', '|', 'last p50', 'last p99', '|', 'write p99', 'writes/s', 'setup s', 'drain ms', '|', 'server µs', 'client µs', '|', 'goal'],
       [
-        ...(rawFan ? [fanRow('etcd3 watchers', rawFan, '')] : []),
-        fanRow('corral watches', apiFan, `p99 ≤ ${goals.fanoutP99Ms} ms ${met(apiFanP99 <= goals.fanoutP99Ms)}`),
+        ...(rawFan ? [row('etcd3 watchers', rawFan, cpuOf('etcd fan-out')?.etcd ?? NaN, '')] : []),
+        row('corral watches', apiFan, apiServerMs, `p99 ≤ ${goals.fanoutP99Ms} ms ${met(apiP99 <= goals.fanoutP99Ms)}`),
       ],
-    ) + '\n',
-  );
-  out.write(
+    ) +
+    '\n' +
     '  delivered: distinct (watcher, event) pairs of all expected; dup: repeats; bad: other events, failed or ended watches;\n' +
-      '  last: per event, the latency to its last watcher; write p99: the update requests themselves; setup: opening every watch\n\n',
+    '  last: per event, the latency to its last watcher; write p99: the update requests themselves; setup: opening every watch;\n' +
+    '  drain: from the last write\'s response until every watcher had every event;\n' +
+    '  server µs: CPU of etcd (etcd3 row) or the API server (corral row) per delivery, its share of the writes included;\n' +
+    '  client µs: the watcher child\'s CPU per delivery\n' +
+    `  at ${fixed(perDeliveryUs, 1)} µs per delivery, one core sustains ${fixed(1e6 / (perDeliveryUs * opts.watchers), 1)} events/s to ${opts.watchers} watchers\n`
   );
+}
 
-  out.write(`3. list of ${opts.objects} ConfigMaps (${opts.listRounds} rounds, median shown; one client, HTTP/2 with client-go windows)\n\n`);
+/** Phase 3: measures, then returns its report section. */
+async function listPhase(ctx: Context, cleanup: Cleanup): Promise<string> {
+  const { opts, api } = ctx;
+  ctx.log(`phase 3: lists of ${opts.objects} ConfigMaps`);
+  await populate(ctx, 'bench-list');
+  const listClient = new Http2Client(api.url, api.tls, clientGoWindows);
+  cleanup.push(() => listClient.close());
+  await verifyLists(ctx, listClient, 'bench-list');
+  const variants = listVariants(ctx, listClient, 'bench-list');
+  const lists = await measured(ctx, `lists (${opts.listRounds} rounds × ${variants.length})`, () => measureLists(ctx, variants));
   const raw = lists[0]!;
   const byName = new Map(lists.map((l) => [l.name, l]));
-  const listGoal = (name: string): string => {
-    const l = byName.get(name);
-    if (!l) return '';
+  const goalOf = (l: ListFigures): string => {
     const ratio = l.medianMs / raw.medianMs;
-    if (name === 'resourceVersion=0, JSON') return `≤ ${goals.cachedListRatio}× ${met(ratio <= goals.cachedListRatio)}`;
-    if (name === 'quorum, JSON') return `≤ ${goals.quorumListRatio}× ${met(ratio <= goals.quorumListRatio)}`;
+    if (l.name === 'resourceVersion=0, JSON') return `≤ ${goals.cachedListRatio}× ${met(ratio <= goals.cachedListRatio)}`;
+    if (l.name === 'quorum, JSON') return `≤ ${goals.quorumListRatio}× ${met(ratio <= goals.quorumListRatio)}`;
     return '';
   };
-  out.write(
+  const pb = (kind: string): string => {
+    const json = byName.get(`${kind}, JSON`);
+    const proto = byName.get(`${kind}, protobuf`);
+    return json && proto ? `${fixed(proto.medianMs / json.medianMs, 2)}× the time, ${fixed(proto.bytes / json.bytes, 2)}× the bytes` : '-';
+  };
+  return (
+    `3. list of ${opts.objects} ConfigMaps (${opts.listRounds} rounds, median shown; one client, HTTP/2 with client-go windows)\n\n` +
     formatTable(
       ['list', 'median ms', 'min ms', 'MiB', '|', 'apiserver CPU ms', 'etcd CPU ms', '|', '÷ raw', 'goal'],
       lists.map((l) => [
@@ -1094,30 +1087,98 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
         fixed(l.etcdCpuMs, 0),
         '|',
         fixed(l.medianMs / raw.medianMs, 2),
-        listGoal(l.name),
+        goalOf(l),
       ]),
-    ) + '\n',
+    ) +
+    '\n' +
+    `  protobuf vs JSON: resourceVersion=0 ${pb('resourceVersion=0')}; quorum ${pb('quorum')}\n` +
+    '  time: request sent → last byte received (raw: range call → response decoded by the etcd3 client, values not parsed);\n' +
+    '  CPU columns: per list, from /proc (10 ms ticks, averaged over the rounds)\n'
   );
-  const pb = (kind: string): string => {
-    const json = byName.get(`${kind}, JSON`);
-    const proto = byName.get(`${kind}, protobuf`);
-    return json && proto ? `${fixed(proto.medianMs / json.medianMs, 2)}× the time, ${fixed(proto.bytes / json.bytes, 2)}× the bytes` : '-';
-  };
-  out.write(`  protobuf vs JSON: resourceVersion=0 ${pb('resourceVersion=0')}; quorum ${pb('quorum')}\n`);
-  out.write('  CPU columns: per list, from /proc (10 ms ticks, averaged over the rounds)\n\n');
+}
 
-  out.write(`4. API server memory\n\n`);
-  const memRows: string[][] = [
-    ['after start', mib(idle.rssKiB * 1024), '', ''],
-    [`after the fan-out (${opts.watchers} watches closed)`, mib(afterFanout.rssKiB * 1024), '', ''],
-    [`after the lists (${opts.objects} + ${2 * opts.latencyWrites} objects cached)`, mib(afterLists.rssKiB * 1024), '', ''],
-  ];
-  if (heap && afterGc) memRows.push(['after a full GC', mib(afterGc.rssKiB * 1024), mib(heap.heapUsed), mib(heap.external + heap.arrayBuffers)]);
-  memRows.push(['peak RSS', mib(afterLists.hwmKiB * 1024), '', '']);
-  out.write(formatTable(['when', 'RSS', 'heap used', 'external'], memRows) + '\n\n');
+type PhaseName = 'latency' | 'fanout' | 'lists';
+const phaseNames: readonly PhaseName[] = ['latency', 'fanout', 'lists'];
+
+async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
+  const startLoad = loadavg();
+  const dir = mkdtempSync(join(tmpdir(), 'corral-bench-'));
+  if (!opts.keep) cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  const log = (text: string): void => void process.stderr.write(`${text}\n`);
+  log(`temp dir ${dir}`);
+
+  const etcdProcess = await startEtcd({ dataDir: join(dir, 'etcd') });
+  cleanup.push(() => etcdProcess.stop());
+  if (opts.cpuProfileDir) mkdirSync(opts.cpuProfileDir, { recursive: true });
+  const api = await startApiServerProcess({
+    etcdEndpoints: etcdProcess.endpoints,
+    dataDir: join(dir, 'apiserver'),
+    logFile: join(dir, 'apiserver.log'),
+    gcProbe: true,
+    ...(opts.cpuProfileDir ? { cpuProfileDir: opts.cpuProfileDir } : {}),
+  });
+  cleanup.push(() => api.stop());
+  const pids: Pids = { apiserver: api.pid, etcd: etcdProcess.child.pid! };
+  const memory: [string, ReturnType<typeof readProcess>][] = [['after start', readProcess(api.pid)]];
+  log(`etcd ${etcdProcess.endpoints.join(',')}, API server ${api.url} (pid ${api.pid})`);
+
+  const etcd = connectEtcd({ endpoints: etcdProcess.endpoints });
+  cleanup.push(() => etcd.close());
+  const client = new Http2Client(api.url, api.tls, clientGoWindows);
+  cleanup.push(() => client.close());
+
+  // Raw etcd values are shaped and sized exactly as corral stores such a ConfigMap.
+  const data = configMapData(opts.dataBytes);
+  await createNamespace(client, 'bench-probe');
+  await expectStatus(client.request('POST', collection('bench-probe'), configMapBody('probe', data, stampAnnotations(0, wallNow()))), 201);
+  const stored = await etcd.kv.range({ key: Buffer.from('/registry/configmaps/bench-probe/probe') });
+  const storedValue = stored.kvs[0]?.value;
+  if (!storedValue) throw new Error('the probe ConfigMap is not at /registry/configmaps/bench-probe/probe in etcd');
+
+  const ctx: Context = {
+    opts,
+    api,
+    pids,
+    etcd,
+    etcdEndpoints: etcdProcess.endpoints,
+    client,
+    data,
+    raw: new RawValues(storedValue),
+    phases: [],
+    failures: [],
+    log,
+  };
+
+  const sections: string[] = [];
+  if (opts.phases.has('latency')) sections.push(await latencyPhase(ctx));
+  if (opts.phases.has('fanout')) {
+    sections.push(await fanoutPhase(ctx, cleanup));
+    memory.push([`after the fan-out (${opts.watchers} watches closed)`, readProcess(api.pid)]);
+  }
+  if (opts.phases.has('lists')) {
+    sections.push(await listPhase(ctx, cleanup));
+    memory.push([`after the lists (${opts.objects} listed ConfigMaps cached)`, readProcess(api.pid)]);
+  }
+
+  // 4. memory.
+  let heap: HeapReading | undefined;
+  try {
+    heap = await api.collectGarbage();
+  } catch (err) {
+    log(`no GC reading: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const afterGc = readProcess(api.pid);
+  const memRows = memory.map(([when, r]) => [when, mib(r.rssKiB * 1024), '', '']);
+  if (heap) memRows.push(['after a full GC', mib(afterGc.rssKiB * 1024), mib(heap.heapUsed), mib(heap.external)]);
+  memRows.push(['peak RSS', mib(afterGc.hwmKiB * 1024), '', '']);
+  sections.push(
+    '4. API server memory\n\n' +
+      formatTable(['when', 'RSS', 'heap used', 'external'], memRows) +
+      '\n  external: memory of Buffers and other native objects held by JavaScript (process.memoryUsage().external)\n',
+  );
 
   const pct = (ms: number, wallMs: number): string => fixed((100 * ms) / wallMs, 0);
-  out.write(
+  sections.push(
     formatTable(
       ['phase', 'wall s', 'CPU %: apiserver', 'etcd', 'bench', 'watcher child', 'other'],
       ctx.phases.map((p) => [
@@ -1129,9 +1190,15 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
         p.watchersMs !== undefined ? pct(p.watchersMs, p.wallMs) : '-',
         pct(Math.max(0, p.cpu.machine - p.cpu.apiserver - p.cpu.etcd - p.cpu.bench - (p.watchersMs ?? 0)), p.wallMs),
       ]),
-    ) + '\n',
+    ) + `\n  (100% = one core of ${cpus().length}; the API server runs its JavaScript on one thread; other: the rest of the machine)\n`,
   );
-  out.write(`  (100% = one core of ${cpus().length}; the API server runs its JavaScript on one thread)\n`);
+
+  const out = process.stdout;
+  out.write(
+    `\ncorral watch benchmark: node ${process.version}, ${cpus().length} CPUs shared by the bench client, the watcher child, the API server and etcd; ` +
+      `load average ${startLoad.map((l) => fixed(l, 1)).join(' ')} at start; ConfigMaps with ${opts.dataBytes} B of data (stored value ${storedValue.length} B)\n\n`,
+  );
+  out.write(sections.join('\n'));
 
   for (const f of ctx.failures) process.stderr.write(`FAILED: ${f}\n`);
 
@@ -1139,7 +1206,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     await api.stop();
     const profile = mainThreadProfile(opts.cpuProfileDir, api.pid);
     if (!profile) throw new Error(`the API server wrote no main-thread CPU profile into ${opts.cpuProfileDir}`);
-    out.write(`\nAPI server CPU profile ${profile} (whole process life: start and every phase)\n\n`);
+    out.write(`\nAPI server CPU profile ${profile} (whole process life: start and every phase run)\n\n`);
     out.write(formatProfileSummary(summarizeCpuProfile(profile, api.sourceMapsFile)) + '\n');
   }
   return ctx.failures.length === 0;

@@ -371,7 +371,7 @@ test('cluster-scoped kinds, subresources and restricted verb sets get exactly th
     operations(csr)
       .filter((o) => o.path.endsWith('/approval'))
       .map((o) => o.op.operationId),
-    ['replaceCertificatesV1CertificateSigningRequestApproval'],
+    ['readCertificatesV1CertificateSigningRequestApproval', 'replaceCertificatesV1CertificateSigningRequestApproval', 'patchCertificatesV1CertificateSigningRequestApproval'],
   );
 
   const flow = v3('apis/flowcontrol.apiserver.k8s.io/v1beta3');

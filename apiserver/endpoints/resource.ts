@@ -6,7 +6,7 @@
  */
 import fastJsonPatch from 'fast-json-patch';
 import { badRequest, conflict, invalid, methodNotAllowed, notFound, pathNotFound, unprocessableEntity, type StatusError } from '../../shared/api/errors.ts';
-import { FieldPath, notSupported, tooLong, type FieldError } from '../../shared/api/field.ts';
+import { FieldPath, forbidden, notSupported, type FieldError } from '../../shared/api/field.ts';
 import { isObject, type KubeList, type KubeObject, type Status } from '../../shared/api/types.ts';
 import { applyMergePatch } from '../../shared/codec/mergepatch.ts';
 import { applyStrategicMergePatch } from '../../shared/codec/strategic-merge-patch.ts';
@@ -106,18 +106,18 @@ function listOptions(req: ApiRequest, def: ResourceDefinition): ListOptions {
   const resourceVersionMatch = req.query.get('resourceVersionMatch') ?? undefined;
   const continueToken = req.query.get('continue') || undefined;
   const limit = parseIntParam(req, 'limit');
+  // Upstream's ValidateListOptions for lists: every problem is reported, in this order.
   const errors: FieldError[] = [];
+  const rvm = FieldPath.root('resourceVersionMatch');
   if (resourceVersionMatch) {
+    if (!resourceVersion) errors.push(forbidden(rvm, 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (continueToken) errors.push(forbidden(rvm, 'resourceVersionMatch is forbidden when continue is provided'));
     if (resourceVersionMatch !== 'Exact' && resourceVersionMatch !== 'NotOlderThan') {
-      errors.push(notSupported(FieldPath.root('resourceVersionMatch'), resourceVersionMatch, ['Exact', 'NotOlderThan']));
-    } else if (!resourceVersion) {
-      errors.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', value: '', detail: 'resourceVersionMatch is forbidden unless resourceVersion is provided' });
-    } else if (continueToken) {
-      errors.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', value: '', detail: 'resourceVersionMatch is forbidden when continue is provided' });
-    } else if (resourceVersionMatch === 'Exact' && resourceVersion === '0') {
-      errors.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', value: '', detail: 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"' });
+      errors.push(notSupported(rvm, resourceVersionMatch, ['Exact', 'NotOlderThan', '']));
     }
+    if (resourceVersionMatch === 'Exact' && resourceVersion === '0') errors.push(forbidden(rvm, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
   }
+  if (req.query.has('sendInitialEvents')) errors.push(forbidden(FieldPath.root('sendInitialEvents'), 'sendInitialEvents is forbidden for list'));
   if (errors.length) throw optionsInvalid('ListOptions', errors);
   if (continueToken && resourceVersion && resourceVersion !== '0') {
     throw badRequest('specifying resource version is not allowed when using continue');

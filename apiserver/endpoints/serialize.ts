@@ -91,9 +91,10 @@ export function watchContentType(format: WireFormat): string {
  * Frames are cached per object and event type: watches served from the cache receive the same
  * (never mutated) object for one event, so it is serialized once however many watchers get it.
  */
-const frames = new WeakMap<object, Map<string, string | Uint8Array>>();
+const frames = new WeakMap<object, Map<string, Uint8Array>>();
 
-export function watchFrame(type: string, object: KubeObject | Status, format: 'json' | 'protobuf', messageType: MessageType): string | Uint8Array {
+/** Frames are bytes, so that a frame written to many streams is UTF-8 encoded once. */
+export function watchFrame(type: string, object: KubeObject | Status, format: 'json' | 'protobuf', messageType: MessageType): Uint8Array {
   let byType = frames.get(object);
   if (!byType) {
     byType = new Map();
@@ -105,7 +106,7 @@ export function watchFrame(type: string, object: KubeObject | Status, format: 'j
     frame =
       format === 'protobuf'
         ? encodeWatchFrame(type, encodeObject(asRecord(object), messageType.schema, { apiVersion: messageType.apiVersion, kind: messageType.kind }))
-        : `${JSON.stringify({ type, object })}\n`;
+        : Buffer.from(`${JSON.stringify({ type, object })}\n`);
     byType.set(key, frame);
   }
   return frame;

@@ -5,7 +5,7 @@
  * carrying a Status, e.g. 410 Expired).
  */
 import { badRequest, invalid, notAcceptable, toStatusError } from '../../shared/api/errors.ts';
-import { FieldPath, forbidden, type FieldError } from '../../shared/api/field.ts';
+import { FieldPath, forbidden, notSupported, type FieldError } from '../../shared/api/field.ts';
 import type { KubeObject } from '../../shared/api/types.ts';
 import type { GenericStore } from '../registry/store.ts';
 import type { ResourceDefinition } from '../registry/definition.ts';
@@ -20,10 +20,12 @@ import { partialObjectMetadata, toTable, type IncludeObject } from './table.ts';
 const minWatchTimeoutSeconds = 1800;
 /** How often an idle watch that asked for bookmarks gets one. */
 const bookmarkIntervalMs = 60_000;
+/** How long before its timeout a watch that asked for bookmarks gets a last one. */
+const bookmarkBeforeTimeoutMs = 2_000;
 
 export interface WatchStream {
-  /** Sends one frame. */
-  write(frame: string | Uint8Array): void;
+  /** Sends one frame; false when the client has fallen too far behind to keep the stream. */
+  write(frame: string | Uint8Array): boolean;
   end(): void;
   /** Registers what to do when the client goes away. */
   onClose(handler: () => void): void;
@@ -40,16 +42,17 @@ export interface WatchResponse {
  * protobuf, cached per event), its PartialObjectMetadata, or a one-row Table (column definitions
  * in the first event only, as upstream sends them).
  */
-function eventEncoder(def: ResourceDefinition, representation: Representation, includeObject: IncludeObject): (type: string, object: KubeObject, now: Date) => string | Uint8Array {
+function eventEncoder(def: ResourceDefinition, representation: Representation, includeObject: IncludeObject): (type: string, object: KubeObject) => string | Uint8Array {
   const format = representation.format === 'protobuf' ? 'protobuf' : 'json';
-  if (representation.kind === 'object') return (type, object) => watchFrame(type, object, format, objectType(def));
+  const messageType = objectType(def);
+  if (representation.kind === 'object') return (type, object) => watchFrame(type, object, format, messageType);
   const { version } = representation;
   if (representation.kind === 'metadata') {
     return (type, object) => watchFrame(type, partialObjectMetadata(object, version), format, partialMetadataType(version, false));
   }
   let first = true;
-  return (type, object, now) => {
-    const table = toTable(def, [object], { resourceVersion: object.metadata.resourceVersion ?? '' }, includeObject, version, now);
+  return (type, object) => {
+    const table = toTable(def, [object], { resourceVersion: object.metadata.resourceVersion ?? '' }, includeObject, version, new Date());
     if (!first) table.columnDefinitions = [];
     first = false;
     return `${JSON.stringify({ type, object: table })}\n`;
@@ -76,20 +79,23 @@ export function watchRequest(def: ResourceDefinition, store: GenericStore, names
   const allowBookmarks = isTrue(query.get('allowWatchBookmarks'));
   const sendInitialEventsText = query.get('sendInitialEvents');
   const sendInitialEvents = sendInitialEventsText !== null ? isTrue(sendInitialEventsText) : undefined;
+  // Upstream's validateWatchOptions: every problem is reported, in this order.
   const errors: FieldError[] = [];
-  if (sendInitialEvents !== undefined) {
-    if (resourceVersionMatch !== 'NotOlderThan') {
-      errors.push(forbidden(FieldPath.root('resourceVersionMatch'), 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
-    }
-    if (!allowBookmarks) errors.push(forbidden(FieldPath.root('allowWatchBookmarks'), 'sendInitialEvents requires setting allowWatchBookmarks to true'));
-  } else if (resourceVersionMatch) {
-    errors.push(forbidden(FieldPath.root('resourceVersionMatch'), 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+  const rvm = FieldPath.root('resourceVersionMatch');
+  if (sendInitialEvents !== undefined && resourceVersionMatch !== 'NotOlderThan') {
+    errors.push(forbidden(rvm, 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+  }
+  if (resourceVersionMatch) {
+    if (sendInitialEvents === undefined) errors.push(forbidden(rvm, 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    if (resourceVersionMatch !== 'NotOlderThan') errors.push(notSupported(rvm, resourceVersionMatch, ['NotOlderThan']));
+    if (query.get('continue')) errors.push(forbidden(rvm, 'resourceVersionMatch is forbidden when continue is provided'));
   }
   if (errors.length) throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errors);
   if (resourceVersion && resourceVersion !== '0' && !/^\d+$/.test(resourceVersion)) throw badRequest(`invalid resource version: ${resourceVersion}`);
   const timeoutText = query.get('timeoutSeconds');
   if (timeoutText !== null && !/^\d+$/.test(timeoutText)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(timeoutText)}: invalid syntax`);
-  const timeoutSeconds = timeoutText ? Number(timeoutText) : minWatchTimeoutSeconds * (1 + Math.random());
+  // 0 means unset, as upstream reads it.
+  const timeoutSeconds = timeoutText && Number(timeoutText) > 0 ? Number(timeoutText) : minWatchTimeoutSeconds * (1 + Math.random());
   const filter = buildListFilter(def, query.get('labelSelector') ?? '', query.get('fieldSelector') ?? '');
   const resumeFrom = resourceVersion && resourceVersion !== '0' ? Number(resourceVersion) : undefined;
   const bookmark = (revision: number, initialEventsEnd: boolean): string | Uint8Array =>
@@ -131,12 +137,19 @@ export function watchRequest(def: ResourceDefinition, store: GenericStore, names
       try {
         watch = await store.watch(
         namespace,
-        { filter, sendInitialEvents: sendInitialEvents === true, consistent: resourceVersion === '', ...(resumeFrom !== undefined ? { fromRevision: resumeFrom } : {}) },
+        {
+          filter,
+          // Without a version the watch starts with the state, unless sendInitialEvents=false says not to.
+          initialEvents: sendInitialEvents ?? resumeFrom === undefined,
+          consistent: resourceVersion === '',
+          ...(resumeFrom !== undefined ? { fromRevision: resumeFrom } : {}),
+        },
         {
           event(type, object: KubeObject) {
             if (closed) return;
             lastRevision = Number(object.metadata.resourceVersion);
-            stream.write(encode(type, object, new Date()));
+            // A client too slow to take its events is cut off; it resumes from its last version.
+            if (!stream.write(encode(type, object))) finish();
           },
           synced(revision) {
             if (closed) return;
@@ -154,12 +167,16 @@ export function watchRequest(def: ResourceDefinition, store: GenericStore, names
       release = () => watch.cancel();
       if (closed) await watch.cancel();
       if (allowBookmarks) {
+        const send = (): void => {
+          if (!closed && lastRevision > 0) stream.write(bookmark(lastRevision, false));
+        };
         const tick = (): void => {
-          if (closed) return;
-          if (lastRevision > 0) stream.write(bookmark(lastRevision, false));
-          timers.push(setTimeout(tick, bookmarkIntervalMs));
+          send();
+          if (!closed) timers.push(setTimeout(tick, bookmarkIntervalMs));
         };
         timers.push(setTimeout(tick, bookmarkIntervalMs));
+        // Like upstream, a bookmark shortly before the watch times out, so the client resumes from it.
+        timers.push(setTimeout(send, Math.max(0, timeoutSeconds * 1000 - bookmarkBeforeTimeoutMs)));
       }
     },
   };

@@ -24,30 +24,118 @@ export interface GroupVersion {
 /** `v1` / `group/v1` for a group version. */
 export const groupVersionString = (gv: GroupVersion): string => apiVersionOf(gv);
 
+/** Versions addressed by `api/ga`, `api/beta` and `api/alpha` (upstream's patterns). */
+const stabilityPatterns: Record<string, RegExp | undefined> = {
+  'api/all': /^/,
+  'api/ga': /^v\d+$/,
+  'api/beta': /^v\d+beta\d+$/,
+  'api/alpha': /^v\d+alpha\d+$/,
+};
+/** Upstream applies the stability keys in this order, whatever their order in the flag. */
+const stabilityKeys = ['api/all', 'api/ga', 'api/beta', 'api/alpha'] as const;
+
+/** Go's strconv.ParseBool. */
+function parseGoBool(text: string): boolean | undefined {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text)) return false;
+  return undefined;
+}
+
 /**
- * Parses --runtime-config (`group/version[=bool]`, `group/version/resource[=bool]`, `api/all`,
- * `api/alpha`, `api/beta`, comma separated) into a decision function for a definition.
+ * The flag as pflag's ConfigurationMap reads it: comma separated `key[=value]`, both trimmed, a
+ * later key replacing an earlier one; then kube-apiserver's aliases: `v1`, `api/v1` and anything
+ * below them mean the core group (`/v1`), and `api/legacy` is dropped.
  */
-export function runtimeConfig(text: string): (def: ResourceDefinition) => boolean {
-  const entries: { key: string; enabled: boolean }[] = [];
-  for (const raw of text.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const eq = raw.indexOf('=');
-    const key = eq < 0 ? raw : raw.slice(0, eq);
-    const value = eq < 0 ? 'true' : raw.slice(eq + 1).toLowerCase();
-    if (value !== 'true' && value !== 'false') throw new Error(`invalid value of ${key}: ${value}, err: strconv.ParseBool: parsing "${value}": invalid syntax`);
-    entries.push({ key: key === 'v1' ? 'api/v1' : key, enabled: value === 'true' });
+function parseRuntimeConfigFlag(text: string): Map<string, string> {
+  const raw = new Map<string, string>();
+  for (const item of text.split(',')) {
+    if (item === '') continue;
+    const eq = item.indexOf('=');
+    if (eq < 0) raw.set(item.trim(), '');
+    else raw.set(item.slice(0, eq).trim(), item.slice(eq + 1).trim());
   }
-  return (def) => {
-    let enabled = def.enabledByDefault ?? !/alpha|beta/.test(def.version);
-    const gv = def.group ? `${def.group}/${def.version}` : `api/${def.version}`;
-    for (const { key, enabled: on } of entries) {
-      if (key === 'api/all') enabled = on;
-      else if (key === 'api/alpha' && def.version.includes('alpha')) enabled = on;
-      else if (key === 'api/beta' && def.version.includes('beta')) enabled = on;
-      else if (key === gv) enabled = on;
-      else if (key === `${gv}/${def.plural}`) enabled = on;
+  const entries = new Map<string, string>();
+  for (const [key, value] of raw) {
+    if (key === 'api/legacy') continue;
+    const core = key === 'v1' || key.startsWith('v1/') || key === 'api/v1' || key.startsWith('api/v1/');
+    entries.set(core ? '/v1' : key, value);
+  }
+  return entries;
+}
+
+/**
+ * Parses --runtime-config against the registered definitions (enabled or not) and returns whether
+ * a definition is served, with upstream's rules and startup error messages:
+ *
+ * - keys: `api/all`, `api/ga`, `api/beta`, `api/alpha` (every registered version of that stability),
+ *   `<group>/<version>`, `<group>/<version>/<resource>`, `v1` for the core group; a missing value
+ *   means true (the spec's grammar; upstream rejects a bare `api/all`);
+ * - precedence: stability keys (in the order above), then versions, then resources, each level
+ *   replacing the finer choices of the level before;
+ * - defaults: stable versions (`v<N>`) are served, alpha and beta ones are not; a definition's
+ *   `enabledByDefault` overrides its version's default (beta APIs introduced before 1.22 declare
+ *   `true`, off-by-default kinds of stable versions `false`).
+ */
+export function runtimeConfig(text: string, registered: readonly ResourceDefinition[]): (def: ResourceDefinition) => boolean {
+  const entries = parseRuntimeConfigFlag(text);
+  const groups = new Set(registered.map((d) => d.group));
+  const versionDefaults = new Map<string, boolean>();
+  const resourceDefaults = new Map<string, boolean>();
+  for (const def of registered) {
+    const gv = `${def.group}/${def.version}`;
+    const stable = /^v\d+$/.test(def.version);
+    versionDefaults.set(gv, stable);
+    if (def.enabledByDefault !== undefined && def.enabledByDefault !== stable) resourceDefaults.set(`${gv}/${def.plural}`, def.enabledByDefault);
+  }
+
+  // Validation, before anything is applied (upstream's APIEnablementOptions.Validate).
+  if (entries.get('api/all') === 'false' && entries.size === 1) throw new Error('invalid key with only api/all=false');
+  const unknownGroups: string[] = [];
+  for (const key of entries.keys()) {
+    if (stabilityPatterns[key]) continue;
+    const tokens = key.split('/');
+    if (tokens.length !== 2 && tokens.length !== 3) throw new Error(`runtime-config invalid key ${key}`);
+    if (!groups.has(tokens[0] ?? '')) unknownGroups.push(tokens[0] ?? '');
+  }
+  if (unknownGroups.length) throw new Error(`unknown api groups ${unknownGroups.join(',')}`);
+
+  const versions = new Map(versionDefaults);
+  const resources = new Map(resourceDefaults);
+  const setVersion = (gv: string, enabled: boolean): void => {
+    versions.set(gv, enabled);
+    for (const key of [...resources.keys()]) if (key.startsWith(`${gv}/`)) resources.delete(key);
+  };
+  for (const key of stabilityKeys) {
+    const value = entries.get(key);
+    if (value === undefined) continue;
+    if (value !== 'true' && value !== 'false' && value !== '') throw new Error(`invalid value ${key}=${value}`);
+    const pattern = stabilityPatterns[key]!;
+    for (const gv of versions.keys()) if (pattern.test(gv.slice(gv.indexOf('/') + 1))) setVersion(gv, value !== 'false');
+  }
+  const versionChoices: [string, boolean][] = [];
+  const resourceChoices: [string, boolean][] = [];
+  for (const [key, value] of entries) {
+    if (stabilityPatterns[key]) continue;
+    const [group = '', version = '', resource] = key.split('/');
+    const gv = `${group}/${version}`;
+    if (!versions.has(gv)) throw new Error(`group version ${group ? gv : version} that has not been registered`);
+    const enabled = value === '' ? true : parseGoBool(value);
+    if (enabled === undefined) throw new Error(`invalid value of ${key}: ${value}, err: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+    if (resource === undefined) {
+      versionChoices.push([gv, enabled]);
+    } else {
+      if (resource.toLowerCase() !== resource) {
+        throw new Error(`invalid key ${key}: group/version/resource and resource is always lowercase plural, not ${JSON.stringify(resource)}`);
+      }
+      resourceChoices.push([`${gv}/${resource}`, enabled]);
     }
-    return enabled;
+  }
+  for (const [gv, enabled] of versionChoices) setVersion(gv, enabled);
+  for (const [gvr, enabled] of resourceChoices) resources.set(gvr, enabled);
+
+  return (def) => {
+    const gv = `${def.group}/${def.version}`;
+    return resources.get(`${gv}/${def.plural}`) ?? versions.get(gv) ?? false;
   };
 }
 

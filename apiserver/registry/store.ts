@@ -107,12 +107,12 @@ export interface WatchSink {
 
 export interface WatchOptions {
   filter: ListFilter;
-  /** Resume after this revision without initial state; absent: send the current state first. */
+  /** The client's resourceVersion: the stream starts after it. Absent: after "now". */
   fromRevision?: number;
-  /** The initial state must be at least as new as a quorum read (resourceVersion unset). */
+  /** "Now" must be at least as new as a quorum read (resourceVersion unset) rather than any state. */
   consistent: boolean;
-  /** Send the initial state as ADDED events even when resuming (sendInitialEvents=true). */
-  sendInitialEvents: boolean;
+  /** Send the state as ADDED events first (resourceVersion unset or 0, or sendInitialEvents=true). */
+  initialEvents: boolean;
 }
 
 /** Produces the desired object from the current one (null when it does not exist). */
@@ -124,6 +124,8 @@ const maxGeneratedNameLength = 63 - generatedSuffixLength;
 const generateNameAttempts = 8;
 /** How long a read waits for the watch cache to catch up before it checks etcd (upstream: 3 s). */
 const cacheWaitMs = 3000;
+/** How long a consistent read waits for the cache before it reads etcd instead. */
+const consistentReadWaitMs = 250;
 
 /** `2006-01-02T15:04:05Z`: metav1.Time has second precision. */
 export function formatTime(date: Date): string {
@@ -155,6 +157,7 @@ export class GenericStore {
   private readonly storageResource: string;
 
   private readonly cache: ResourceCache | undefined;
+  private readonly apiVersion: string;
 
   constructor(
     readonly definition: ResourceDefinition,
@@ -168,6 +171,7 @@ export class GenericStore {
     this.groupResource = { group: definition.group, resource: definition.plural };
     this.storageResource = definition.storage?.resource ?? definition.plural;
     this.cache = watchCache?.resource(this.storageResource);
+    this.apiVersion = apiVersionOf(definition);
   }
 
   private key(namespace: string, name: string): string {
@@ -184,7 +188,7 @@ export class GenericStore {
   private fromStorage(stored: StoredValue): KubeObject {
     const convert = this.definition.storage?.fromStorage;
     const obj = convert ? convert(stored.object) : stored.object;
-    obj.apiVersion = apiVersionOf(this.definition);
+    obj.apiVersion = this.apiVersion;
     obj.kind = this.definition.kind;
     obj.metadata.resourceVersion = String(stored.modRevision);
     return obj;
@@ -202,6 +206,8 @@ export class GenericStore {
         return conflict(this.groupResource, name, optimisticLockMessage);
       case 'Compacted':
         return resourceExpired('The resourceVersion for the provided list is too old.');
+      case 'FutureRevision':
+        return timeout(`Too large resource version: ${err.message}`, 1);
       case 'Timeout':
       case 'Unavailable':
         return timeout(`request did not complete within requested timeout - ${err.message}`, 1);
@@ -241,8 +247,10 @@ export class GenericStore {
    */
   async list(namespace: string, opts: ListOptions): Promise<KubeList> {
     const prefix = this.etcd.collectionPrefix(this.storageResource, this.definition.namespaced && namespace ? namespace : undefined);
-    if (this.servesListFromCache(opts) && this.cache && (await this.cacheReaches(opts.resourceVersion ?? '0'))) {
-      return this.listFromCache(prefix, opts.filter);
+    if (this.cache) {
+      const fromCache = this.servesListFromCache(opts);
+      if (fromCache === 'at-least' && (await this.cacheReaches(opts.resourceVersion ?? '0'))) return this.listFromCache(prefix, opts.filter);
+      if (fromCache === 'consistent' && (await this.cacheIsConsistent())) return this.listFromCache(prefix, opts.filter);
     }
     let revision = 0;
     let startKey: string | undefined;
@@ -271,6 +279,9 @@ export class GenericStore {
             ...(limit ? { limit: limit - items.length } : {}),
           });
         } catch (err) {
+          if (err instanceof StorageError && err.code === 'FutureRevision') {
+            throw tooLargeResourceVersion(listRevision, await this.etcd.currentRevision());
+          }
           if (err instanceof StorageError && err.code === 'Compacted' && opts.continueToken) {
             throw resourceExpired(
               'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
@@ -309,11 +320,26 @@ export class GenericStore {
    * without a limit or with NotOlderThan (Not older than). Unset (Most Recent), Exact, continue
    * tokens and paged lists at a version go to etcd.
    */
-  private servesListFromCache(opts: ListOptions): boolean {
+  private servesListFromCache(opts: ListOptions): 'at-least' | 'consistent' | false {
     const rv = opts.resourceVersion;
-    if (!rv || opts.continueToken || opts.resourceVersionMatch === 'Exact') return false;
-    if (rv === '0') return true;
-    return !opts.limit;
+    if (opts.continueToken || opts.resourceVersionMatch === 'Exact') return false;
+    // Most Recent without paging: the cache, once it has caught up with etcd's current revision.
+    if (!rv) return opts.limit ? false : 'consistent';
+    if (rv === '0' || opts.resourceVersionMatch === 'NotOlderThan') return 'at-least';
+    return opts.limit ? false : 'at-least';
+  }
+
+  /**
+   * A consistent read from the cache (upstream: ConsistentListFromCache): etcd's current revision
+   * from a cheap quorum read, then wait until the cache has applied every change up to it. Sound
+   * because the cache's one watch covers the whole registry prefix and etcd delivers a prefix's
+   * events in revision order. When the cache does not catch up quickly (a write outside the
+   * prefix, a lagging watch), the read goes to etcd.
+   */
+  private async cacheIsConsistent(): Promise<boolean> {
+    if (!this.watchCache) return false;
+    const current = await this.guarded('', () => this.etcd.currentRevision());
+    return this.watchCache.waitFor(current, consistentReadWaitMs);
   }
 
   /**
@@ -623,18 +649,22 @@ export class GenericStore {
     const cache = this.cache;
     const watchCache = this.watchCache;
     if (!cache || !watchCache) return undefined;
-    const wanted = opts.fromRevision ?? (opts.consistent ? await this.guarded('', () => this.etcd.currentRevision()) : 0);
-    if (!(await this.cacheReaches(String(wanted)))) return undefined;
-    // From here to subscribe nothing awaits, so no event can slip between state and stream.
     let after: number;
-    if (opts.fromRevision === undefined || opts.sendInitialEvents) {
-      for (const value of cache.list(prefix)) {
-        const obj = this.fromStorage(value);
-        if (opts.filter.matches(obj)) sink.event('ADDED', obj);
-      }
+    if (opts.initialEvents || opts.fromRevision === undefined) {
+      // The state (or "now") must be at least the client's version, or a quorum read's.
+      const wanted = opts.fromRevision ?? (opts.consistent ? await this.guarded('', () => this.etcd.currentRevision()) : 0);
+      if (!(await this.cacheReaches(String(wanted)))) return undefined;
+      // From here to subscribe nothing awaits, so no event can slip between state and stream.
       after = watchCache.revision;
-      sink.synced(after);
+      if (opts.initialEvents) {
+        for (const value of cache.list(prefix)) {
+          const obj = this.fromStorage(value);
+          if (opts.filter.matches(obj)) sink.event('ADDED', obj);
+        }
+        sink.synced(after);
+      }
     } else {
+      // Resuming needs no wait: events after the version stream as they come, even a future one.
       if (!cache.canResumeFrom(opts.fromRevision)) return undefined;
       after = opts.fromRevision;
     }
@@ -647,27 +677,33 @@ export class GenericStore {
 
   private async watchFromEtcd(namespace: string, prefix: string, opts: WatchOptions, sink: WatchSink): Promise<StorageWatch> {
     let start = opts.fromRevision ?? 0;
-    if (opts.fromRevision === undefined || opts.sendInitialEvents) {
+    if (opts.initialEvents) {
       const list = await this.list(namespace, { filter: opts.filter });
       const listRevision = Number(list.metadata.resourceVersion);
-      for (const item of list.items) sink.event('ADDED', item);
+      for (const item of list.items) sink.event('ADDED', { ...item, apiVersion: this.apiVersion, kind: this.definition.kind });
       sink.synced(listRevision);
       start = Math.max(start, listRevision);
+    } else if (opts.fromRevision === undefined) {
+      start = await this.guarded('', () => this.etcd.currentRevision());
     }
     try {
       return await watchPrefix(this.etcd.client, prefix, start + 1, {
         onEvents: (events) => {
           for (const event of events) this.deliver(event, opts.filter, sink);
         },
-        onError: (err) => sink.error(this.interpretWatchError(err)),
+        onError: (err) => sink.error(this.interpretWatchError(err, start)),
       });
     } catch (err) {
-      throw this.interpretWatchError(err);
+      throw this.interpretWatchError(err, start);
     }
   }
 
-  private interpretWatchError(err: unknown): unknown {
-    if (err instanceof StorageError && err.code === 'Compacted') return resourceExpired('The resourceVersion for the provided watch is too old.');
+  /** A watch from a compacted revision is 410 Expired in upstream's words (the oldest version we can serve in parentheses). */
+  private interpretWatchError(err: unknown, revision: number): unknown {
+    if (err instanceof StorageError && err.code === 'Compacted') {
+      const oldest = this.cache ? Math.max(this.cache.oldestResumableRevision(), revision + 1) : revision + 1;
+      return resourceExpired(`too old resource version: ${revision} (${oldest})`);
+    }
     return this.interpretStorageError(err, '');
   }
 
@@ -680,7 +716,11 @@ export class GenericStore {
     const matchesNow = filter.matches(current);
     const matchedBefore = event.previous !== null && (!filter.selective || filter.matches(this.fromStorage(event.previous)));
     if (matchesNow) sink.event(event.previous && matchedBefore ? 'MODIFIED' : 'ADDED', current);
-    else if (matchedBefore) sink.event('DELETED', current);
+    else if (matchedBefore && event.previous) {
+      // Leaving the selection: upstream sends the last state that matched, at the new version.
+      const last = this.fromStorage(event.previous);
+      sink.event('DELETED', { ...last, metadata: { ...last.metadata, resourceVersion: String(event.revision) } });
+    }
   }
 
   /** The Status a DELETE answers with when the kind does not return the object. */

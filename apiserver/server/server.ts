@@ -1,17 +1,18 @@
 /**
  * The API server: a TLS listener speaking HTTP/2 with HTTP/1.1 fallback, and the request
- * pipeline, which reads top to bottom in `serve`: request info → public endpoints → authentication
- * → authorization → discovery, health or the verb handler (where admission runs). Every failure
- * leaves as a Status.
+ * pipeline, which reads top to bottom in `serve`: request info and deadline → public endpoints →
+ * authentication → audit → in-flight limit → authorization → metrics, discovery, OpenAPI or the
+ * verb handler (where admission runs). Every failure leaves as a Status; every request leaves one
+ * log line, its metrics and (per the audit policy) its audit events when its response closes.
  */
 import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { stringify as toYaml } from 'yaml';
-import type { Logger } from 'pino';
+import type { Level, Logger } from 'pino';
 import { pathNotFound, requestEntityTooLarge, toStatusError, unauthorized, type StatusError } from '../../shared/api/errors.ts';
+import type { Status } from '../../shared/api/types.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import { clientCertificateOf } from '../auth/authenticate.ts';
 import { discovery } from '../endpoints/discovery.ts';
@@ -20,11 +21,24 @@ import { negotiate } from '../endpoints/negotiation.ts';
 import { serializeStatus, type WireFormat } from '../endpoints/serialize.ts';
 import { handleResource, type ApiResponse } from '../endpoints/resource.ts';
 import type { WatchResponse } from '../endpoints/watch.ts';
-import type { Registry } from '../registry/registry.ts';
+import type { Registry, ServedResource } from '../registry/registry.ts';
 import type { UserInfo } from '../registry/definition.ts';
 import { healthResponse, type HealthCheck } from './health.ts';
-import { parseRequestInfo, isTrue } from './requestinfo.ts';
+import { parseRequestInfo, type RequestInfo } from './requestinfo.ts';
 import { authorize, type Authorizer } from './authorization.ts';
+import { apiServerComponent, type ApiServerMetrics, type RequestLabels } from './metrics.ts';
+import { sourceIPs, type Auditor, type RequestAudit } from './audit.ts';
+import {
+  InflightLimiter,
+  isLongRunning,
+  requestDeadlineMs,
+  requestKind,
+  requestTimeoutError,
+  tooManyRequestsBody,
+  tooManyRequestsRetryAfter,
+  type RequestKind,
+} from './limits.ts';
+import { ConnectionTracker } from './shutdown.ts';
 
 export interface ServerOptions {
   registry: Registry;
@@ -36,6 +50,16 @@ export interface ServerOptions {
   maxRequestBodyBytes: number;
   version: Record<string, string>;
   logger: Logger;
+  metrics: ApiServerMetrics;
+  /** Absent without an audit policy. */
+  auditor?: Auditor | undefined;
+  /** --max-requests-inflight and --max-mutating-requests-inflight (0: unlimited). */
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
+  /** --request-timeout, for every request that is not long-running. */
+  requestTimeoutMs: number;
+  /** The level of the one log line per request. */
+  requestLogLevel: Level;
 }
 
 type AnyRequest = IncomingMessage | Http2ServerRequest;
@@ -53,12 +77,102 @@ function tlsSocketOf(req: AnyRequest): TLSSocket {
   return req.socket as TLSSocket;
 }
 
+/** A watch whose client leaves this much unsent is ended (upstream closes watchers that fall behind). */
+const maxBufferedWatchBytes = 32 * 1024 * 1024;
+
 /** Paths anyone may read without credentials, as upstream's system:public-info-viewer allows. */
 const publicPaths = /^\/(livez|readyz|healthz)(\/.*)?$|^\/version\/?$/;
 
+/** The Warning of /healthz, deprecated since 1.16 in favour of /livez and /readyz. */
+export const healthzDeprecationWarning = '/healthz is deprecated in v1.16+, use /livez and /readyz';
+
+/** Upstream's audit annotations of deprecated APIs. */
+const deprecatedAnnotation = 'k8s.io/deprecated';
+const removedReleaseAnnotation = 'k8s.io/removed-release';
+
+/** Non-resource paths upstream counts in apiserver_request_total, with the component it reports. */
+const instrumentedPaths: ReadonlyMap<string, string> = new Map([
+  ['/healthz', ''],
+  ['/livez', ''],
+  ['/readyz', ''],
+  ['/api', apiServerComponent],
+  ['/apis', apiServerComponent],
+]);
+
+/** The removal release in an upstream deprecation warning (`..., unavailable in v1.25+`), or ''. */
+export function removedReleaseOf(warning: string): string {
+  return /unavailable in v(\d+\.\d+)\+/.exec(warning)?.[1] ?? '';
+}
+
+/** What the pipeline learns about one request, read when its response closes. */
+interface Exchange {
+  readonly info: RequestInfo;
+  readonly url: URL;
+  readonly requestId: string;
+  readonly started: bigint;
+  readonly longRunning: boolean;
+  /** The Content-Type of a PATCH (an apply is reported as verb APPLY). */
+  readonly contentTypeOfPatch: string | undefined;
+  served: ServedResource | undefined;
+  username: string;
+  audit: RequestAudit | undefined;
+  /** Set once a seat of the in-flight limit is held. */
+  seat: RequestKind | undefined;
+  /** The Status answered, when the request failed. */
+  failure: Status | undefined;
+  contentType: string | undefined;
+  body: string | Uint8Array | undefined;
+  bytes: number;
+  terminated: boolean;
+  /** The response closed (answered, or the client left). */
+  closed: boolean;
+}
+
+/** Upstream's reported verb: LIST and GET told apart by scope, WATCH, APPLY for apply patches. */
+function reportedVerb(info: RequestInfo, contentType: string | undefined): string {
+  switch (info.verb) {
+    case 'get':
+      return 'GET';
+    case 'list':
+      return 'LIST';
+    case 'watch':
+      return 'WATCH';
+    case 'create':
+      return 'POST';
+    case 'update':
+      return 'PUT';
+    case 'patch':
+      return contentType?.split(';')[0]?.trim() === 'application/apply-patch+yaml' ? 'APPLY' : 'PATCH';
+    case 'delete':
+    case 'deletecollection':
+      return 'DELETE';
+    default:
+      return info.verb === 'head' ? 'GET' : info.verb.toUpperCase();
+  }
+}
+
+/** Upstream's CleanScope. */
+function scopeOf(info: RequestInfo): string {
+  if (info.name || info.verb === 'create') return 'resource';
+  if (info.namespace) return 'namespace';
+  return info.isResourceRequest ? 'cluster' : '';
+}
+
+/** Upstream's dry_run label: '' without the parameter, the sorted distinct values, or `invalid`. */
+function dryRunLabel(url: URL): string {
+  if (!url.search.includes('dryRun')) return '';
+  const values = url.searchParams.getAll('dryRun');
+  if (values.some((v) => v !== 'All')) return 'invalid';
+  return values.length ? 'All' : '';
+}
+
 export class ApiServer {
   readonly server: Http2SecureServer;
-  private readonly sockets = new Set<import('node:net').Socket>();
+  private readonly connections: ConnectionTracker;
+  private readonly limiter: InflightLimiter;
+  private readonly watches = new Set<() => void>();
+  /** Undefined when the request log level is off, so that disabled lines cost nothing. */
+  private readonly logRequest: ((obj: object, msg: string) => void) | undefined;
 
   constructor(private readonly opts: ServerOptions) {
     this.server = createSecureServer(
@@ -72,10 +186,11 @@ export class ApiServer {
       },
       (req, res) => void this.serve(req, res),
     );
-    this.server.on('secureConnection', (socket) => {
-      this.sockets.add(socket);
-      socket.once('close', () => this.sockets.delete(socket));
-    });
+    this.connections = new ConnectionTracker(this.server);
+    this.limiter = new InflightLimiter(opts.maxRequestsInflight, opts.maxMutatingRequestsInflight);
+    opts.metrics.setInflightSource(() => this.limiter.takeWatermarks());
+    const logger = opts.logger;
+    this.logRequest = logger.isLevelEnabled(opts.requestLogLevel) ? logger[opts.requestLogLevel].bind(logger) : undefined;
     // A client that breaks the TLS handshake or the HTTP/2 session is that client's problem.
     this.server.on('tlsClientError', () => {});
     this.server.on('sessionError', () => {});
@@ -89,28 +204,70 @@ export class ApiServer {
     return (this.server.address() as AddressInfo).port;
   }
 
+  /**
+   * Stops taking new connections and requests: HTTP/2 sessions get a GOAWAY, idle connections
+   * close, and every watch ends cleanly (its client re-watches elsewhere).
+   */
+  stopAccepting(): void {
+    this.connections.stopAccepting();
+    for (const end of [...this.watches]) end();
+  }
+
+  /** Resolves true once the requests in flight (watches aside) finished, false after `timeoutMs`. */
+  drain(timeoutMs: number): Promise<boolean> {
+    return this.connections.drain(timeoutMs);
+  }
+
+  /** Closes everything at once, requests in flight included. */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const socket of this.sockets) socket.destroy();
+    for (const end of [...this.watches]) end();
+    this.connections.destroyAll();
     await closed;
   }
 
   private async serve(req: AnyRequest, res: AnyResponse): Promise<void> {
     const started = process.hrtime.bigint();
+    const received = this.opts.auditor ? new Date() : undefined;
     const method = req.method ?? 'GET';
     const url = new URL(req.url ?? '/', 'https://corral');
     const info = parseRequestInfo(method, url.pathname, url.searchParams);
     const warnings: string[] = [];
-    // Upstream returns the audit ID of every request; it ties a response to its log line.
+    // Upstream returns the audit ID of every request; it ties a response to its log and audit lines.
     const requestId = randomUUID();
     res.setHeader('audit-id', requestId);
-    let username = '';
-    res.once('finish', () => {
-      const latencyMs = Number(process.hrtime.bigint() - started) / 1e6;
-      this.opts.logger.debug({ requestId, verb: info.verb, path: url.pathname, user: username, code: res.statusCode, latencyMs }, 'request');
+    const longRunning = isLongRunning(info);
+    const ex: Exchange = {
+      info,
+      url,
+      requestId,
+      started,
+      longRunning,
+      contentTypeOfPatch: info.verb === 'patch' ? req.headers['content-type'] : undefined,
+      served: undefined,
+      username: '',
+      audit: undefined,
+      seat: undefined,
+      failure: undefined,
+      contentType: undefined,
+      body: undefined,
+      bytes: 0,
+      terminated: false,
+      closed: false,
+    };
+    this.connections.track(req, res, longRunning);
+    let deadline: NodeJS.Timeout | undefined;
+    res.once('close', () => {
+      ex.closed = true;
+      if (deadline) clearTimeout(deadline);
+      this.finish(res, ex);
     });
     try {
-      if (publicPaths.test(url.pathname)) return await this.servePublic(url, res);
+      if (!longRunning) {
+        const ms = requestDeadlineMs(url.searchParams, this.opts.requestTimeoutMs);
+        deadline = setTimeout(() => this.timeOut(req, res, ex), ms);
+      }
+      if (publicPaths.test(url.pathname)) return await this.servePublic(req, url, res, ex, received);
 
       const clientCertificate = clientCertificateOf(tlsSocketOf(req));
       const authorization = req.headers.authorization;
@@ -119,66 +276,167 @@ export class ApiServer {
         ...(authorization ? { authorization } : {}),
       });
       warnings.push(...authn.warnings);
-      if (!authn.user) throw unauthorized();
+      if (!authn.user) {
+        this.beginAudit(req, ex, undefined, received);
+        throw unauthorized();
+      }
       const user: UserInfo = authn.user;
-      username = user.username;
+      ex.username = user.username;
+      this.beginAudit(req, ex, user, received);
+      ex.audit?.requestReceived();
 
-      await authorize(this.opts.authorizer, user, info);
+      if (!longRunning) {
+        const kind = requestKind(info);
+        if (!this.limiter.admit(kind, user)) return this.tooManyRequests(res, ex);
+        // A client that left during authentication must not keep its seat: finish() has run already.
+        if (ex.closed) return this.limiter.release(kind);
+        ex.seat = kind;
+      }
+
+      const decision = await this.opts.authorizer.authorize(user, info);
+      ex.audit?.annotate('authorization.k8s.io/decision', decision.decision === 'allow' ? 'allow' : 'forbid');
+      ex.audit?.annotate('authorization.k8s.io/reason', decision.reason ?? '');
+      if (decision.decision !== 'allow') await authorize({ authorize: async () => decision }, user, info);
 
       if (info.isResourceRequest) {
+        ex.served = this.opts.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
+        const deprecation = ex.served?.definition.deprecationWarning;
+        if (deprecation) this.deprecatedApiRequested(ex, deprecation);
         const response = await handleResource(this.opts.registry, {
           info,
           query: url.searchParams,
           headers: req.headers,
-          readBody: () => this.readBody(req),
+          readBody: () => this.readBody(req, ex),
           context: { user, now: new Date() },
         });
-        if ('kind' in response) return await this.stream(res, response, warnings);
+        if ('kind' in response) return await this.stream(res, response, warnings, ex);
         response.warnings.unshift(...warnings);
-        return this.write(res, response);
+        return this.write(res, response, ex);
+      }
+      if (url.pathname === '/metrics') {
+        return this.send(res, ex, 200, this.opts.metrics.contentType, await this.opts.metrics.text(), warnings);
       }
       const openapi = serveOpenApi(this.opts.registry, url, { accept: req.headers.accept, ifNoneMatch: req.headers['if-none-match'] });
       if (openapi) {
         // OpenAPI answers carry their own caching headers (ETag, max-age for hashed URLs).
+        if (res.headersSent || res.destroyed) return;
         (res as ServerResponse).writeHead(openapi.status, openapi.headers);
+        ex.bytes = openapi.body.length;
         res.end(openapi.body);
         return;
       }
       const found = discovery(this.opts.registry, url.pathname, req.headers.accept, `${req.headers.host ?? ''}`);
       if (found) {
-        return this.send(res, 200, found.contentType, JSON.stringify(found.body), warnings);
+        return this.send(res, ex, 200, found.contentType, JSON.stringify(found.body), warnings);
       }
       throw pathNotFound();
     } catch (err) {
       const status = toStatusError(err);
       if (status.code >= 500) this.opts.logger.error({ err, requestId, path: url.pathname, verb: info.verb }, 'request failed');
-      this.writeError(res, status, req.headers.accept, warnings);
+      this.writeError(res, ex, status, req.headers.accept, warnings);
     }
   }
 
-  private async servePublic(url: URL, res: AnyResponse): Promise<void> {
+  /** Starts the request's audit (after authentication, as upstream's audit filter sits after it). */
+  private beginAudit(req: AnyRequest, ex: Exchange, user: UserInfo | undefined, received: Date | undefined): void {
+    const auditor = this.opts.auditor;
+    if (!auditor || !received) return;
+    const { info } = ex;
+    const agent = req.headers['user-agent'];
+    ex.audit = auditor.begin(
+      {
+        user,
+        verb: info.verb,
+        isResourceRequest: info.isResourceRequest,
+        path: info.path,
+        namespace: info.namespace,
+        apiGroup: info.apiGroup,
+        apiVersion: info.apiVersion,
+        resource: info.resource,
+        subresource: info.subresource,
+        name: info.name,
+      },
+      {
+        auditID: ex.requestId,
+        requestURI: `${ex.url.pathname}${ex.url.search}`,
+        userAgent: Array.isArray(agent) ? agent[0] : agent,
+        sourceIPs: sourceIPs(req.headers, tlsSocketOf(req).remoteAddress),
+        received,
+      },
+    );
+  }
+
+  /** The three signals of a deprecated API: the Warning (added by the handler), the audit annotations and the metric. */
+  private deprecatedApiRequested(ex: Exchange, warning: string): void {
+    const removedRelease = removedReleaseOf(warning);
+    ex.audit?.annotate(deprecatedAnnotation, 'true');
+    if (removedRelease) ex.audit?.annotate(removedReleaseAnnotation, removedRelease);
+    const { info } = ex;
+    this.opts.metrics.deprecatedApiRequested({
+      group: info.apiGroup,
+      version: info.apiVersion,
+      resource: info.resource,
+      subresource: info.subresource,
+      removed_release: removedRelease,
+    });
+  }
+
+  private async servePublic(req: AnyRequest, url: URL, res: AnyResponse, ex: Exchange, received: Date | undefined): Promise<void> {
+    if (this.opts.auditor) {
+      // Public paths need no credentials; when some were sent, the audit names their owner.
+      const clientCertificate = clientCertificateOf(tlsSocketOf(req));
+      const authorization = req.headers.authorization;
+      const authn = await this.opts.authenticator
+        .authenticate({ ...(clientCertificate ? { clientCertificate } : {}), ...(authorization ? { authorization } : {}) })
+        .catch(() => ({ user: undefined }));
+      const user = authn.user ?? { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+      ex.username = user.username;
+      this.beginAudit(req, ex, user, received);
+      ex.audit?.requestReceived();
+    }
     const [, endpoint = '', ...rest] = url.pathname.split('/');
-    if (endpoint === 'version') return this.send(res, 200, 'application/json', JSON.stringify(this.opts.version, null, 2), []);
+    if (endpoint === 'version') return this.send(res, ex, 200, 'application/json', JSON.stringify(this.opts.version, null, 2), []);
     const checks = endpoint === 'readyz' ? this.opts.readyz : this.opts.livez;
     const result = await healthResponse(endpoint, checks, rest.join('/'), url.searchParams);
     if (!result) throw pathNotFound();
-    return this.send(res, result.status, 'text/plain; charset=utf-8', result.body, [], { 'x-content-type-options': 'nosniff' });
+    const warnings: string[] = [];
+    if (endpoint === 'healthz') {
+      warnings.push(healthzDeprecationWarning);
+      ex.audit?.annotate(deprecatedAnnotation, 'true');
+    }
+    return this.send(res, ex, result.status, 'text/plain; charset=utf-8', result.body, warnings, { 'x-content-type-options': 'nosniff' });
   }
 
-  /** Streams a watch: headers at once, then one frame per event until either side ends it. */
-  private async stream(res: AnyResponse, watch: WatchResponse, warnings: string[]): Promise<void> {
+  /** Streams a watch: headers at once, then one frame per event until either side or a shutdown ends it. */
+  private async stream(res: AnyResponse, watch: WatchResponse, warnings: string[], ex: Exchange): Promise<void> {
+    if (res.headersSent || res.destroyed) return;
     const headers: Record<string, string | string[]> = { 'content-type': watch.contentType, 'cache-control': 'no-cache, private' };
     if (warnings.length) headers.warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
     (res as ServerResponse).writeHead(200, headers);
     // Send the headers now: clients wait for them before they read events.
     (res as ServerResponse).flushHeaders();
+    ex.audit?.responseStarted(200);
+    const def = ex.served?.definition;
+    const gvk = { group: def?.group ?? ex.info.apiGroup, version: def?.version ?? ex.info.apiVersion, kind: def?.kind ?? '' };
+    const stopWatching = this.opts.metrics.watchStarted(this.requestLabels(ex), gvk);
+    const recordEvent = this.opts.metrics.watchEventRecorder(gvk);
+    const end = (): void => {
+      if (!res.destroyed && !res.writableEnded) res.end();
+    };
+    this.watches.add(end);
+    res.once('close', () => {
+      this.watches.delete(end);
+      stopWatching();
+    });
+    if (this.connections.draining) end();
     await watch.start({
       write: (frame) => {
-        if (!res.destroyed) (res as ServerResponse).write(frame);
+        if (res.destroyed || res.writableEnded) return false;
+        recordEvent(frame.length);
+        (res as ServerResponse).write(frame);
+        return res.writableLength <= maxBufferedWatchBytes;
       },
-      end: () => {
-        if (!res.destroyed) res.end();
-      },
+      end,
       onClose: (handler) => {
         res.once('close', handler);
       },
@@ -186,11 +444,11 @@ export class ApiServer {
   }
 
   /** Reads the request body, refusing more than the configured limit with a 413. */
-  private readBody(req: AnyRequest): Promise<Buffer> {
+  private readBody(req: AnyRequest, ex: Exchange): Promise<Buffer> {
     const limit = this.opts.maxRequestBodyBytes;
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > limit) return Promise.reject(requestEntityTooLarge(limit));
-    return new Promise((resolve, reject) => {
+    return new Promise<Buffer>((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
       req.on('data', (chunk: Buffer) => {
@@ -203,29 +461,49 @@ export class ApiServer {
         }
         chunks.push(chunk);
       });
-      req.once('end', () => resolve(Buffer.concat(chunks)));
+      req.once('end', () => {
+        const body = Buffer.concat(chunks);
+        ex.audit?.requestBody(req.headers['content-type'], body);
+        resolve(body);
+      });
       req.once('error', reject);
     });
   }
 
-  private write(res: AnyResponse, response: ApiResponse): void {
-    this.send(res, response.status, response.body.contentType, response.body.body, response.warnings);
+  private write(res: AnyResponse, response: ApiResponse, ex: Exchange): void {
+    this.send(res, ex, response.status, response.body.contentType, response.body.body, response.warnings);
   }
 
   /** A failure as a Status in the format the client asked for (JSON when it asked for none we have). */
-  private writeError(res: AnyResponse, err: StatusError, accept: string | undefined, warnings: string[]): void {
+  private writeError(res: AnyResponse, ex: Exchange, err: StatusError, accept: string | undefined, warnings: string[]): void {
     let format: WireFormat = 'json';
     try {
       format = negotiate(accept, false).format;
     } catch {
       // An unacceptable Accept still gets its Status, as JSON.
     }
-    const headers: Record<string, string> = err.retryAfterSeconds !== undefined ? { 'retry-after': String(err.retryAfterSeconds) } : {};
+    const headers: Record<string, string> = err.retryAfterSeconds ? { 'retry-after': String(err.retryAfterSeconds) } : {};
     const body = serializeStatus(err.status, format);
-    this.send(res, err.code, body.contentType, body.body, warnings, headers);
+    if (!res.headersSent) ex.failure = err.status;
+    this.send(res, ex, err.code, body.contentType, body.body, warnings, headers);
   }
 
-  private send(res: AnyResponse, status: number, contentType: string, body: string | Uint8Array, warnings: string[], extra: Record<string, string> = {}): void {
+  /** Upstream's answer beyond the in-flight limit: plain text, Retry-After 1. */
+  private tooManyRequests(res: AnyResponse, ex: Exchange): void {
+    ex.terminated = true;
+    this.opts.metrics.observeTermination(this.requestLabels(ex), 429);
+    this.send(res, ex, 429, 'text/plain; charset=utf-8', tooManyRequestsBody, [], { 'retry-after': tooManyRequestsRetryAfter, 'x-content-type-options': 'nosniff' });
+  }
+
+  /** The request outlived its deadline: the client gets the 504 now; the handler's late answer is dropped. */
+  private timeOut(req: AnyRequest, res: AnyResponse, ex: Exchange): void {
+    if (res.headersSent || res.destroyed) return;
+    ex.terminated = true;
+    this.opts.metrics.observeTermination(this.requestLabels(ex), 504);
+    this.writeError(res, ex, requestTimeoutError(), req.headers.accept, []);
+  }
+
+  private send(res: AnyResponse, ex: Exchange, status: number, contentType: string, body: string | Uint8Array, warnings: string[], extra: Record<string, string> = {}): void {
     if (res.headersSent || res.destroyed) return;
     const headers: Record<string, string | string[]> = {
       'content-type': contentType,
@@ -234,7 +512,38 @@ export class ApiServer {
     };
     if (warnings.length) headers.warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
     (res as ServerResponse).writeHead(status, headers);
+    ex.bytes = body.length;
+    if (ex.audit?.level === 'RequestResponse') {
+      ex.contentType = contentType;
+      ex.body = body;
+    }
     res.end(body);
   }
-}
 
+  private requestLabels(ex: Exchange): RequestLabels {
+    const { info } = ex;
+    return {
+      verb: reportedVerb(info, ex.contentTypeOfPatch),
+      dry_run: dryRunLabel(ex.url),
+      group: info.apiGroup,
+      version: info.apiVersion,
+      resource: info.resource,
+      subresource: info.isResourceRequest ? info.subresource : info.path,
+      scope: scopeOf(info),
+      component: info.isResourceRequest ? apiServerComponent : (instrumentedPaths.get(info.path) ?? apiServerComponent),
+    };
+  }
+
+  /** Once the response closed: the seat, the log line, the metrics and the last audit event. */
+  private finish(res: AnyResponse, ex: Exchange): void {
+    if (ex.seat) this.limiter.release(ex.seat);
+    const seconds = Number(process.hrtime.bigint() - ex.started) / 1e9;
+    const code = res.statusCode;
+    this.logRequest?.({ requestId: ex.requestId, verb: ex.info.verb, path: ex.info.path, user: ex.username, code, latencyMs: seconds * 1000 }, 'request');
+    // As upstream: requests that reached a route (authentication and authorization passed), and those the server turned away itself.
+    const routed = ex.info.isResourceRequest ? ex.served !== undefined : instrumentedPaths.has(ex.info.path) && code !== 401 && code !== 403;
+    const counted = routed || ex.terminated;
+    if (counted) this.opts.metrics.observeRequest(this.requestLabels(ex), code, seconds, ex.bytes);
+    ex.audit?.complete(code, ex.failure, ex.contentType, ex.body);
+  }
+}

@@ -73,14 +73,20 @@ async function stopServer(s: Setup | undefined): Promise<void> {
   rmSync(s.dir, { recursive: true, force: true });
 }
 
-/** Revisions written before the server (and its watch cache) started, then compacted away. */
+/** A revision written before the server (and its watch cache) started, then compacted away. */
 let compactedBeforeStart = 0;
+/** A configmap written and deleted before the server started, in history etcd still has. */
+const preStartCollection = '/api/v1/namespaces/rv-prestart/configmaps';
+let preStartRevision = 0;
 const main = await startServer('resource-version', ['--etcd-compaction-interval=0'], async (etcd) => {
-  for (let i = 0; i < 6; i++) await etcd.kv.put({ key: Buffer.from(`/unrelated/seed-${i}`), value: Buffer.from('x') });
-  const res = await etcd.kv.range({ key: Buffer.from('/unrelated/'), range_end: prefixEnd('/unrelated/'), count_only: true });
-  const head = Number(res.header.revision);
+  let head = 0;
+  for (let i = 0; i < 6; i++) head = Number((await etcd.kv.put({ key: Buffer.from(`/unrelated/seed-${i}`), value: Buffer.from('x') })).header.revision);
   await etcd.kv.compact({ revision: head, physical: true });
   compactedBeforeStart = head - 2;
+  preStartRevision = head;
+  const ghost = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ghost', namespace: 'rv-prestart', uid: randomUUID(), creationTimestamp: '2024-01-01T00:00:00Z' } };
+  await etcd.kv.put({ key: Buffer.from('/registry/configmaps/rv-prestart/ghost'), value: Buffer.from(JSON.stringify(ghost)) });
+  await etcd.kv.deleteRange({ key: Buffer.from('/registry/configmaps/rv-prestart/ghost') });
 });
 after(async () => {
   await stopServer(main);
@@ -489,7 +495,7 @@ describe('list: validation of resourceVersion, resourceVersionMatch and continue
 
   it(
     'resourceVersionMatch with continue and without resourceVersion reports both errors',
-    { todo: 'corral reports only the first error; upstream ValidateListOptions reports every one' },
+    {},
     async () => {
       const res = await api('GET', `${collection}${query({ limit: '1', continue: token, resourceVersionMatch: 'NotOlderThan' })}`);
       expectInvalidOptions(res, [
@@ -501,7 +507,7 @@ describe('list: validation of resourceVersion, resourceVersionMatch and continue
 
   it(
     'an unknown resourceVersionMatch is not supported (supported values include "")',
-    { todo: 'corral lists the supported values as "Exact", "NotOlderThan"; upstream adds ""' },
+    {},
     async () => {
       const res = await api('GET', `${collection}${query({ resourceVersion: '1', resourceVersionMatch: 'Newest' })}`);
       expectInvalidOptions(res, [unsupported('resourceVersionMatch', 'Newest', ['Exact', 'NotOlderThan', ''])]);
@@ -510,7 +516,7 @@ describe('list: validation of resourceVersion, resourceVersionMatch and continue
 
   it(
     'an unknown resourceVersionMatch without resourceVersion reports both errors',
-    { todo: 'corral reports only NotSupported (and without ""); upstream reports Forbidden then NotSupported' },
+    {},
     async () => {
       const res = await api('GET', `${collection}${query({ resourceVersionMatch: 'Newest' })}`);
       expectInvalidOptions(res, [
@@ -520,7 +526,7 @@ describe('list: validation of resourceVersion, resourceVersionMatch and continue
     },
   );
 
-  it('sendInitialEvents is forbidden for list', { todo: 'corral ignores sendInitialEvents on a list and answers 200' }, async () => {
+  it('sendInitialEvents is forbidden for list', {}, async () => {
     const res = await api('GET', `${collection}?sendInitialEvents=true`);
     expectInvalidOptions(res, [forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list')]);
   });
@@ -565,7 +571,7 @@ describe('chunked lists', () => {
     assert.equal(res.body.metadata?.remainingItemCount, undefined);
   });
 
-  it('a malformed continue token is a 400 with upstream\'s message', { todo: "corral's message lacks upstream's `invalid continue token: ` prefix" }, async () => {
+  it('a malformed continue token is a 400 with upstream\'s message', {}, async () => {
     const res = await api('GET', `${collection}?limit=1&continue=${encodeURIComponent('not a token')}`);
     expectStatus(res, 400, 'BadRequest', /^invalid continue token: continue key is not valid: /);
   });
@@ -650,7 +656,7 @@ describe('watch: resourceVersion semantics', () => {
 
   it(
     'a version the server has not reached: the watch waits for it rather than failing',
-    { todo: 'corral ends the watch with an ERROR event (504 Too large resource version) after 3 s; upstream 1.32 keeps the watch open and delivers the events after that version once they happen' },
+    {},
     async () => {
       const future = (await etcdRevision()) + 3;
       const w = await openWatch(main.server.url, main.tls, watchPath({ resourceVersion: String(future), timeoutSeconds: '30' }));
@@ -682,7 +688,7 @@ describe('watch: validation of its options', () => {
 
   it(
     'resourceVersionMatch Exact on a watch: forbidden and not supported',
-    { todo: 'corral reports only the Forbidden error; upstream adds NotSupported with supported value "NotOlderThan"' },
+    {},
     async () => {
       const res = await api('GET', watchPath({ resourceVersion: '1', resourceVersionMatch: 'Exact' }));
       expectInvalidOptions(res, [
@@ -699,7 +705,7 @@ describe('watch: validation of its options', () => {
 
   it(
     'sendInitialEvents with resourceVersionMatch Exact: forbidden and not supported',
-    { todo: 'corral reports only the Forbidden error; upstream adds NotSupported with supported value "NotOlderThan"' },
+    {},
     async () => {
       const res = await api('GET', watchPath({ sendInitialEvents: 'true', allowWatchBookmarks: 'true', resourceVersion: '1', resourceVersionMatch: 'Exact' }));
       expectInvalidOptions(res, [
@@ -730,7 +736,7 @@ describe('a version the server has not reached: 504 Too large resource version w
 
   it(
     'list, NotOlderThan, limit=n',
-    { todo: 'corral reads etcd at exactly that revision and answers 500 "Internal error occurred: ... required revision is a future revision"; upstream serves NotOlderThan+limit from the watch cache and answers 504 Too large resource version' },
+    {},
     async () => {
       const future = await futureRevision();
       expectTooLarge(await api('GET', `${collection}?resourceVersion=${future}&resourceVersionMatch=NotOlderThan&limit=2`), future);
@@ -740,7 +746,7 @@ describe('a version the server has not reached: 504 Too large resource version w
   it(
     'list, Exact (the spec\'s Errors row: a version the server does not recognize)',
     {
-      todo: "corral answers 500 InternalError (etcd's `required revision is a future revision`); the spec's Errors table asks for 504 Too large resource version (note: upstream 1.32's etcd path also answers 500 here)",
+      
     },
     async () => {
       const future = await futureRevision();
@@ -814,7 +820,7 @@ describe('compacted history: 410 Gone', () => {
 
   it(
     'a Not older than list with a limit at a compacted version is still served',
-    { todo: 'corral reads etcd at exactly that revision and answers 410; upstream serves NotOlderThan+limit from the watch cache (200, list resourceVersion not older than requested)' },
+    {},
     async () => {
       const res = await api('GET', `${collection}?resourceVersion=${tokenRevision}&resourceVersionMatch=NotOlderThan&limit=2`);
       expectCode(res, 200);
@@ -828,34 +834,56 @@ describe('compacted history: 410 Gone', () => {
     assert.deepEqual(res.body.data, { v: 'before-compaction' });
   });
 
-  it('a watch from a compacted version older than the watch cache: ERROR event, 410 Expired', async () => {
-    const w = await openWatch(main.server.url, main.tls, `${collection}?watch=1&resourceVersion=${compactedBeforeStart}`);
+  /** Opens a watch from `rv`, then writes an object: a watch that cannot replay what it missed must fail before that write shows up. */
+  async function firstEventAfterProbe(path: string, rv: number, probe: () => Promise<unknown>): Promise<WatchEvent[]> {
+    const w = await openWatch(main.server.url, main.tls, `${path}?watch=1&resourceVersion=${rv}`);
     try {
       expectCode({ status: w.status, text: w.text } as TestResponse, 200);
-      await w.waitFor((events) => events.length >= 1, 'an ERROR event');
-      await w.done;
-      assert.equal(w.events.length, 1, 'nothing follows the ERROR event');
-      const [event] = w.events as [WatchEvent];
-      assert.equal(event.type, 'ERROR');
-      assert.equal(event.object.kind, 'Status');
-      assert.equal(event.object.code, 410);
-      assert.equal(event.object.reason, 'Expired');
+      await probe();
+      await w.waitFor((events) => events.length >= 1, 'an event');
+      if (w.events[0]?.type === 'ERROR') await w.done;
+      return [...w.events];
     } finally {
       w.close();
     }
-  });
+  }
 
   it(
-    "that ERROR event carries the watch cache's message",
-    { todo: 'corral answers "The resourceVersion for the provided watch is too old." (the etcd watch message); upstream 1.32 serves every watch with a resourceVersion from the watch cache, which answers "too old resource version: <requested> (<oldest>)"' },
+    'a watch from a compacted version older than the watch cache: ERROR event, 410 Expired',
+    {},
     async () => {
-      const w = await openWatch(main.server.url, main.tls, `${collection}?watch=1&resourceVersion=${compactedBeforeStart}`);
-      try {
-        await w.waitFor((events) => events.length >= 1, 'an ERROR event');
-        assert.match(w.events[0]?.object.message ?? '', new RegExp(`^too old resource version: ${compactedBeforeStart} \\(\\d+\\)$`));
-      } finally {
-        w.close();
+      const events = await firstEventAfterProbe(collection, compactedBeforeStart, () => create('probe-compacted'));
+      assert.equal(events.length, 1, `nothing follows the ERROR event: ${JSON.stringify(events.map((e) => e.type))}`);
+      const [event] = events as [WatchEvent];
+      assert.equal(event.type, 'ERROR', JSON.stringify(event));
+      assert.equal(event.object.kind, 'Status');
+      assert.equal(event.object.code, 410);
+      assert.equal(event.object.reason, 'Expired');
+      // Upstream 1.32 serves every watch with a resourceVersion from its watch cache, whose message this is.
+      assert.match(event.object.message ?? '', new RegExp(`^too old resource version: ${compactedBeforeStart} \\(\\d+\\)$`));
+    },
+  );
+
+  it(
+    'a watch from before the watch cache started, on history etcd still has: every change since, or 410 — never a gap',
+    {},
+    async () => {
+      const events = await firstEventAfterProbe(preStartCollection, preStartRevision, async () => {
+        expectCode(await api('POST', '/api/v1/namespaces', { metadata: { name: 'rv-prestart' } }), 201);
+        expectCode(await api('POST', preStartCollection, { metadata: { name: 'probe' } }), 201);
+      });
+      if (events[0]?.type === 'ERROR') {
+        assert.equal(events[0].object.code, 410);
+        assert.equal(events[0].object.reason, 'Expired');
+        return;
       }
+      assert.deepEqual(
+        events.slice(0, 2).map((e) => [e.type, e.object.metadata.name]),
+        [
+          ['ADDED', 'ghost'],
+          ['DELETED', 'ghost'],
+        ],
+      );
     },
   );
 });

@@ -88,6 +88,11 @@ interface ValueType {
   message?: MessageLayout;
   /** The element (WRAPPED_LIST). */
   element?: ValueType;
+  /**
+   * Bytes the length prefix of this value took when last written (MESSAGE, WRAPPED_LIST): the
+   * writer reserves as many for the next one, as values of one field tend to be of similar size.
+   */
+  lengthWidth: number;
 }
 
 const SINGLE = 0;
@@ -104,6 +109,8 @@ interface FieldLayout {
   type: ValueType;
   /** number << 3 | wire type, as written before each value (each entry of a map). */
   tag: number;
+  /** As ValueType.lengthWidth, for the entries of a map. */
+  entryWidth: number;
 }
 
 interface MessageLayout {
@@ -116,6 +123,8 @@ interface MessageLayout {
    * schema, as Go's JSON follows the struct.
    */
   propertyOrder: string[] | null;
+  /** As ValueType.lengthWidth, for the message as the raw object of an envelope (encodeObject). */
+  rawWidth: number;
 }
 
 const layouts = new WeakMap<Schema, MessageLayout>();
@@ -136,7 +145,7 @@ function layoutOf(schema: Schema): MessageLayout {
 
 /** The layout of the properties at `depth` levels of embedding (0: the message itself). */
 function buildLayout(entries: [string, Schema][], depth: number): MessageLayout {
-  const layout: MessageLayout = { fields: [], byNumber: [], propertyOrder: null };
+  const layout: MessageLayout = { fields: [], byNumber: [], propertyOrder: null, rawWidth: 1 };
   const groups = new Map<number, [string, Schema][]>();
   const add = (field: FieldLayout, name: string): void => {
     if (layout.byNumber[field.number]) throw new ProtobufError(`protobuf: field number ${field.number} of "${name}" is already used`);
@@ -152,7 +161,7 @@ function buildLayout(entries: [string, Schema][], depth: number): MessageLayout 
       if (!group) {
         groups.set(embeddedIn, (group = []));
         // A placeholder keeps the number taken until the group is complete.
-        add({ name: '', number: embeddedIn, optional: false, shape: SINGLE, type: { kind: EMBEDDED, wireType: WIRE_BYTES }, tag: 0 }, name);
+        add({ name: '', number: embeddedIn, optional: false, shape: SINGLE, type: valueType(EMBEDDED, WIRE_BYTES), tag: 0, entryWidth: 1 }, name);
       }
       group.push(entry);
       continue;
@@ -168,7 +177,7 @@ function buildLayout(entries: [string, Schema][], depth: number): MessageLayout 
     } else {
       type = valueTypeOf(property, name);
     }
-    add({ name, number: marker.field, optional: marker.optional === true, shape, type, tag: 0 }, name);
+    add({ name, number: marker.field, optional: marker.optional === true, shape, type, tag: 0, entryWidth: 1 }, name);
   }
   for (const [number, group] of groups) layout.byNumber[number]!.type.message = buildLayout(group, depth + 1);
   layout.fields.sort((a, b) => a.number - b.number);
@@ -185,43 +194,48 @@ function isMapSchema(schema: Schema): boolean {
   return schema.additionalProperties !== undefined && schema.properties === undefined && !schema['x-corral-type'];
 }
 
+/** Every ValueType has all properties, so that the hot paths that read them see one object shape. */
+function valueType(kind: number, wireType: number, schema?: Schema, element?: ValueType): ValueType {
+  return { kind, wireType, schema, message: undefined, element, lengthWidth: 1 };
+}
+
 function valueTypeOf(schema: Schema, name: string): ValueType {
   switch (schema['x-corral-type']) {
     case 'Time':
-      return { kind: TIME, wireType: WIRE_BYTES };
+      return valueType(TIME, WIRE_BYTES);
     case 'MicroTime':
-      return { kind: MICRO_TIME, wireType: WIRE_BYTES };
+      return valueType(MICRO_TIME, WIRE_BYTES);
     case 'Duration':
-      return { kind: DURATION, wireType: WIRE_BYTES };
+      return valueType(DURATION, WIRE_BYTES);
     case 'Quantity':
-      return { kind: QUANTITY, wireType: WIRE_BYTES };
+      return valueType(QUANTITY, WIRE_BYTES);
     case 'IntOrString':
-      return { kind: INT_OR_STRING, wireType: WIRE_BYTES };
+      return valueType(INT_OR_STRING, WIRE_BYTES);
     case 'FieldsV1':
-      return { kind: FIELDS_V1, wireType: WIRE_BYTES };
+      return valueType(FIELDS_V1, WIRE_BYTES);
     case 'RawExtension':
-      return { kind: RAW_EXTENSION, wireType: WIRE_BYTES };
+      return valueType(RAW_EXTENSION, WIRE_BYTES);
     case undefined:
       break;
   }
-  if (schema['x-kubernetes-int-or-string']) return { kind: INT_OR_STRING, wireType: WIRE_BYTES };
+  if (schema['x-kubernetes-int-or-string']) return valueType(INT_OR_STRING, WIRE_BYTES);
   switch (schema.type) {
     case 'string':
-      return schema.format === 'byte' ? { kind: BYTES, wireType: WIRE_BYTES } : { kind: STRING, wireType: WIRE_BYTES };
+      return schema.format === 'byte' ? valueType(BYTES, WIRE_BYTES) : valueType(STRING, WIRE_BYTES);
     case 'boolean':
-      return { kind: BOOL, wireType: WIRE_VARINT };
+      return valueType(BOOL, WIRE_VARINT);
     case 'integer':
-      return { kind: schema.format === 'int32' ? INT32 : INT64, wireType: WIRE_VARINT };
+      return valueType(schema.format === 'int32' ? INT32 : INT64, WIRE_VARINT);
     case 'number':
-      return { kind: DOUBLE, wireType: WIRE_FIXED64 };
+      return valueType(DOUBLE, WIRE_FIXED64);
     case 'array':
-      return { kind: WRAPPED_LIST, wireType: WIRE_BYTES, element: valueTypeOf(schema.items ?? {}, name) };
+      return valueType(WRAPPED_LIST, WIRE_BYTES, undefined, valueTypeOf(schema.items ?? {}, name));
     case 'object':
       if (isMapSchema(schema)) throw new ProtobufError(`protobuf: "${name}" is a map inside a list or map, which protobuf cannot express`);
-      return { kind: MESSAGE, wireType: WIRE_BYTES, schema };
+      return valueType(MESSAGE, WIRE_BYTES, schema);
     case undefined:
-      if (schema.properties) return { kind: MESSAGE, wireType: WIRE_BYTES, schema };
-      if (schema['x-kubernetes-preserve-unknown-fields']) return { kind: RAW_EXTENSION, wireType: WIRE_BYTES };
+      if (schema.properties) return valueType(MESSAGE, WIRE_BYTES, schema);
+      if (schema['x-kubernetes-preserve-unknown-fields']) return valueType(RAW_EXTENSION, WIRE_BYTES);
       break;
   }
   throw new ProtobufError(`protobuf: no encoding for the schema of "${name}"`);
@@ -234,25 +248,48 @@ function messageOf(type: ValueType): MessageLayout {
 // ---------------------------------------------------------------------------------------------
 // Writing.
 
-const utf8 = new TextEncoder();
+/**
+ * Node's Buffer methods behind `write(s, offset, 'utf8')`, `toString('utf8', start, end)` and the
+ * like, which @types/node does not declare: called directly they skip the encoding-name dispatch
+ * and argument checks, and utf8Write needs no subarray view (as TextEncoder.encodeInto does).
+ */
+interface NodeBuffer extends Buffer {
+  /** Writes at most `max` bytes of `s` at `offset`; returns the bytes written. */
+  utf8Write(s: string, offset: number, max: number): number;
+  utf8Slice(start: number, end: number): string;
+  latin1Slice(start: number, end: number): string;
+  base64Slice(start: number, end: number): string;
+}
+
+const bufferProto = Buffer.prototype as Partial<NodeBuffer>;
+if (typeof bufferProto.utf8Write !== 'function' || typeof bufferProto.utf8Slice !== 'function' || typeof bufferProto.latin1Slice !== 'function' || typeof bufferProto.base64Slice !== 'function') {
+  throw new Error('protobuf codec: this runtime’s Buffer lacks utf8Write, utf8Slice, latin1Slice or base64Slice');
+}
+
+function allocBuffer(size: number): NodeBuffer {
+  return Buffer.allocUnsafe(size) as NodeBuffer;
+}
 
 /**
- * A growable buffer written front to back. A nested message reserves one byte for its length and
- * moves its content when the length needs more: most messages are shorter than 128 bytes.
+ * A growable buffer written front to back. A length-delimited value reserves room for its length
+ * prefix before its content is written: as many bytes as the caller guesses (what the same field
+ * took last time), and the content is moved when the guess was wrong, as lengths are minimal
+ * varints in upstream's encoding. Guessing from the last value of the field keeps most moves away
+ * in lists, whose items are alike; a wrong guess costs one move, as a one-byte reservation would.
  */
 class Writer {
-  buf: Buffer;
+  buf: NodeBuffer;
   pos = 0;
 
   constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
+    this.buf = allocBuffer(size);
   }
 
   ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     let size = this.buf.length * 2;
     while (size < this.pos + n) size *= 2;
-    const next = Buffer.allocUnsafe(size);
+    const next = allocBuffer(size);
     this.buf.copy(next, 0, 0, this.pos);
     this.buf = next;
   }
@@ -265,14 +302,7 @@ class Writer {
   /** An unsigned varint of at most 32 bits (tags, lengths, booleans). */
   uint32(v: number): void {
     this.ensure(5);
-    const buf = this.buf;
-    let pos = this.pos;
-    while (v > 127) {
-      buf[pos++] = (v & 127) | 128;
-      v >>>= 7;
-    }
-    buf[pos++] = v;
-    this.pos = pos;
+    this.pos = putUint32(this.buf, this.pos, v);
   }
 
   /** A signed integer as a 64-bit two's complement varint: negatives take 10 bytes, as Go's int32 and int64 do. */
@@ -317,8 +347,9 @@ class Writer {
   /** A length-prefixed UTF-8 string. */
   string(s: string): void {
     const n = s.length;
-    // At most 3 bytes per UTF-16 unit: under 43 units the length fits one byte.
-    if (n < 43) {
+    // Short strings are copied here when ASCII: cheaper than a call into the runtime. At most 3
+    // bytes per UTF-16 unit: under 43 units the length fits one byte.
+    if (n < 16) {
       this.ensure(1 + 3 * n);
       const buf = this.buf;
       const start = this.pos + 1;
@@ -326,7 +357,7 @@ class Writer {
       for (let i = 0; i < n; i++) {
         const c = s.charCodeAt(i);
         if (c >= 0x80) {
-          p = start + buf.write(s, start, 'utf8');
+          p = start + buf.utf8Write(s, start, 3 * n);
           break;
         }
         buf[p++] = c;
@@ -335,23 +366,17 @@ class Writer {
       this.pos = p;
       return;
     }
-    // Encoded after room for the longest length prefix it could need, then moved back if shorter.
+    // UTF-8 takes 1 to 3 bytes per UTF-16 unit. The length prefix is guessed for ASCII, the
+    // common case, where it is exact; otherwise the content moves to make room for a longer one.
     const max = 3 * n;
-    const width = varintSize(max);
-    this.ensure(width + max);
+    const guess = varintSize(n);
+    this.ensure(varintSize(max) + max);
     const buf = this.buf;
-    const start = this.pos + width;
-    const len = utf8.encodeInto(s, buf.subarray(start, start + max)).written;
-    const actual = varintSize(len);
-    if (actual !== width) buf.copyWithin(this.pos + actual, start, start + len);
-    let v = len;
-    let p = this.pos;
-    while (v > 127) {
-      buf[p++] = (v & 127) | 128;
-      v >>>= 7;
-    }
-    buf[p++] = v;
-    this.pos = p + len;
+    const start = this.pos + guess;
+    const len = buf.utf8Write(s, start, max);
+    const width = varintSize(len);
+    if (width !== guess) buf.copyWithin(this.pos + width, start, start + len);
+    this.pos = putUint32(buf, this.pos, len) + len;
   }
 
   bytes(b: Uint8Array): void {
@@ -361,30 +386,40 @@ class Writer {
     this.pos += b.length;
   }
 
-  /** Reserves the length of a nested message; returns where it goes. */
-  begin(): number {
-    this.ensure(1);
-    return this.pos++;
+  /** Bytes written as they are, without a length. */
+  raw(b: Uint8Array): void {
+    this.ensure(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
   }
 
-  /** Writes the length of the message begun at `at`, moving its content when the length takes more than a byte. */
-  end(at: number): void {
-    const len = this.pos - at - 1;
-    if (len < 128) {
+  /** Reserves `width` bytes for the length of a nested message; returns where it goes. */
+  begin(width = 1): number {
+    this.ensure(width);
+    const at = this.pos;
+    this.pos += width;
+    return at;
+  }
+
+  /**
+   * Writes the length of the message begun at `at` with `reserved` bytes for it, moving its
+   * content when the length takes another number of bytes; returns the number it took.
+   */
+  end(at: number, reserved = 1): number {
+    const start = at + reserved;
+    const len = this.pos - start;
+    if (len < 128 && reserved === 1) {
       this.buf[at] = len;
-      return;
+      return 1;
     }
     const width = varintSize(len);
-    this.ensure(width - 1);
-    this.buf.copyWithin(at + width, at + 1, this.pos);
-    this.pos += width - 1;
-    let v = len;
-    let p = at;
-    while (v > 127) {
-      this.buf[p++] = (v & 127) | 128;
-      v >>>= 7;
+    if (width !== reserved) {
+      if (width > reserved) this.ensure(width - reserved);
+      this.buf.copyWithin(at + width, start, this.pos);
+      this.pos += width - reserved;
     }
-    this.buf[p] = v;
+    putUint32(this.buf, at, len);
+    return width;
   }
 
   /** A copy of what was written. */
@@ -393,6 +428,16 @@ class Writer {
     this.buf.copy(out, 0, 0, this.pos);
     return out;
   }
+}
+
+/** Writes an unsigned varint of at most 32 bits at `pos` (room assured); returns the position after it. */
+function putUint32(buf: Buffer, pos: number, v: number): number {
+  while (v > 127) {
+    buf[pos++] = (v & 127) | 128;
+    v >>>= 7;
+  }
+  buf[pos++] = v;
+  return pos;
 }
 
 function varintSize(v: number): number {
@@ -426,9 +471,10 @@ function writeMessage(w: Writer, layout: MessageLayout, value: Record<string, un
     if (field.type.kind === EMBEDDED) {
       // Always written: Go embeds the struct itself, not a pointer.
       w.uint32(field.tag);
-      const at = w.begin();
-      writeMessage(w, field.type.message!, value);
-      w.end(at);
+      const type = field.type;
+      const at = w.begin(type.lengthWidth);
+      writeMessage(w, type.message!, value);
+      type.lengthWidth = w.end(at, type.lengthWidth);
       continue;
     }
     const v = value === undefined ? undefined : value[field.name];
@@ -456,16 +502,18 @@ function writeMessage(w: Writer, layout: MessageLayout, value: Record<string, un
 function writeMapEntries(w: Writer, field: FieldLayout, map: Record<string, unknown>): void {
   const keys = sortedKeys(map);
   const valueTag = 16 + field.type.wireType;
+  let width = field.entryWidth;
   for (const key of keys) {
     const v = map[key];
     w.uint32(field.tag);
-    const at = w.begin();
+    const at = w.begin(width);
     w.byte(0x0a);
     w.string(key);
     w.uint32(valueTag);
     writeValue(w, field.type, v ?? undefined, field.name);
-    w.end(at);
+    width = w.end(at, width);
   }
+  field.entryWidth = width;
 }
 
 const highUnits = /[\ud800-\uffff]/;
@@ -524,9 +572,9 @@ function writeValue(w: Writer, type: ValueType, v: unknown, name: string): void 
       return;
     case MESSAGE: {
       if (v !== undefined && !isRecord(v)) throw mismatch(name, 'an object', v);
-      const at = w.begin();
+      const at = w.begin(type.lengthWidth);
       writeMessage(w, messageOf(type), v);
-      w.end(at);
+      type.lengthWidth = w.end(at, type.lengthWidth);
       return;
     }
     case TIME:
@@ -599,6 +647,10 @@ function writeValue(w: Writer, type: ValueType, v: unknown, name: string): void 
     }
     case FIELDS_V1:
     case RAW_EXTENSION: {
+      if (type.kind === FIELDS_V1 && isRecord(v)) {
+        w.raw(fieldsV1Message(v));
+        return;
+      }
       const at = w.begin();
       if (v instanceof Uint8Array) {
         w.byte(0x0a);
@@ -614,15 +666,43 @@ function writeValue(w: Writer, type: ValueType, v: unknown, name: string): void 
       if (v !== undefined && !Array.isArray(v)) throw mismatch(name, 'a list', v);
       const element = type.element!;
       const tag = 8 + element.wireType;
-      const at = w.begin();
+      const at = w.begin(type.lengthWidth);
       for (const item of (v ?? []) as unknown[]) {
         w.uint32(tag);
         writeValue(w, element, item ?? undefined, name);
       }
-      w.end(at);
+      type.lengthWidth = w.end(at, type.lengthWidth);
       return;
     }
   }
+}
+
+/**
+ * The encoded FieldsV1 message (length, then {raw=1: the JSON}) of each FieldsV1 object encoded,
+ * kept while the object lives: lists and watch events encode the same stored objects again and
+ * again, and JSON.stringify of the managed fields was the largest cost of encoding them.
+ *
+ * Contract: a FieldsV1 object (every object and array within it) is never changed once encoded.
+ * corral holds it so: stored objects, which the watch cache shares, are not mutated, and
+ * managed-fields code builds a new FieldsV1 for each change (toFieldsV1) rather than editing one.
+ * Changing one in place would make later encodings send the old value.
+ */
+const fieldsV1Messages = new WeakMap<Record<string, unknown>, Uint8Array>();
+
+function fieldsV1Message(v: Record<string, unknown>): Uint8Array {
+  let message = fieldsV1Messages.get(v);
+  if (message === undefined) {
+    const json = JSON.stringify(v);
+    const len = Buffer.byteLength(json, 'utf8');
+    const inner = 1 + varintSize(len) + len;
+    const out = allocBuffer(varintSize(inner) + inner);
+    let pos = putUint32(out, 0, inner);
+    out[pos++] = 0x0a;
+    pos = putUint32(out, pos, len);
+    out.utf8Write(json, pos, len);
+    fieldsV1Messages.set(v, (message = out));
+  }
+  return message;
 }
 
 function mismatch(name: string, expected: string, v: unknown): ProtobufError {
@@ -637,13 +717,13 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 // Reading.
 
 interface Reader {
-  buf: Buffer;
+  buf: NodeBuffer;
   pos: number;
 }
 
 function readerOf(bytes: Uint8Array): Reader {
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return { buf, pos: 0 };
+  return { buf: buf as NodeBuffer, pos: 0 };
 }
 
 const eof = (): ProtobufError => new ProtobufError('unexpected EOF');
@@ -659,6 +739,14 @@ function readUint32(r: Reader, end: number): number {
     return b;
   }
   let v = b & 0x7f;
+  // Two bytes in integer arithmetic: lengths up to 16 KiB (map entries, strings, most messages).
+  if (pos < end) {
+    b = buf[pos]!;
+    if (b < 0x80) {
+      r.pos = pos + 1;
+      return v | (b << 7);
+    }
+  }
   for (let shift = 7; shift < 35; shift += 7) {
     if (pos >= end) throw eof();
     b = buf[pos++]!;
@@ -734,19 +822,87 @@ function readLength(r: Reader, end: number): number {
 
 function readString(r: Reader, end: number): string {
   const stop = readLength(r, end);
-  const buf = r.buf;
   const start = r.pos;
   r.pos = stop;
-  if (stop - start < 24) {
-    let s = '';
-    for (let i = start; i < stop; i++) {
-      const c = buf[i]!;
-      if (c >= 0x80) return buf.toString('utf8', start, stop);
-      s += String.fromCharCode(c);
-    }
-    return s;
+  return stop - start <= maxCachedLength ? shortString(r.buf, start, stop) : r.buf.utf8Slice(start, stop);
+}
+
+/**
+ * Short ASCII strings decoded recently, by a hash of their bytes. Lists repeat the same short
+ * strings in every item (namespaces, label keys and values, map keys, managers, API versions):
+ * taking them from here costs a hash and a comparison, where making each anew costs a call into
+ * the runtime, an allocation and, for property names, internalization. A slot holds the last
+ * string that hashed to it; unique strings (names, uids) merely replace each other there.
+ */
+const maxCachedLength = 32;
+const stringCacheSlots = 4096;
+const stringCache: string[] = new Array<string>(stringCacheSlots).fill('');
+
+function shortString(buf: NodeBuffer, start: number, stop: number): string {
+  if (start === stop) return '';
+  let hash = 0;
+  for (let i = start; i < stop; i++) {
+    const c = buf[i]!;
+    if (c >= 0x80) return buf.utf8Slice(start, stop);
+    hash = (Math.imul(hash, 31) + c) | 0;
   }
-  return buf.toString('utf8', start, stop);
+  const slot = (hash ^ (hash >>> 12)) & (stringCacheSlots - 1);
+  const cached = stringCache[slot]!;
+  if (cached.length === stop - start) {
+    let i = 0;
+    while (i < cached.length && cached.charCodeAt(i) === buf[start + i]) i++;
+    if (i === cached.length) return cached;
+  }
+  const s = buf.latin1Slice(start, stop);
+  stringCache[slot] = s;
+  return s;
+}
+
+/** Where readFieldsObject stopped. */
+let fieldsPos = 0;
+
+/**
+ * The FieldsV1 JSON at fieldsPos as apimachinery writes it: objects of objects, no whitespace, keys
+ * without escapes; undefined for anything else, which JSON.parse then reads. The same result as
+ * JSON.parse, cheaper, as the keys (`f:metadata`, `.`, …) come from the string cache.
+ */
+function readFieldsObject(buf: NodeBuffer, end: number): Record<string, unknown> | undefined {
+  let p = fieldsPos;
+  if (p >= end || buf[p] !== 0x7b) return undefined; // {
+  p++;
+  const out: Record<string, unknown> = {};
+  if (p < end && buf[p] === 0x7d) {
+    // }
+    fieldsPos = p + 1;
+    return out;
+  }
+  for (;;) {
+    if (p >= end || buf[p] !== 0x22) return undefined; // "
+    const keyStart = ++p;
+    // Escapes and control characters (invalid JSON) are left to JSON.parse.
+    while (p < end && buf[p] !== 0x22 && buf[p] !== 0x5c && buf[p]! >= 0x20) p++;
+    if (p >= end || buf[p] !== 0x22) return undefined;
+    const key = p - keyStart <= maxCachedLength ? shortString(buf, keyStart, p) : buf.utf8Slice(keyStart, p);
+    // An assignment to __proto__ would set the prototype, where JSON.parse makes a property.
+    if (key === '__proto__') return undefined;
+    p++;
+    if (p >= end || buf[p] !== 0x3a) return undefined; // :
+    fieldsPos = p + 1;
+    const value = readFieldsObject(buf, end);
+    if (value === undefined) return undefined;
+    out[key] = value;
+    p = fieldsPos;
+    if (p < end && buf[p] === 0x2c) {
+      // ,
+      p++;
+      continue;
+    }
+    if (p < end && buf[p] === 0x7d) {
+      fieldsPos = p + 1;
+      return out;
+    }
+    return undefined;
+  }
 }
 
 function skipField(r: Reader, wireType: number, end: number, fieldNumber: number): void {
@@ -797,10 +953,10 @@ function readMessage(r: Reader, layout: MessageLayout, end: number, out: Record<
       readMessage(r, field.type.message!, readLength(r, end), out);
     } else if (field.shape === SINGLE) {
       if (wireType !== field.type.wireType) throw wrongWireType(wireType, field);
-      const previous = out[field.name];
-      const v = readValue(r, field.type, end, previous);
+      // A message met again merges into the first (protobuf's rule); other values replace it.
+      const v = readValue(r, field.type, end, field.type.kind === MESSAGE ? out[field.name] : undefined);
       if (v === undefined || (!field.optional && isZero(field.type, v))) {
-        if (previous !== undefined) delete out[field.name];
+        if (out[field.name] !== undefined) delete out[field.name];
       } else {
         out[field.name] = v;
       }
@@ -904,7 +1060,7 @@ function readValue(r: Reader, type: ValueType, end: number, previous: unknown): 
       return readString(r, end);
     case BYTES: {
       const stop = readLength(r, end);
-      const text = r.buf.toString('base64', r.pos, stop);
+      const text = r.buf.base64Slice(r.pos, stop);
       r.pos = stop;
       return text;
     }
@@ -925,16 +1081,8 @@ function readValue(r: Reader, type: ValueType, end: number, previous: unknown): 
     case MESSAGE: {
       const stop = readLength(r, end);
       const layout = messageOf(type);
-      const target = isRecord(previous) ? previous : {};
-      if (layout.propertyOrder === null || r.pos === stop) return readMessage(r, layout, stop, target);
-      // Decoded fields follow the schema's order, as Go's JSON writes them.
-      const decoded = readMessage(r, layout, stop, target);
-      const ordered: Record<string, unknown> = {};
-      for (const name of layout.propertyOrder) {
-        const v = decoded[name];
-        if (v !== undefined) ordered[name] = v;
-      }
-      return ordered;
+      const decoded = readMessage(r, layout, stop, isRecord(previous) ? previous : {});
+      return layout.propertyOrder === null ? decoded : inSchemaOrder(decoded, layout.propertyOrder);
     }
     case TIME:
     case MICRO_TIME: {
@@ -1017,10 +1165,39 @@ function readValue(r: Reader, type: ValueType, end: number, previous: unknown): 
   throw new ProtobufError(`protobuf: unknown value kind ${type.kind}`);
 }
 
+/**
+ * `decoded`, or a copy with its properties in the schema's order (`order`) when decoding put them
+ * in another: decoded objects follow the schema, as Go's JSON follows the struct. Most messages
+ * need no copy, as the fields whose numbers and places disagree are seldom both set.
+ */
+function inSchemaOrder(decoded: Record<string, unknown>, order: readonly string[]): Record<string, unknown> {
+  let i = 0;
+  let inOrder = true;
+  for (const name in decoded) {
+    while (i < order.length && order[i] !== name) i++;
+    if (i === order.length) {
+      inOrder = false;
+      break;
+    }
+  }
+  if (inOrder) return decoded;
+  const ordered: Record<string, unknown> = {};
+  for (const name of order) {
+    const v = decoded[name];
+    if (v !== undefined) ordered[name] = v;
+  }
+  return ordered;
+}
+
 /** Raw bytes of a FieldsV1 or RawExtension as JSON; corral keeps no other representation of them. */
-function parseRawJson(buf: Buffer, start: number, end: number, what: string): unknown {
+function parseRawJson(buf: NodeBuffer, start: number, end: number, what: string): unknown {
+  if (what === 'FieldsV1') {
+    fieldsPos = start;
+    const tree = readFieldsObject(buf, end);
+    if (tree !== undefined && fieldsPos === end) return tree;
+  }
   try {
-    return JSON.parse(buf.toString('utf8', start, end)) as unknown;
+    return JSON.parse(buf.utf8Slice(start, end)) as unknown;
   } catch {
     const kind = startsWithPrefix(buf.subarray(start, end)) ? 'a protobuf object' : 'bytes that are not JSON';
     throw new ProtobufError(`protobuf: ${what} holds ${kind}, which corral cannot represent`);
@@ -1280,9 +1457,9 @@ export function encodeObject(value: Record<string, unknown>, schema: Schema, typ
   return withWriter((w) => {
     writeEnvelopeHead(w, apiVersion, kind);
     w.byte(0x12);
-    const at = w.begin();
+    const at = w.begin(layout.rawWidth);
     writeMessage(w, layout, value);
-    w.end(at);
+    layout.rawWidth = w.end(at, layout.rawWidth);
     writeEnvelopeTail(w);
   });
 }

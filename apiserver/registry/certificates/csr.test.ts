@@ -76,7 +76,7 @@ describe('CertificateSigningRequest', () => {
     assert.deepEqual(csrDefinition.shortNames, ['csr']);
     assert.deepEqual(csrDefinition.nameRule?.('a/b', false), ["may not contain '/'"]);
     assert.equal(csrDefinition.fieldSelectors?.['spec.signerName']?.(createdCSR()), 'kubernetes.io/kube-apiserver-client');
-    assert.deepEqual(approval?.verbs, ['update']);
+    assert.deepEqual(approval?.verbs, ['get', 'patch', 'update']);
     assert.deepEqual(status?.verbs, ['get', 'update', 'patch']);
     const schema = csrDefinition.schema.properties;
     assert.deepEqual(schema?.spec?.required, ['request', 'signerName']);

@@ -108,6 +108,11 @@ export class ResourceCache {
     return revision >= this.historyStart;
   }
 
+  /** The oldest resourceVersion a watch can resume from (upstream's figure in "too old resource version"). */
+  oldestResumableRevision(): number {
+    return this.historyStart;
+  }
+
   /**
    * Replays history after `revision` to the subscriber, then subscribes it to live events; the
    * caller must have checked canResumeFrom(revision).
@@ -118,7 +123,8 @@ export class ResourceCache {
       const event = this.history[i];
       if (event && event.key.startsWith(keyPrefix)) subscriber.onEvent(event);
     }
-    const entry = { keyPrefix, subscriber };
+    // Live events at or below the subscription's revision (it may lie ahead of the cache) are skipped.
+    const entry = { keyPrefix, subscriber: { onEvent: (e: CacheEvent) => e.revision > afterRevision && subscriber.onEvent(e), onClose: subscriber.onClose } };
     this.subscribers.add(entry);
     return { cancel: () => void this.subscribers.delete(entry) };
   }
@@ -166,6 +172,8 @@ export class WatchCache {
   private ready: Promise<void> | undefined;
   /** Every change at or below this revision has been applied. */
   revision = 0;
+  /** The revision of the last full list; resources without objects then have history from here. */
+  private listedAt = 0;
 
   constructor(
     private readonly client: Etcd3,
@@ -179,6 +187,8 @@ export class WatchCache {
     let cache = this.resources.get(resource);
     if (!cache) {
       cache = new ResourceCache(`${this.prefix}/${resource}/`);
+      // A resource first seen after the initial list was empty then: its history starts there.
+      cache.reset([], [], this.listedAt);
       this.resources.set(resource, cache);
     }
     return cache;
@@ -194,6 +204,7 @@ export class WatchCache {
     const root = `${this.prefix}/`;
     const res = await this.client.kv.range({ key: Buffer.from(root), range_end: prefixEnd(root) });
     const revision = Number(res.header.revision);
+    this.listedAt = revision;
     const byResource = new Map<string, { values: StoredValue[]; keys: string[] }>();
     for (const kv of res.kvs) {
       const key = kv.key.toString('utf8');

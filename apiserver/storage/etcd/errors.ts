@@ -4,7 +4,7 @@
  */
 import { GRPCDeadlineExceededError, GRPCUnavailableError, ClientClosedError, GRPCCancelledError } from 'etcd3';
 
-export type StorageErrorCode = 'NotFound' | 'Exists' | 'Conflict' | 'Compacted' | 'Unavailable' | 'Timeout' | 'Internal';
+export type StorageErrorCode = 'NotFound' | 'Exists' | 'Conflict' | 'Compacted' | 'FutureRevision' | 'Unavailable' | 'Timeout' | 'Internal';
 
 export class StorageError extends Error {
   constructor(
@@ -26,6 +26,7 @@ export function classifyEtcdError(err: unknown, key: string): StorageError {
   if (err instanceof StorageError) return err;
   const message = err instanceof Error ? err.message : String(err);
   if (message.includes(compactedMessage)) return new StorageError('Compacted', key, message);
+  if (message.includes('required revision is a future revision')) return new StorageError('FutureRevision', key, message);
   if (err instanceof GRPCDeadlineExceededError) return new StorageError('Timeout', key, message);
   if (err instanceof GRPCUnavailableError || err instanceof ClientClosedError || err instanceof GRPCCancelledError) {
     return new StorageError('Unavailable', key, message);

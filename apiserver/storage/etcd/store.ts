@@ -102,11 +102,31 @@ export interface UpdateResult {
   deleted: boolean;
 }
 
+/** What an etcd call of the store did, for metrics: etcd_request_duration_seconds{operation,type}. */
+export type EtcdRequestObserver = (operation: 'get' | 'list' | 'create' | 'update' | 'delete', key: string, seconds: number, failed: boolean) => void;
+
 export class EtcdStore {
+  /** Told about every get, list, create, update and delete call; unset, timing costs nothing. */
+  observer: EtcdRequestObserver | undefined;
+
   constructor(
     readonly client: Etcd3,
     readonly prefix: string,
   ) {}
+
+  private async timed<T>(operation: Parameters<EtcdRequestObserver>[0], key: string, call: () => Promise<T>): Promise<T> {
+    const observer = this.observer;
+    if (!observer) return call();
+    const start = performance.now();
+    try {
+      const result = await call();
+      observer(operation, key, (performance.now() - start) / 1000, false);
+      return result;
+    } catch (err) {
+      observer(operation, key, (performance.now() - start) / 1000, true);
+      throw err;
+    }
+  }
 
   key(resource: string, namespace: string | undefined, name: string): string {
     return namespace ? `${this.prefix}/${resource}/${namespace}/${name}` : `${this.prefix}/${resource}/${name}`;
@@ -122,10 +142,12 @@ export class EtcdStore {
     const k = Buffer.from(key);
     let res: ITxnResponse;
     try {
-      res = await this.client.kv.txn({
-        compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: 0 }],
-        success: [{ request_put: { key: k, value: encode(obj) } }],
-      });
+      res = await this.timed('create', key, () =>
+        this.client.kv.txn({
+          compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: 0 }],
+          success: [{ request_put: { key: k, value: encode(obj) } }],
+        }),
+      );
     } catch (err) {
       throw classifyEtcdError(err, key);
     }
@@ -138,7 +160,7 @@ export class EtcdStore {
   async get(key: string, revision?: number): Promise<StoredValue | null> {
     let res: IRangeResponse;
     try {
-      res = await this.client.kv.range({ key: Buffer.from(key), ...(revision ? { revision } : {}) });
+      res = await this.timed('get', key, () => this.client.kv.range({ key: Buffer.from(key), ...(revision ? { revision } : {}) }));
     } catch (err) {
       throw classifyEtcdError(err, key);
     }
@@ -149,12 +171,14 @@ export class EtcdStore {
   async range(prefix: string, opts: RangeOptions = {}): Promise<RangeResult> {
     let res: IRangeResponse;
     try {
-      res = await this.client.kv.range({
-        key: Buffer.from(opts.startKey ?? prefix),
-        range_end: prefixEnd(prefix),
-        ...(opts.revision ? { revision: opts.revision } : {}),
-        ...(opts.limit ? { limit: opts.limit } : {}),
-      });
+      res = await this.timed('list', prefix, () =>
+        this.client.kv.range({
+          key: Buffer.from(opts.startKey ?? prefix),
+          range_end: prefixEnd(prefix),
+          ...(opts.revision ? { revision: opts.revision } : {}),
+          ...(opts.limit ? { limit: opts.limit } : {}),
+        }),
+      );
     } catch (err) {
       throw classifyEtcdError(err, prefix);
     }
@@ -187,11 +211,13 @@ export class EtcdStore {
         decision.action === 'put' ? { request_put: { key: k, value: encode(decision.object) } } : { request_delete_range: { key: k } };
       let res: ITxnResponse;
       try {
-        res = await this.client.kv.txn({
-          compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expected }],
-          success: [operation],
-          failure: [{ request_range: { key: k } }],
-        });
+        res = await this.timed(decision.action === 'put' ? 'update' : 'delete', key, () =>
+          this.client.kv.txn({
+            compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expected }],
+            success: [operation],
+            failure: [{ request_range: { key: k } }],
+          }),
+        );
       } catch (err) {
         throw classifyEtcdError(err, key);
       }

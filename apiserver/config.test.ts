@@ -1,0 +1,87 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { configFromFlags, parseFlags, usage } from './config.ts';
+
+const config = (...args: string[]) => configFromFlags(parseFlags(['--etcd-servers=http://127.0.0.1:2379', ...args]));
+const error = (...args: string[]): string => {
+  try {
+    config(...args);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  return 'no error';
+};
+
+describe('operational flags', () => {
+  it('default as kube-apiserver', () => {
+    const c = config();
+    assert.equal(c.maxRequestsInflight, 400);
+    assert.equal(c.maxMutatingRequestsInflight, 200);
+    assert.equal(c.requestTimeoutMs, 60_000);
+    assert.equal(c.livezGracePeriodMs, 0);
+    assert.equal(c.shutdownDelayMs, 0);
+    assert.equal(c.showHiddenMetricsForVersion, '');
+    assert.equal(c.auditLogPath, '');
+    assert.equal(c.auditPolicyFile, undefined);
+    assert.deepEqual([c.auditLogMaxSizeMb, c.auditLogMaxBackups, c.auditLogMaxAgeDays], [0, 0, 0]);
+    assert.equal(c.requestLogLevel, 'debug');
+    assert.equal(c.etcdCompactionIntervalMs, 300_000);
+  });
+
+  it('read Go durations, integers and levels', () => {
+    const c = config(
+      '--max-requests-inflight=10',
+      '--max-mutating-requests-inflight=0',
+      '--request-timeout=1m30s',
+      '--livez-grace-period=2s',
+      '--shutdown-delay-duration=500ms',
+      '--show-hidden-metrics-for-version=1.31',
+      '--audit-log-path=/tmp/a.log',
+      '--audit-policy-file=/tmp/p.yaml',
+      '--audit-log-maxsize=5',
+      '--audit-log-maxbackup=3',
+      '--audit-log-maxage=7',
+      '--request-log-level=info',
+    );
+    assert.deepEqual(
+      [c.maxRequestsInflight, c.maxMutatingRequestsInflight, c.requestTimeoutMs, c.livezGracePeriodMs, c.shutdownDelayMs, c.showHiddenMetricsForVersion],
+      [10, 0, 90_000, 2000, 500, '1.31'],
+    );
+    assert.deepEqual([c.auditLogPath, c.auditPolicyFile, c.auditLogMaxSizeMb, c.auditLogMaxBackups, c.auditLogMaxAgeDays, c.requestLogLevel], ['/tmp/a.log', '/tmp/p.yaml', 5, 3, 7, 'info']);
+  });
+
+  it('fail with upstream messages', () => {
+    assert.equal(error('--max-requests-inflight=-1'), '--max-requests-inflight can not be negative value');
+    assert.equal(error('--max-mutating-requests-inflight=-5'), '--max-mutating-requests-inflight can not be negative value');
+    assert.equal(error('--max-requests-inflight=many'), 'invalid argument "many" for "--max-requests-inflight" flag: strconv.ParseInt: parsing "many": invalid syntax');
+    assert.equal(error('--request-timeout=-1s'), '--request-timeout can not be negative value');
+    assert.equal(error('--request-timeout=60'), 'invalid argument "60" for "--request-timeout" flag: time: missing unit in duration "60"');
+    assert.equal(error('--livez-grace-period=-1s'), '--livez-grace-period can not be a negative value');
+    assert.equal(error('--shutdown-delay-duration=-1s'), '--shutdown-delay-duration can not be negative value');
+    assert.equal(error('--shutdown-delay-duration=soon'), 'invalid argument "soon" for "--shutdown-delay-duration" flag: time: invalid duration "soon"');
+    assert.equal(error('--show-hidden-metrics-for-version=1.30'), "--show-hidden-metrics-for-version must be omitted or have the value '1.31'. Only the previous minor version is allowed");
+    assert.equal(error('--audit-log-maxsize=-1'), "--audit-log-maxsize -1 can't be a negative number");
+    assert.equal(error('--audit-log-maxbackup=-2'), "--audit-log-maxbackup -2 can't be a negative number");
+    assert.equal(error('--request-log-level=loud'), '--request-log-level "loud" is not one of trace, debug, info, warn, error, fatal');
+  });
+
+  it('are listed by --help with their defaults', () => {
+    const text = usage('corral');
+    for (const line of [
+      /--max-requests-inflight .*\(default "400"\)/,
+      /--max-mutating-requests-inflight .*\(default "200"\)/,
+      /--request-timeout .*\(default "1m0s"\)/,
+      /--livez-grace-period .*\(default "0s"\)/,
+      /--shutdown-delay-duration .*\(default "0s"\)/,
+      /--show-hidden-metrics-for-version /,
+      /--audit-log-path /,
+      /--audit-policy-file /,
+      /--audit-log-maxsize .*\(default "0"\)/,
+      /--audit-log-maxbackup .*\(default "0"\)/,
+      /--audit-log-maxage .*\(default "0"\)/,
+      /--request-log-level .*\(default "debug"\)/,
+    ]) {
+      assert.match(text, line);
+    }
+  });
+});
