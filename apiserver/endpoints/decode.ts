@@ -27,6 +27,12 @@ export function cannotBeHandled(def: ResourceDefinition, detail: string): Error 
   return badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${detail}`);
 }
 
+/** Go's summarizeData for binary data: the first 30 bytes in hex, marked when cut. */
+function summarizeBytes(body: Uint8Array): string {
+  const hex = Buffer.from(body.subarray(0, 30)).toString('hex');
+  return body.length > 30 ? `${hex} ...` : hex;
+}
+
 /** Go's summarizeData: the first 30 bytes of a body, marked when cut. */
 function summarize(text: string): string {
   return text.length > 30 ? `${text.slice(0, 30)} ...` : text;
@@ -84,7 +90,17 @@ export function decodeProtobuf(body: Uint8Array, schema: Schema): Record<string,
 
 export function decodeObject(def: ResourceDefinition, body: Buffer, format: BodyFormat, validation: FieldValidation): Decoded {
   // Protobuf carries only known fields, each once, with types fixed by the field numbers.
-  if (format === 'protobuf') return checkDecoded(def, decodeProtobuf(body, def.schema), [], validation);
+  if (format === 'protobuf') {
+    try {
+      return checkDecoded(def, decodeProtobuf(body, def.schema), [], validation);
+    } catch (err) {
+      // Upstream's transformDecodeError: binary bodies are summarized in hex.
+      if (isStatusError(err, 'BadRequest')) {
+        throw badRequest(`the object provided is unrecognized (must be of type ${def.kind}): ${err.message} (${summarizeBytes(body)})`);
+      }
+      throw err;
+    }
+  }
   const text = body.toString('utf8');
   let parsed;
   try {

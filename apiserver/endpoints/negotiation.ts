@@ -37,6 +37,12 @@ export function parseMediaType(text: string): MediaRange | null {
   return { type, subtype, params, q };
 }
 
+/** Any type, then any subtype of a type, then one type and subtype: more specific ranges rank higher. */
+function specificity(range: MediaRange): number {
+  if (range.type === '*') return 0;
+  return range.subtype === '*' ? 1 : 2;
+}
+
 function formatOf(range: MediaRange): Format | null {
   if (range.type === '*' && range.subtype === '*') return 'json';
   if (range.type !== 'application') return null;
@@ -54,7 +60,8 @@ export function negotiate(accept: string | undefined, allowTable: boolean): Repr
     .map(parseMediaType)
     .filter((r): r is MediaRange => r !== null && r.q > 0)
     .map((r, index) => ({ r, index }))
-    .sort((a, b) => b.r.q - a.r.q || a.index - b.index)
+    // Like upstream (goautoneg): higher q first, then the more specific range, then the client's order.
+    .sort((a, b) => b.r.q - a.r.q || specificity(b.r) - specificity(a.r) || a.index - b.index)
     .map(({ r }) => r);
   for (const range of ranges) {
     const format = formatOf(range);

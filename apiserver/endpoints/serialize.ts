@@ -38,8 +38,15 @@ function listSchemaOf(item: Schema): Schema {
   return schema;
 }
 
+/**
+ * YAML as upstream writes it (sigs.k8s.io/yaml over go-yaml v2): keys sorted, sequences not
+ * indented under their key, and YAML 1.1 rules, so strings that would read as timestamps or
+ * booleans are quoted.
+ */
+const yamlStyle = { sortMapEntries: true, indentSeq: false, version: '1.1' } as const;
+
 function text(value: unknown, format: 'json' | 'yaml', pretty: boolean): Serialized {
-  if (format === 'yaml') return { contentType: contentTypes.yaml, body: toYaml(value) };
+  if (format === 'yaml') return { contentType: contentTypes.yaml, body: toYaml(value, yamlStyle) };
   return { contentType: contentTypes.json, body: pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value) };
 }
 

@@ -140,7 +140,6 @@ export function unsupportedMediaType(contentType: string, accepted: readonly str
   return new StatusError({
     message: `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
     reason: 'UnsupportedMediaType',
-    details: { causes: [{ reason: 'UnexpectedHeader', message: contentType, field: 'Content-Type' }] },
     code: 415,
   });
 }

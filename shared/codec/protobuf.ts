@@ -836,10 +836,14 @@ function readString(r: Reader, end: number): string {
  */
 const maxCachedLength = 32;
 const stringCacheSlots = 4096;
-const stringCache: string[] = new Array<string>(stringCacheSlots).fill('');
+const cachedStrings: string[] = new Array<string>(stringCacheSlots).fill('');
+/** The UTF-8 bytes of each slot's string (maxCachedLength per slot), compared before it is taken. */
+const cachedBytes = new Uint8Array(stringCacheSlots * maxCachedLength);
+const cachedLengths = new Uint8Array(stringCacheSlots);
 
 function shortString(buf: NodeBuffer, start: number, stop: number): string {
-  if (start === stop) return '';
+  const len = stop - start;
+  if (len === 0) return '';
   let hash = 0;
   for (let i = start; i < stop; i++) {
     const c = buf[i]!;
@@ -847,14 +851,16 @@ function shortString(buf: NodeBuffer, start: number, stop: number): string {
     hash = (Math.imul(hash, 31) + c) | 0;
   }
   const slot = (hash ^ (hash >>> 12)) & (stringCacheSlots - 1);
-  const cached = stringCache[slot]!;
-  if (cached.length === stop - start) {
+  const at = slot * maxCachedLength;
+  if (cachedLengths[slot] === len) {
     let i = 0;
-    while (i < cached.length && cached.charCodeAt(i) === buf[start + i]) i++;
-    if (i === cached.length) return cached;
+    while (i < len && cachedBytes[at + i] === buf[start + i]) i++;
+    if (i === len) return cachedStrings[slot]!;
   }
   const s = buf.latin1Slice(start, stop);
-  stringCache[slot] = s;
+  cachedStrings[slot] = s;
+  cachedLengths[slot] = len;
+  buf.copy(cachedBytes, at, start, stop);
   return s;
 }
 
