@@ -178,6 +178,11 @@ export class GenericStore {
     return this.etcd.key(this.storageResource, this.definition.namespaced ? namespace : undefined, name);
   }
 
+  /** The watch cache's copy of an object, a starting point for compare-and-swap writes. */
+  private cached(namespace: string, name: string): StoredValue | undefined {
+    return this.cache?.get(this.key(namespace, name));
+  }
+
   /** The stored form of a served object. */
   private toStorage(obj: KubeObject): KubeObject {
     const convert = this.definition.storage?.toStorage;
@@ -534,7 +539,7 @@ export class GenericStore {
         }
         decided = { object: desired, created: false, wrote: !opts.dryRun };
         return opts.dryRun ? { action: 'none', object: desired } : { action: 'put', object: this.toStorage(desired) };
-      }),
+      }, this.cached(namespace, name)),
     );
     const result = decided as { object: KubeObject; created: boolean; wrote: boolean } | null;
     if (!result) throw internalError('update produced no object');
@@ -592,7 +597,7 @@ export class GenericStore {
         }
         outcome = { object: old, deleted: true };
         return opts.dryRun ? { action: 'none', object: old } : { action: 'delete' };
-      }),
+      }, this.cached(namespace, name)),
     );
     const done = outcome as DeleteOutcome | null;
     if (!done) throw internalError('delete produced no outcome');

@@ -198,9 +198,18 @@ export class EtcdStore {
    * compare-and-swap on the mod revision it saw; on a lost race, decides again on the fresh value.
    * `decide` may throw to abort (a StatusError passes through untouched).
    */
-  async guaranteedUpdate(key: string, decide: (current: StoredValue | null) => UpdateDecision | Promise<UpdateDecision>): Promise<UpdateResult> {
+  async guaranteedUpdate(
+    key: string,
+    decide: (current: StoredValue | null) => UpdateDecision | Promise<UpdateDecision>,
+    /**
+     * A recent value (from the watch cache) to start from instead of reading etcd: if it is stale
+     * the compare fails and the loop continues with the fresh value the txn returns, so it saves a
+     * round trip whenever it is current and costs nothing otherwise.
+     */
+    cached?: StoredValue,
+  ): Promise<UpdateResult> {
     const k = Buffer.from(key);
-    let current = await this.get(key);
+    let current = cached ?? (await this.get(key));
     for (;;) {
       const decision = await decide(current);
       if (decision.action === 'none') {
