@@ -6,23 +6,14 @@
  * resumes the same cluster. Besides the three lines for people below, everything logged is JSON.
  */
 import { join, resolve } from 'node:path';
-import { configFromFlags, parseFlags, usage } from './apiserver/config.ts';
+import { configFromFlags, flagsOrUsage } from './apiserver/config.ts';
 import { startApiServer } from './apiserver/app.ts';
 import { createLogger } from './apiserver/server/logging.ts';
 import { startEtcd, type EtcdProcess } from './shared/etcd/process.ts';
 
 async function main(): Promise<void> {
-  let values;
-  try {
-    values = parseFlags(process.argv.slice(2));
-  } catch (err) {
-    process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n\n${usage('npm start --')}`);
-    process.exit(2);
-  }
-  if (values.help) {
-    process.stdout.write(usage('npm start --'));
-    return;
-  }
+  const values = flagsOrUsage(process.argv.slice(2), 'npm start --');
+  if (!values) return;
   const dataDir = resolve(typeof values['data-dir'] === 'string' ? values['data-dir'] : '.corral');
   values['data-dir'] = dataDir;
   if (values['bind-address'] === '0.0.0.0') values['bind-address'] = '127.0.0.1';

@@ -193,3 +193,22 @@ export function configFromFlags(values: ParsedFlags): ApiServerConfig {
     auditLogMaxAgeDays: auditNumber('audit-log-maxage'),
   };
 }
+
+/**
+ * The command-line front of a process: parsed flags, or undefined after printing --help. A flag
+ * error prints the usage and exits 2.
+ */
+export function flagsOrUsage(argv: string[], command: string): ParsedFlags | undefined {
+  let values: ParsedFlags;
+  try {
+    values = parseFlags(argv);
+  } catch (err) {
+    process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n\n${usage(command)}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    process.stdout.write(usage(command));
+    return undefined;
+  }
+  return values;
+}

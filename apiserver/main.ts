@@ -3,21 +3,12 @@
  * (see RunningApiServer.shutdown) and the process exits 0 once it is done; a second signal exits
  * at once with 1.
  */
-import { configFromFlags, parseFlags, usage } from './config.ts';
+import { configFromFlags, flagsOrUsage } from './config.ts';
 import { startApiServer } from './app.ts';
 
 async function main(): Promise<void> {
-  let values;
-  try {
-    values = parseFlags(process.argv.slice(2));
-  } catch (err) {
-    process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n\n${usage('npm run apiserver --')}`);
-    process.exit(2);
-  }
-  if (values.help) {
-    process.stdout.write(usage('npm run apiserver --'));
-    return;
-  }
+  const values = flagsOrUsage(process.argv.slice(2), 'npm run apiserver --');
+  if (!values) return;
   const server = await startApiServer(configFromFlags(values));
   process.stdout.write(`corral API server listening on ${server.url}\nadmin kubeconfig: ${server.kubeconfigPath}\n`);
   let stopping = false;
