@@ -19,51 +19,24 @@
  * Usage: npx tsx bench/apply.ts [--count N] [--warmup W] [--rounds R] [--timeout SECONDS]
  *          [--cpu-prof] [--cpu-prof-dir DIR] [--keep]
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { startEtcd } from '../shared/etcd/process.ts';
-import {
-  Cleanup,
-  expectStatus,
-  fixed,
-  formatProfileSummary,
-  formatTable,
-  Http2Client,
-  mainThreadProfile,
-  readProcess,
-  runPool,
-  startApiServerProcess,
-  summarize,
-  summarizeCpuProfile,
-  type HttpClient,
-  type Summary,
-} from './lib.ts';
+import { benchMain, clusterFlagsUsage, clusterOptions, keepFlag, positiveInt, profileFlags } from './cli.ts';
+import { reportProfile, startCluster, type ClusterOptions } from './cluster.ts';
+import { expectStatus, fixed, formatTable, Http2Client, loadAverageAtStart, mib, readProcess, runPool, summarize, type Cleanup, type HttpClient, type Summary } from './lib.ts';
 
 const usage = `Usage: npx tsx bench/apply.ts [options]
   --count N           measured writes per series and round (default 300)
   --warmup W          unmeasured writes per series first (default 100)
   --rounds R          repeat the measured series R times, interleaved; report each one's best (default 3)
   --timeout SECONDS   abort the whole run after this long (default 300)
-  --cpu-prof          write a CPU profile of the API server and summarize it
-  --cpu-prof-dir DIR  where the profile goes (default: a new /tmp/corral-prof-* dir)
-  --keep              keep the temp dir (etcd data, API server log)
-`;
+` + clusterFlagsUsage(20);
 
-interface Options {
+interface Options extends ClusterOptions {
   count: number;
   warmup: number;
   rounds: number;
   timeoutMs: number;
-  cpuProfileDir: string | undefined;
-  keep: boolean;
-}
-
-function positiveInt(text: string, flag: string, min = 1): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} must be an integer ≥ ${min}, got ${JSON.stringify(text)}`);
-  return n;
 }
 
 function parseOptions(argv: string[]): Options | undefined {
@@ -74,21 +47,17 @@ function parseOptions(argv: string[]): Options | undefined {
       warmup: { type: 'string', default: '100' },
       rounds: { type: 'string', default: '3' },
       timeout: { type: 'string', default: '300' },
-      'cpu-prof': { type: 'boolean', default: false },
-      'cpu-prof-dir': { type: 'string' },
-      keep: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
+      ...profileFlags,
+      ...keepFlag,
     },
   });
   if (values.help) return undefined;
-  const profiling = values['cpu-prof'] || values['cpu-prof-dir'] !== undefined;
   return {
     count: positiveInt(values.count, 'count'),
     warmup: positiveInt(values.warmup, 'warmup', 0),
     rounds: positiveInt(values.rounds, 'rounds'),
     timeoutMs: positiveInt(values.timeout, 'timeout') * 1000,
-    cpuProfileDir: profiling ? (values['cpu-prof-dir'] ?? mkdtempSync(join(tmpdir(), 'corral-prof-'))) : undefined,
-    keep: values.keep,
+    ...clusterOptions(values),
   };
 }
 
@@ -270,27 +239,9 @@ async function runSeries(series: Series, count: number, pid: number): Promise<Ph
   return { summary, meanMs, cpuUsPerOp: ((cpuAfter - cpuBefore) * 1000) / count, firstError: result.firstError };
 }
 
-function mib(kib: number): string {
-  return `${fixed(kib / 1024, 1)} MiB`;
-}
-
 async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const startLoad = loadavg();
-  const dir = mkdtempSync(join(tmpdir(), 'corral-bench-apply-'));
-  if (!opts.keep) cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  process.stderr.write(`temp dir ${dir}\n`);
-
-  const etcd = await startEtcd({ dataDir: join(dir, 'etcd') });
-  cleanup.push(() => etcd.stop());
-  if (opts.cpuProfileDir) mkdirSync(opts.cpuProfileDir, { recursive: true });
-  const api = await startApiServerProcess({
-    etcdEndpoints: etcd.endpoints,
-    dataDir: join(dir, 'apiserver'),
-    logFile: join(dir, 'apiserver.log'),
-    ...(opts.cpuProfileDir ? { cpuProfileDir: opts.cpuProfileDir } : {}),
-  });
-  cleanup.push(() => api.stop());
-  process.stderr.write(`etcd ${etcd.endpoints.join(',')}, API server ${api.url} (pid ${api.pid})\n`);
+  const { api } = await startCluster(opts, cleanup, 'corral-bench-apply-');
   const client = new Http2Client(api.url, api.tls);
   cleanup.push(() => client.close());
 
@@ -364,7 +315,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   out.write(
     `\nServer-side apply vs update (PUT): ${opts.count} sequential writes per series and round, best of ${opts.rounds} rounds (lowest mean), ` +
       `one value changed per write; node ${process.version}, ${cpus().length} CPUs (client, API server and etcd share them), ` +
-      `load average ${startLoad.map((l) => fixed(l, 1)).join(' ')} at start\n\n`,
+      `${loadAverageAtStart(startLoad)}\n\n`,
   );
   out.write(
     formatTable(
@@ -395,55 +346,13 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
       '  answered (managedFields included); an apply body only the configuration. Both objects of a row carry the same\n' +
       "  number of managedFields entries (the Nodes: the creator's and the status writer's).\n\n",
   );
-  out.write(`API server RSS ${mib(rss.rssKiB)}, peak ${mib(rss.hwmKiB)}\n`);
+  out.write(`API server RSS ${mib(rss.rssKiB * 1024)}, peak ${mib(rss.hwmKiB * 1024)}\n`);
 
   for (const w of wrong) process.stderr.write(`wrong final state: ${w}\n`);
   if (failures) process.stderr.write(`${failures} writes failed\n`);
 
-  if (opts.cpuProfileDir) {
-    await api.stop();
-    const profile = mainThreadProfile(opts.cpuProfileDir, api.pid);
-    if (!profile) throw new Error(`the API server wrote no main-thread CPU profile into ${opts.cpuProfileDir}`);
-    out.write(`\nAPI server CPU profile ${profile} (whole process life: start, warm-up and every series)\n\n`);
-    out.write(formatProfileSummary(summarizeCpuProfile(profile, api.sourceMapsFile)) + '\n');
-  }
+  await reportProfile(api, opts.cpuProfileDir, 'start, warm-up and every series');
   return failures === 0 && wrong.length === 0;
 }
 
-async function main(): Promise<void> {
-  let opts: Options | undefined;
-  try {
-    opts = parseOptions(process.argv.slice(2));
-  } catch (err) {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n\n${usage}`);
-    process.exit(2);
-  }
-  if (!opts) {
-    process.stdout.write(usage);
-    return;
-  }
-  const cleanup = new Cleanup();
-  let aborted = false;
-  const abort = (reason: string): void => {
-    aborted = true;
-    process.stderr.write(`aborting: ${reason}\n`);
-    void cleanup.run().finally(() => process.exit(1));
-  };
-  const deadline = setTimeout(() => abort(`the run exceeded ${opts.timeoutMs / 1000} s`), opts.timeoutMs);
-  process.once('SIGINT', () => abort('SIGINT'));
-  process.once('SIGTERM', () => abort('SIGTERM'));
-
-  let ok = false;
-  try {
-    ok = await run(opts, cleanup);
-  } catch (err) {
-    // After an abort, failures of the writes cut short say nothing new.
-    if (!aborted) process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  } finally {
-    clearTimeout(deadline);
-    await cleanup.run();
-  }
-  process.exit(ok && !aborted ? 0 : 1);
-}
-
-await main();
+await benchMain(usage, parseOptions, run);

@@ -16,10 +16,10 @@
  *          [--warmup W] [--cpu-prof] [--cpu-prof-dir DIR]
  * (--expose-gc is optional: with it, a full collection runs before each measured operation.)
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { SourceMap, type SourceMapPayload } from 'node:module';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -27,7 +27,8 @@ import ts from 'typescript';
 import { configMapDefinition } from '../apiserver/registry/core/configmap.ts';
 import { listSchema, type Schema } from '../shared/api/schema.ts';
 import { decodeObject, encodeObject } from '../shared/codec/protobuf.ts';
-import { configMapData, fixed, formatTable, repoRoot } from './lib.ts';
+import { parseCommandLine, positiveInt, profileDir, profileFlags } from './cli.ts';
+import { configMapData, fixed, formatTable, loadAverageAtStart, repoRoot } from './lib.ts';
 
 /** protobuf ÷ JSON time this benchmark aims at (at most). */
 const goalRatio = 1;
@@ -49,12 +50,6 @@ interface Options {
   cpuProfileDir: string | undefined;
 }
 
-function positiveInt(text: string, flag: string, min = 1): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} must be an integer ≥ ${min}, got ${JSON.stringify(text)}`);
-  return n;
-}
-
 function parseOptions(argv: string[]): Options | undefined {
   const { values } = parseArgs({
     args: argv,
@@ -63,19 +58,16 @@ function parseOptions(argv: string[]): Options | undefined {
       'data-bytes': { type: 'string', default: '2048' },
       rounds: { type: 'string', default: '9' },
       warmup: { type: 'string', default: '3' },
-      'cpu-prof': { type: 'boolean', default: false },
-      'cpu-prof-dir': { type: 'string' },
-      help: { type: 'boolean', default: false },
+      ...profileFlags,
     },
   });
   if (values.help) return undefined;
-  const profiling = values['cpu-prof'] || values['cpu-prof-dir'] !== undefined;
   return {
     items: positiveInt(values.items, 'items'),
     dataBytes: positiveInt(values['data-bytes'], 'data-bytes', 0),
     rounds: positiveInt(values.rounds, 'rounds'),
     warmup: positiveInt(values.warmup, 'warmup', 0),
-    cpuProfileDir: profiling ? (values['cpu-prof-dir'] ?? mkdtempSync(join(tmpdir(), 'corral-prof-'))) : undefined,
+    cpuProfileDir: profileDir(values),
   };
 }
 
@@ -269,17 +261,8 @@ function hotSpots(profile: CpuProfileData, url: string, lineOf: (generatedLine: 
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
-  let opts: Options | undefined;
-  try {
-    opts = parseOptions(process.argv.slice(2));
-  } catch (err) {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n\n${usage}`);
-    process.exit(2);
-  }
-  if (!opts) {
-    process.stdout.write(usage);
-    return;
-  }
+  const opts = parseCommandLine(usage, parseOptions);
+  if (!opts) return;
   const startLoad = loadavg();
   process.stderr.write(`building ${opts.items} ConfigMaps of ${opts.dataBytes} B data\n`);
   const list = configMapList(opts.items, opts.dataBytes);
@@ -331,7 +314,7 @@ async function main(): Promise<void> {
   out.write(
     `\nConfigMapList of ${opts.items} items, ${opts.dataBytes} B data each: JSON ${fixed(jsonBytes.length / 1e6, 2)} MB, protobuf ${fixed(protobufBytes.length / 1e6, 2)} MB ` +
       `(${fixed(protobufBytes.length / jsonBytes.length, 2)} of JSON); medians of ${opts.rounds} rounds; node ${process.version}, ${cpus().length} CPUs, ` +
-      `load average ${startLoad.map((l) => fixed(l, 1)).join(' ')} at start\n\n`,
+      `${loadAverageAtStart(startLoad)}\n\n`,
   );
   out.write(
     formatTable(

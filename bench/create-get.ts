@@ -7,30 +7,26 @@
  * Usage: npx tsx bench/create-get.ts [--count N] [--concurrency C] [--data-bytes B] [--warmup W]
  *          [--timeout SECONDS] [--rounds R] [--skip-http1] [--cpu-prof] [--cpu-prof-dir DIR] [--keep]
  */
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Etcd3 } from 'etcd3';
 import { connectEtcd } from '../apiserver/storage/etcd/store.ts';
-import { startEtcd } from '../shared/etcd/process.ts';
+import { benchMain, clusterFlagsUsage, clusterOptions, keepFlag, positiveInt, profileFlags } from './cli.ts';
+import { clusterCpu, clusterCpuSince, reportProfile, startCluster, type ClusterCpu, type ClusterOptions, type Pids } from './cluster.ts';
 import {
-  Cleanup,
+  configMapBody,
+  configMapData,
   expectStatus,
   fixed,
-  formatProfileSummary,
   formatTable,
-  machineBusyMs,
-  mainThreadProfile,
   Http1Client,
   Http2Client,
-  ownCpuMs,
+  loadAverageAtStart,
+  mib,
   readProcess,
   runPool,
-  startApiServerProcess,
   summarize,
-  summarizeCpuProfile,
+  type Cleanup,
   type HttpClient,
   type PoolResult,
   type Summary,
@@ -49,12 +45,9 @@ const usage = `Usage: npx tsx bench/create-get.ts [flags]
   --timeout SECONDS   abort the whole run after this long (default 300)
   --rounds R          repeat the measured phases R times, interleaved; report each one's best (default 1)
   --skip-http1        measure HTTP/2 only
-  --cpu-prof          write a CPU profile of the API server and summarize it
-  --cpu-prof-dir DIR  where the profile goes (default: a new /tmp/corral-prof-* dir)
-  --keep              keep the temp dir (etcd data, API server log)
-`;
+` + clusterFlagsUsage(20);
 
-interface Options {
+interface Options extends ClusterOptions {
   count: number;
   concurrency: number;
   dataBytes: number;
@@ -62,14 +55,6 @@ interface Options {
   timeoutMs: number;
   rounds: number;
   http1: boolean;
-  cpuProfileDir: string | undefined;
-  keep: boolean;
-}
-
-function positiveInt(text: string, flag: string, min = 1): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} must be an integer ≥ ${min}, got ${JSON.stringify(text)}`);
-  return n;
 }
 
 function parseOptions(argv: string[]): Options | undefined {
@@ -83,14 +68,11 @@ function parseOptions(argv: string[]): Options | undefined {
       timeout: { type: 'string', default: '300' },
       rounds: { type: 'string', default: '1' },
       'skip-http1': { type: 'boolean', default: false },
-      'cpu-prof': { type: 'boolean', default: false },
-      'cpu-prof-dir': { type: 'string' },
-      keep: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
+      ...profileFlags,
+      ...keepFlag,
     },
   });
   if (values.help) return undefined;
-  const profiling = values['cpu-prof'] || values['cpu-prof-dir'] !== undefined;
   return {
     count: positiveInt(values.count, 'count'),
     concurrency: positiveInt(values.concurrency, 'concurrency'),
@@ -99,21 +81,8 @@ function parseOptions(argv: string[]): Options | undefined {
     timeoutMs: positiveInt(values.timeout, 'timeout') * 1000,
     rounds: positiveInt(values.rounds, 'rounds'),
     http1: !values['skip-http1'],
-    cpuProfileDir: profiling ? (values['cpu-prof-dir'] ?? mkdtempSync(join(tmpdir(), 'corral-prof-'))) : undefined,
-    keep: values.keep,
+    ...clusterOptions(values),
   };
-}
-
-/** ConfigMap data of `bytes` bytes in 256-byte values, random so that nothing compresses it away. */
-function configMapData(bytes: number): Record<string, string> {
-  const data: Record<string, string> = {};
-  const text = randomBytes(bytes).toString('base64url').slice(0, bytes);
-  for (let i = 0; i * 256 < bytes; i++) data[`key-${i}`] = text.slice(i * 256, (i + 1) * 256);
-  return data;
-}
-
-function configMapBody(name: string, data: Record<string, string>): Buffer {
-  return Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'corral-bench' } }, data }));
 }
 
 const collection = `/api/v1/namespaces/${namespace}/configmaps`;
@@ -149,48 +118,20 @@ function etcdTarget(client: Etcd3, value: Buffer): Target {
   };
 }
 
-interface CpuShare {
-  apiserver: number;
-  etcd: number;
-  client: number;
-  /** Every process on the machine, these three included. */
-  machine: number;
-}
-
 interface Phase {
   name: string;
   summary: Summary;
   firstError: string | undefined;
   wallMs: number;
   /** CPU time during the phase, milliseconds. */
-  cpuMs: CpuShare;
-}
-
-interface Pids {
-  apiserver: number;
-  etcd: number;
-}
-
-function cpuNow(pids: Pids): CpuShare {
-  return { apiserver: readProcess(pids.apiserver).cpuMs, etcd: readProcess(pids.etcd).cpuMs, client: ownCpuMs(), machine: machineBusyMs() };
+  cpuMs: ClusterCpu;
 }
 
 async function measure(name: string, pids: Pids, count: number, concurrency: number, op: (i: number) => Promise<void>): Promise<Phase> {
-  const before = cpuNow(pids);
+  const before = clusterCpu(pids);
   const result: PoolResult = await runPool(count, concurrency, op);
-  const after = cpuNow(pids);
-  const phase: Phase = {
-    name,
-    summary: summarize(result),
-    firstError: result.firstError,
-    wallMs: result.elapsedMs,
-    cpuMs: {
-      apiserver: after.apiserver - before.apiserver,
-      etcd: after.etcd - before.etcd,
-      client: after.client - before.client,
-      machine: after.machine - before.machine,
-    },
-  };
+  const cpuMs = clusterCpuSince(pids, before);
+  const phase: Phase = { name, summary: summarize(result), firstError: result.firstError, wallMs: result.elapsedMs, cpuMs };
   process.stderr.write(
     `  ${name.padEnd(28)} ${fixed(phase.summary.opsPerSec, 0).padStart(7)} ops/s  p50 ${fixed(phase.summary.p50Ms, 2)} ms  p99 ${fixed(phase.summary.p99Ms, 2)} ms${result.errors ? `  ${result.errors} errors, first: ${result.firstError}` : ''}\n`,
   );
@@ -212,29 +153,10 @@ async function createThenGet(label: string, target: Target, series: string, pids
   return [create, get];
 }
 
-function mib(kib: number): string {
-  return `${fixed(kib / 1024, 1)} MiB`;
-}
-
 async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const startLoad = loadavg();
-  const dir = mkdtempSync(join(tmpdir(), 'corral-bench-'));
-  if (!opts.keep) cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  process.stderr.write(`temp dir ${dir}\n`);
-
-  const etcd = await startEtcd({ dataDir: join(dir, 'etcd') });
-  cleanup.push(() => etcd.stop());
-  if (opts.cpuProfileDir) mkdirSync(opts.cpuProfileDir, { recursive: true });
-  const api = await startApiServerProcess({
-    etcdEndpoints: etcd.endpoints,
-    dataDir: join(dir, 'apiserver'),
-    logFile: join(dir, 'apiserver.log'),
-    ...(opts.cpuProfileDir ? { cpuProfileDir: opts.cpuProfileDir } : {}),
-  });
-  cleanup.push(() => api.stop());
-  const pids: Pids = { apiserver: api.pid, etcd: etcd.child.pid! };
+  const { etcd, api, pids } = await startCluster(opts, cleanup, 'corral-bench-');
   const idle = readProcess(api.pid);
-  process.stderr.write(`etcd ${etcd.endpoints.join(',')}, API server ${api.url} (pid ${api.pid})\n`);
 
   const etcdClient = connectEtcd({ endpoints: etcd.endpoints });
   cleanup.push(() => etcdClient.close());
@@ -282,7 +204,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const perOp = (cpuMs: number): number => (1000 * cpuMs) / opts.count;
   const row = (operation: string, corral: Phase, baseline: Phase, etcdOp: string): void => {
     const ratio = corral.summary.opsPerSec / baseline.summary.opsPerSec;
-    const cpuRatio = perOp(baseline.cpuMs.client) / perOp(corral.cpuMs.apiserver);
+    const cpuRatio = perOp(baseline.cpuMs.bench) / perOp(corral.cpuMs.apiserver);
     rows.push([
       operation,
       fixed(corral.summary.opsPerSec, 0),
@@ -314,18 +236,18 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     fixed(p.wallMs / 1000, 2),
     pct(p.cpuMs.apiserver, p.wallMs),
     pct(p.cpuMs.etcd, p.wallMs),
-    pct(p.cpuMs.client, p.wallMs),
-    pct(Math.max(0, p.cpuMs.machine - p.cpuMs.apiserver - p.cpuMs.etcd - p.cpuMs.client), p.wallMs),
+    pct(p.cpuMs.bench, p.wallMs),
+    pct(Math.max(0, p.cpuMs.machine - p.cpuMs.apiserver - p.cpuMs.etcd - p.cpuMs.bench), p.wallMs),
     '|',
     fixed(perOp(p.cpuMs.apiserver), 0),
     fixed(perOp(p.cpuMs.etcd), 0),
-    fixed(perOp(p.cpuMs.client), 0),
+    fixed(perOp(p.cpuMs.bench), 0),
   ]);
 
   const out = process.stdout;
   out.write(
     `\nConfigMap create/get: ${opts.count} of each${opts.rounds > 1 ? ` (best of ${opts.rounds} rounds)` : ''}, concurrency ${opts.concurrency}, ${opts.dataBytes} B of data ` +
-      `(stored value ${value.length} B), node ${process.version}, ${cpus().length} CPUs (client, API server and etcd share them), load average ${startLoad.map((l) => fixed(l, 1)).join(' ')} at start\n\n`,
+      `(stored value ${value.length} B), node ${process.version}, ${cpus().length} CPUs (client, API server and etcd share them), ${loadAverageAtStart(startLoad)}\n\n`,
   );
   out.write(
     formatTable(['operation', 'corral ops/s', 'p50 ms', 'p99 ms', '|', 'etcd op', 'ops/s', 'p50 ms', 'p99 ms', '|', 'ratio', 'goal', '|', 'CPU ratio'], rows) + '\n',
@@ -341,55 +263,13 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     ) + '\n',
   );
   out.write(`  (100% = one core of ${cpus().length}; the API server runs its JavaScript on one thread; "other processes" is the rest of the machine)\n\n`);
-  out.write(`API server RSS: ${mib(idle.rssKiB)} after start, ${mib(after.rssKiB)} after the run, peak ${mib(after.hwmKiB)}\n`);
+  out.write(`API server RSS: ${mib(idle.rssKiB * 1024)} after start, ${mib(after.rssKiB * 1024)} after the run, peak ${mib(after.hwmKiB * 1024)}\n`);
 
   const failed = [...measured.values()].flat().filter((p) => p.summary.errors > 0);
   for (const p of failed) process.stderr.write(`${p.name}: ${p.summary.errors} errors; first: ${p.firstError}\n`);
 
-  if (opts.cpuProfileDir) {
-    await api.stop();
-    const profile = mainThreadProfile(opts.cpuProfileDir, api.pid);
-    if (!profile) throw new Error(`the API server wrote no main-thread CPU profile into ${opts.cpuProfileDir}`);
-    out.write(`\nAPI server CPU profile ${profile} (whole process life: start, warm-up and every phase)\n\n`);
-    out.write(formatProfileSummary(summarizeCpuProfile(profile, api.sourceMapsFile)) + '\n');
-  }
+  await reportProfile(api, opts.cpuProfileDir, 'start, warm-up and every phase');
   return failed.length === 0;
 }
 
-async function main(): Promise<void> {
-  let opts: Options | undefined;
-  try {
-    opts = parseOptions(process.argv.slice(2));
-  } catch (err) {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n\n${usage}`);
-    process.exit(2);
-  }
-  if (!opts) {
-    process.stdout.write(usage);
-    return;
-  }
-  const cleanup = new Cleanup();
-  let aborted = false;
-  const abort = (reason: string): void => {
-    aborted = true;
-    process.stderr.write(`aborting: ${reason}\n`);
-    void cleanup.run().finally(() => process.exit(1));
-  };
-  const deadline = setTimeout(() => abort(`the run exceeded ${opts.timeoutMs / 1000} s`), opts.timeoutMs);
-  process.once('SIGINT', () => abort('SIGINT'));
-  process.once('SIGTERM', () => abort('SIGTERM'));
-
-  let ok = false;
-  try {
-    ok = await run(opts, cleanup);
-  } catch (err) {
-    // After an abort, failures of the operations cut short say nothing new.
-    if (!aborted) process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  } finally {
-    clearTimeout(deadline);
-    await cleanup.run();
-  }
-  process.exit(ok && !aborted ? 0 : 1);
-}
-
-await main();
+await benchMain(usage, parseOptions, run);

@@ -106,6 +106,16 @@ export function fixed(n: number, digits: number): string {
   return Number.isFinite(n) ? n.toFixed(digits) : '-';
 }
 
+/** `bytes` in MiB, one decimal. */
+export function mib(bytes: number): string {
+  return `${fixed(bytes / (1 << 20), 1)} MiB`;
+}
+
+/** `load average 1.0 0.8 0.5 at start`, for report headers. */
+export function loadAverageAtStart(load: readonly number[]): string {
+  return `load average ${load.map((l) => fixed(l, 1)).join(' ')} at start`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Objects
 

@@ -20,36 +20,32 @@
  * Usage: npx tsx bench/watch.ts [--objects N] [--watchers W] [--events E] [--help for all flags]
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { ClientHttp2Session, ClientHttp2Stream, IncomingHttpHeaders, IncomingHttpStatusHeader } from 'node:http2';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Etcd3, IWatchResponse, Watcher } from 'etcd3';
 import { connectEtcd, prefixEnd } from '../apiserver/storage/etcd/store.ts';
-import { startEtcd } from '../shared/etcd/process.ts';
+import { benchMain, clusterFlagsUsage, clusterOptions, keepFlag, positiveInt, profileFlags } from './cli.ts';
+import { clusterCpu, clusterCpuSince, reportProfile, startCluster, type ClusterCpu, type ClusterOptions, type Pids } from './cluster.ts';
 import {
-  Cleanup,
   clientGoWindows,
   configMapBody,
   configMapData,
   connectHttp2Session,
   expectStatus,
   fixed,
-  formatProfileSummary,
   formatTable,
   Http2Client,
-  machineBusyMs,
-  mainThreadProfile,
+  loadAverageAtStart,
+  mib,
   ownCpuMs,
   percentile,
   readProcess,
   repoRoot,
   runPool,
-  startApiServerProcess,
-  summarizeCpuProfile,
   type ApiServerProcess,
+  type Cleanup,
   type ClientTls,
   type HeapReading,
   type HttpClient,
@@ -74,12 +70,9 @@ const usage = `Usage: npx tsx bench/watch.ts [flags]
   --timeout SECONDS    abort the whole run after this long (default 480)
   --skip-raw-fanout    no etcd3 fan-out baseline
   --phases LIST        which of latency,fanout,lists to run (default all; memory is always read)
-  --cpu-prof           write a CPU profile of the API server and summarize it
-  --cpu-prof-dir DIR   where the profile goes (default: a new /tmp/corral-prof-* dir)
-  --keep               keep the temp dir (etcd data, API server log)
-`;
+` + clusterFlagsUsage(21);
 
-interface Options {
+interface Options extends ClusterOptions {
   objects: number;
   watchers: number;
   events: number;
@@ -91,14 +84,6 @@ interface Options {
   timeoutMs: number;
   rawFanout: boolean;
   phases: ReadonlySet<PhaseName>;
-  cpuProfileDir: string | undefined;
-  keep: boolean;
-}
-
-function positiveInt(text: string, flag: string, min = 1): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} must be an integer ≥ ${min}, got ${JSON.stringify(text)}`);
-  return n;
 }
 
 function parsePhases(text: string): ReadonlySet<PhaseName> {
@@ -123,14 +108,11 @@ function parseOptions(argv: string[]): Options | undefined {
       timeout: { type: 'string', default: '480' },
       'skip-raw-fanout': { type: 'boolean', default: false },
       phases: { type: 'string', default: phaseNames.join(',') },
-      'cpu-prof': { type: 'boolean', default: false },
-      'cpu-prof-dir': { type: 'string' },
-      keep: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
+      ...profileFlags,
+      ...keepFlag,
     },
   });
   if (values.help) return undefined;
-  const profiling = values['cpu-prof'] || values['cpu-prof-dir'] !== undefined;
   const watchers = positiveInt(values.watchers, 'watchers');
   return {
     objects: positiveInt(values.objects, 'objects'),
@@ -144,8 +126,7 @@ function parseOptions(argv: string[]): Options | undefined {
     timeoutMs: positiveInt(values.timeout, 'timeout') * 1000,
     rawFanout: !values['skip-raw-fanout'],
     phases: parsePhases(values.phases),
-    cpuProfileDir: profiling ? (values['cpu-prof-dir'] ?? mkdtempSync(join(tmpdir(), 'corral-prof-'))) : undefined,
-    keep: values.keep,
+    ...clusterOptions(values),
   };
 }
 
@@ -535,31 +516,10 @@ function median(values: readonly number[]): number {
   return percentile(Float64Array.from(values).sort(), 0.5);
 }
 
-interface Pids {
-  apiserver: number;
-  etcd: number;
-}
-
-interface Cpu {
-  apiserver: number;
-  etcd: number;
-  bench: number;
-  machine: number;
-}
-
-function cpuNow(pids: Pids): Cpu {
-  return { apiserver: readProcess(pids.apiserver).cpuMs, etcd: readProcess(pids.etcd).cpuMs, bench: ownCpuMs(), machine: machineBusyMs() };
-}
-
-function cpuSince(pids: Pids, before: Cpu): Cpu {
-  const now = cpuNow(pids);
-  return { apiserver: now.apiserver - before.apiserver, etcd: now.etcd - before.etcd, bench: now.bench - before.bench, machine: now.machine - before.machine };
-}
-
 interface PhaseCpu {
   name: string;
   wallMs: number;
-  cpu: Cpu;
+  cpu: ClusterCpu;
   /** The fan-out child's CPU, when one ran. */
   watchersMs?: number;
 }
@@ -580,11 +540,11 @@ interface Context {
 }
 
 async function measured<T>(ctx: Context, name: string, work: () => Promise<T>, watchersMs?: (result: T) => number): Promise<T> {
-  const before = cpuNow(ctx.pids);
+  const before = clusterCpu(ctx.pids);
   const start = performance.now();
   const result = await work();
   const wallMs = performance.now() - start;
-  ctx.phases.push({ name, wallMs, cpu: cpuSince(ctx.pids, before), ...(watchersMs ? { watchersMs: watchersMs(result) } : {}) });
+  ctx.phases.push({ name, wallMs, cpu: clusterCpuSince(ctx.pids, before), ...(watchersMs ? { watchersMs: watchersMs(result) } : {}) });
   return result;
 }
 
@@ -866,11 +826,11 @@ async function measureLists(ctx: Context, variants: ListVariant[]): Promise<List
   for (const v of variants) bytes.set(v.name, await v.run());
   for (let r = 0; r < ctx.opts.listRounds; r++) {
     for (const v of variants) {
-      const before = cpuNow(ctx.pids);
+      const before = clusterCpu(ctx.pids);
       const t0 = performance.now();
       bytes.set(v.name, await v.run());
       times.get(v.name)!.push(performance.now() - t0);
-      const used = cpuSince(ctx.pids, before);
+      const used = clusterCpuSince(ctx.pids, before);
       const c = cpu.get(v.name)!;
       c.apiserver += used.apiserver;
       c.etcd += used.etcd;
@@ -892,10 +852,6 @@ async function measureLists(ctx: Context, variants: ListVariant[]): Promise<List
 
 // ---------------------------------------------------------------------------------------------
 // The run
-
-function mib(bytes: number): string {
-  return `${fixed(bytes / (1 << 20), 1)} MiB`;
-}
 
 function met(ok: boolean): string {
   return ok ? 'met' : 'MISSED';
@@ -1026,7 +982,7 @@ async function fanoutPhase(ctx: Context, cleanup: Cleanup): Promise<string> {
       goal,
     ];
   };
-  const cpuOf = (name: string): Cpu | undefined => ctx.phases.find((p) => p.name === name)?.cpu;
+  const cpuOf = (name: string): ClusterCpu | undefined => ctx.phases.find((p) => p.name === name)?.cpu;
   const apiP99 = latencies(apiFan.result.latencies).p99;
   const apiServerMs = cpuOf('corral fan-out')?.apiserver ?? NaN;
   const perDeliveryUs = (1000 * apiServerMs) / deliveries;
@@ -1102,25 +1058,9 @@ const phaseNames: readonly PhaseName[] = ['latency', 'fanout', 'lists'];
 
 async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const startLoad = loadavg();
-  const dir = mkdtempSync(join(tmpdir(), 'corral-bench-'));
-  if (!opts.keep) cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   const log = (text: string): void => void process.stderr.write(`${text}\n`);
-  log(`temp dir ${dir}`);
-
-  const etcdProcess = await startEtcd({ dataDir: join(dir, 'etcd') });
-  cleanup.push(() => etcdProcess.stop());
-  if (opts.cpuProfileDir) mkdirSync(opts.cpuProfileDir, { recursive: true });
-  const api = await startApiServerProcess({
-    etcdEndpoints: etcdProcess.endpoints,
-    dataDir: join(dir, 'apiserver'),
-    logFile: join(dir, 'apiserver.log'),
-    gcProbe: true,
-    ...(opts.cpuProfileDir ? { cpuProfileDir: opts.cpuProfileDir } : {}),
-  });
-  cleanup.push(() => api.stop());
-  const pids: Pids = { apiserver: api.pid, etcd: etcdProcess.child.pid! };
+  const { etcd: etcdProcess, api, pids } = await startCluster(opts, cleanup, 'corral-bench-', { gcProbe: true });
   const memory: [string, ReturnType<typeof readProcess>][] = [['after start', readProcess(api.pid)]];
-  log(`etcd ${etcdProcess.endpoints.join(',')}, API server ${api.url} (pid ${api.pid})`);
 
   const etcd = connectEtcd({ endpoints: etcdProcess.endpoints });
   cleanup.push(() => etcd.close());
@@ -1196,56 +1136,14 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const out = process.stdout;
   out.write(
     `\ncorral watch benchmark: node ${process.version}, ${cpus().length} CPUs shared by the bench client, the watcher child, the API server and etcd; ` +
-      `load average ${startLoad.map((l) => fixed(l, 1)).join(' ')} at start; ConfigMaps with ${opts.dataBytes} B of data (stored value ${storedValue.length} B)\n\n`,
+      `${loadAverageAtStart(startLoad)}; ConfigMaps with ${opts.dataBytes} B of data (stored value ${storedValue.length} B)\n\n`,
   );
   out.write(sections.join('\n'));
 
   for (const f of ctx.failures) process.stderr.write(`FAILED: ${f}\n`);
 
-  if (opts.cpuProfileDir) {
-    await api.stop();
-    const profile = mainThreadProfile(opts.cpuProfileDir, api.pid);
-    if (!profile) throw new Error(`the API server wrote no main-thread CPU profile into ${opts.cpuProfileDir}`);
-    out.write(`\nAPI server CPU profile ${profile} (whole process life: start and every phase run)\n\n`);
-    out.write(formatProfileSummary(summarizeCpuProfile(profile, api.sourceMapsFile)) + '\n');
-  }
+  await reportProfile(api, opts.cpuProfileDir, 'start and every phase run');
   return ctx.failures.length === 0;
-}
-
-async function main(): Promise<void> {
-  let opts: Options | undefined;
-  try {
-    opts = parseOptions(process.argv.slice(2));
-  } catch (err) {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n\n${usage}`);
-    process.exit(2);
-  }
-  if (!opts) {
-    process.stdout.write(usage);
-    return;
-  }
-  const cleanup = new Cleanup();
-  let aborted = false;
-  const abort = (reason: string): void => {
-    aborted = true;
-    process.stderr.write(`aborting: ${reason}\n`);
-    void cleanup.run().finally(() => process.exit(1));
-  };
-  const deadline = setTimeout(() => abort(`the run exceeded ${opts.timeoutMs / 1000} s`), opts.timeoutMs);
-  process.once('SIGINT', () => abort('SIGINT'));
-  process.once('SIGTERM', () => abort('SIGTERM'));
-
-  let ok = false;
-  try {
-    ok = await run(opts, cleanup);
-  } catch (err) {
-    // After an abort, failures of the operations cut short say nothing new.
-    if (!aborted) process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  } finally {
-    clearTimeout(deadline);
-    await cleanup.run();
-  }
-  process.exit(ok && !aborted ? 0 : 1);
 }
 
 if (process.env[childRoleVariable]) {
@@ -1254,5 +1152,5 @@ if (process.env[childRoleVariable]) {
     process.exit(1);
   });
 } else {
-  await main();
+  await benchMain(usage, parseOptions, run);
 }

@@ -828,39 +828,36 @@ function readString(r: Reader, end: number): string {
 }
 
 /**
- * Short ASCII strings decoded recently, by a hash of their bytes. Lists repeat the same short
- * strings in every item (namespaces, label keys and values, map keys, managers, API versions):
- * taking them from here costs a hash and a comparison, where making each anew costs a call into
- * the runtime, an allocation and, for property names, internalization. A slot holds the last
- * string that hashed to it; unique strings (names, uids) merely replace each other there.
+ * Short ASCII strings decoded recently. Lists repeat the same short strings in every item
+ * (namespaces, label keys and values, map keys, managers, API versions): taking one from here
+ * costs one comparison of its bytes, where making it anew costs a call into the runtime, an
+ * allocation and, for a property name, internalization. A string's slot follows from its length
+ * and a few of its bytes, so that no pass over the bytes comes before the comparison; a slot holds
+ * the last string that fell into it, and unique strings (names) merely replace each other there.
  */
 const maxCachedLength = 32;
 const stringCacheSlots = 4096;
 const cachedStrings: string[] = new Array<string>(stringCacheSlots).fill('');
-/** The UTF-8 bytes of each slot's string (maxCachedLength per slot), compared before it is taken. */
+/** The bytes of each slot's string (maxCachedLength per slot). */
 const cachedBytes = new Uint8Array(stringCacheSlots * maxCachedLength);
 const cachedLengths = new Uint8Array(stringCacheSlots);
 
 function shortString(buf: NodeBuffer, start: number, stop: number): string {
   const len = stop - start;
   if (len === 0) return '';
-  let hash = 0;
-  for (let i = start; i < stop; i++) {
-    const c = buf[i]!;
-    if (c >= 0x80) return buf.utf8Slice(start, stop);
-    hash = (Math.imul(hash, 31) + c) | 0;
-  }
-  const slot = (hash ^ (hash >>> 12)) & (stringCacheSlots - 1);
+  const slot = (Math.imul(Math.imul(len, 31) + buf[start]!, 961) + Math.imul(buf[start + (len >> 1)]!, 31) + buf[stop - 1]! * 67) & (stringCacheSlots - 1);
   const at = slot * maxCachedLength;
+  let i = 0;
   if (cachedLengths[slot] === len) {
-    let i = 0;
     while (i < len && cachedBytes[at + i] === buf[start + i]) i++;
     if (i === len) return cachedStrings[slot]!;
   }
+  // Bytes equal to a cached string's are ASCII; the rest are checked.
+  for (; i < len; i++) if (buf[start + i]! >= 0x80) return buf.utf8Slice(start, stop);
   const s = buf.latin1Slice(start, stop);
   cachedStrings[slot] = s;
   cachedLengths[slot] = len;
-  buf.copy(cachedBytes, at, start, stop);
+  for (i = 0; i < len; i++) cachedBytes[at + i] = buf[start + i]!;
   return s;
 }
 
@@ -958,10 +955,12 @@ function readMessage(r: Reader, layout: MessageLayout, end: number, out: Record<
       if (wireType !== WIRE_BYTES) throw wrongWireType(wireType, field);
       readMessage(r, field.type.message!, readLength(r, end), out);
     } else if (field.shape === SINGLE) {
-      if (wireType !== field.type.wireType) throw wrongWireType(wireType, field);
-      // A message met again merges into the first (protobuf's rule); other values replace it.
-      const v = readValue(r, field.type, end, field.type.kind === MESSAGE ? out[field.name] : undefined);
-      if (v === undefined || (!field.optional && isZero(field.type, v))) {
+      const type = field.type;
+      if (wireType !== type.wireType) throw wrongWireType(wireType, field);
+      // Strings, the most common fields, without readValue's dispatch. A message met again merges
+      // into the first (protobuf's rule); other values replace it.
+      const v = type.kind === STRING ? readString(r, end) : readValue(r, type, end, type.kind === MESSAGE ? out[field.name] : undefined);
+      if (v === undefined || (!field.optional && (type.kind === STRING ? v === '' : isZero(type, v)))) {
         if (out[field.name] !== undefined) delete out[field.name];
       } else {
         out[field.name] = v;
@@ -971,6 +970,11 @@ function readMessage(r: Reader, layout: MessageLayout, end: number, out: Record<
       if (list === undefined) out[field.name] = list = [];
       if (wireType === field.type.wireType) {
         list.push(readValue(r, field.type, end, undefined) ?? null);
+        // Elements come one after another: read them without looking the list up again.
+        while (r.pos < end && r.buf[r.pos] === field.tag && field.tag < 0x80) {
+          r.pos++;
+          list.push(readValue(r, field.type, end, undefined) ?? null);
+        }
       } else if (wireType === WIRE_BYTES && field.type.wireType !== WIRE_BYTES) {
         // Packed numbers: upstream never writes them, but protobuf readers accept them.
         const stop = readLength(r, end);
@@ -983,6 +987,11 @@ function readMessage(r: Reader, layout: MessageLayout, end: number, out: Record<
       let map = out[field.name] as Record<string, unknown> | undefined;
       if (map === undefined) out[field.name] = map = {};
       readMapEntry(r, field, end, map);
+      // Entries come one after another: read them without looking the map up again.
+      while (r.pos < end && r.buf[r.pos] === field.tag && field.tag < 0x80) {
+        r.pos++;
+        readMapEntry(r, field, end, map);
+      }
     }
   }
   if (r.pos !== end) throw eof();
@@ -998,7 +1007,7 @@ function readMapEntry(r: Reader, field: FieldLayout, end: number, map: Record<st
     const tag = readUint32(r, stop);
     if (tag === 0x0a) key = readString(r, stop);
     else if (tag === 16 + field.type.wireType) {
-      value = readValue(r, field.type, stop, undefined);
+      value = field.type.kind === STRING ? readString(r, stop) : readValue(r, field.type, stop, undefined);
       seen = true;
     } else skipField(r, tag & 7, stop, tag >>> 3);
   }

@@ -210,8 +210,26 @@ export class EtcdStore {
   ): Promise<UpdateResult> {
     const k = Buffer.from(key);
     let current = cached ?? (await this.get(key));
+    let fromCache = cached !== undefined;
     for (;;) {
-      const decision = await decide(current);
+      let decision: UpdateDecision;
+      try {
+        decision = await decide(current);
+      } catch (err) {
+        // A cached value may lag the client (a 409 on a resourceVersion it already saw, a 404 for
+        // an object just created): decide again on etcd's value before answering.
+        if (!fromCache) throw err;
+        fromCache = false;
+        current = await this.get(key);
+        continue;
+      }
+      // A "nothing to do" on a cached value must hold for the current one too.
+      if (decision.action === 'none' && fromCache) {
+        fromCache = false;
+        current = await this.get(key);
+        continue;
+      }
+      fromCache = false;
       if (decision.action === 'none') {
         return { object: decision.object, revision: current?.modRevision ?? 0, created: false, deleted: false };
       }
