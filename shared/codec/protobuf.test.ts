@@ -481,6 +481,123 @@ describe('large lists', () => {
   });
 });
 
+/**
+ * The encoder reserves a length prefix as wide as the same field's last one and moves the content
+ * when the guess was wrong; the decoder reads short strings from a cache and FieldsV1 without
+ * JSON.parse. None of it may change bytes or shapes.
+ */
+describe('fast paths keep bytes and shapes', () => {
+  const listOf = (values: string[]): Json => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMapList',
+    metadata: { resourceVersion: '1' },
+    items: values.map((v, i) => ({ metadata: { name: `cm-${i}`, annotations: { note: v } }, data: { v, [`k${v.length}`]: Array.from(v).slice(0, 3).join('') } })),
+  });
+  const upstreamList = (list: Json): Uint8Array =>
+    upstreamEncode('ConfigMapList', { metadata: { selfLink: '', resourceVersion: '1', continue: '' }, items: (list.items as Json[]).map(gogoConfigMap) });
+
+  it('lengths of 1, 2 and 3 bytes in every order, items after larger and smaller ones, ASCII or not', () => {
+    const schema = listSchema(configMapSchema);
+    const sizes = [1, 100, 120, 130, 16_300, 16_400, 20, 16_400, 127, 128, 125, 200, 5, 70_000, 3];
+    const values = sizes.flatMap((n) => ['x'.repeat(n), 'é'.repeat(Math.ceil(n / 2)), '𝄞'.repeat(Math.ceil(n / 4))]);
+    for (const order of [values, [...values].reverse()]) {
+      const list = listOf(order);
+      // Twice: the second encoding starts from the guesses the first left.
+      for (let round = 0; round < 2; round++) {
+        const ours = encodeMessage(list, schema);
+        assert.equal(Buffer.compare(ours, upstreamList(list)), 0, `round ${round}`);
+        assert.deepEqual(decodeMessage(ours, schema), { metadata: list.metadata, items: list.items });
+      }
+    }
+  });
+
+  it('FieldsV1: the same object, an equal one and a changed copy encode as JSON.stringify gives them', () => {
+    const fields = { 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:labels': { 'f:é': {} } } };
+    const cm = (f: Json): Json => ({ metadata: { name: 'x', managedFields: [{ manager: 'm', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: f }] } });
+    const expected = (f: Json): string => hex(upstreamEncode('ConfigMap', gogoConfigMap(cm(f))));
+    assert.equal(hex(encodeMessage(cm(fields), configMapSchema)), expected(fields));
+    assert.equal(hex(encodeMessage(cm(fields), configMapSchema)), expected(fields));
+    assert.equal(hex(encodeMessage(cm(structuredClone(fields)), configMapSchema)), expected(fields));
+    // A change is a new object (managed-fields code never edits one in place): encoded anew.
+    const changed = { ...fields, 'f:data': { ...fields['f:data'], 'f:b': {} } };
+    assert.equal(hex(encodeMessage(cm(changed), configMapSchema)), expected(changed));
+  });
+
+  it('FieldsV1 decodes as JSON.parse reads it: escapes, whitespace, Unicode, __proto__, deep trees, long keys', () => {
+    const schema = object({ f: pb(1, fieldsV1(), 'optional') });
+    const decodeRaw = (text: string): unknown => decodeMessage(encodeMessage({ f: Buffer.from(text) }, schema), schema).f;
+    // Deeper than the fast path goes: JSON.parse reads it.
+    const deep = '{"f:a":'.repeat(150) + '{}' + '}'.repeat(150);
+    for (const text of [
+      '{}',
+      '{"f:data":{".":{},"f:a":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}',
+      '{"k:{\\"name\\":\\"c\\"}":{".":{}}}',
+      '{ "f:spaced" : { } }',
+      '{"f:é✓𝄞":{},"f:\\u00e9":{}}',
+      '{"__proto__":{"f:x":{}}}',
+      '{"2":{},"1":{},"f:b":{},"f:a":{},"f:b":{"f:c":{}}}',
+      `{"f:${'y'.repeat(40)}":{}}`,
+      '{"f:a":null,"f:b":[1,"two"]}',
+      deep,
+    ]) {
+      const decoded = decodeRaw(text);
+      const parsed = JSON.parse(text) as unknown;
+      assert.deepEqual(decoded, parsed, text.slice(0, 60));
+      assert.equal(JSON.stringify(decoded), JSON.stringify(parsed), text.slice(0, 60));
+    }
+    assert.equal(Object.getPrototypeOf(decodeRaw('{"__proto__":{}}')), Object.prototype);
+    for (const text of ['{"f:a":{}', '{"f:a":{}}}', '{"f:a" {}}', '{"f:\u0001":{}}', '{"f:a":{},}']) {
+      assert.throws(() => decodeRaw(text), /FieldsV1 holds bytes that are not JSON/, text);
+    }
+  });
+
+  it('short strings: alike ones stay apart, non-ASCII and up to the cache’s length limit', () => {
+    const schema = object({ d: pb(1, map(string())), l: pb(2, array(string())) });
+    const alike = [
+      // 1 to 3 bytes, 4 and 8 (first and last four bytes are the whole string).
+      ...['a', 'b', 'ab', 'ba', 'abc', 'é', 'abcd', 'abce', 'abcdwxyz', 'abcdwxyZ'],
+      // The same length and first and last four bytes: the slot is the same, the middle differs.
+      ...['abcd-X-wxyz', 'abcd-Y-wxyz', 'abcd-XY-wxyz', 'abcd-é-wxyz', 'abcdXwxyz', 'abcdYwxyz'],
+      ...['q'.repeat(31), 'q'.repeat(32), 'q'.repeat(33), `${'q'.repeat(15)}r${'q'.repeat(16)}`, `${'q'.repeat(15)}é${'q'.repeat(15)}`],
+    ];
+    const value = { d: Object.fromEntries(alike.map((k, i) => [k, alike[(i + 1) % alike.length]!])), l: [...alike, ...[...alike].reverse(), ''] };
+    for (let round = 0; round < 3; round++) {
+      const decoded = decodeMessage(encodeMessage(value, schema), schema);
+      assert.deepEqual(decoded, { d: Object.fromEntries(Object.entries(value.d).sort(([a], [b]) => (a < b ? -1 : 1))), l: value.l });
+    }
+    // More strings than the cache has slots, alike but for their last or first bytes: some share a slot.
+    const many = { l: Array.from({ length: 6000 }, (_, i) => (i % 2 ? `abcd${String(i).padStart(4, '0')}` : `${String(i).padStart(4, '0')}wxyz`)) };
+    for (let round = 0; round < 2; round++) assert.deepEqual(decodeMessage(encodeMessage(many, schema), schema), many);
+  });
+
+  it('entries of a map and elements of a list split by other fields end up together', () => {
+    const part = (cm: Json): Uint8Array => encodeMessage(cm, configMapSchema);
+    // Concatenated messages merge (protobuf's rule): ObjectMeta merges, map entries and list elements add up.
+    const bytes = Buffer.concat([
+      part({ metadata: { name: 'a', finalizers: ['f1'] }, data: { k1: 'v1' } }),
+      part({ metadata: { name: 'a', finalizers: ['f2'] }, binaryData: { b: 'AQ==' }, data: { k2: 'v2' } }),
+      part({ metadata: { name: 'a', labels: { l: 'x' } }, data: { k1: 'again' } }),
+    ]);
+    assert.deepEqual(decodeMessage(bytes, configMapSchema), {
+      metadata: { name: 'a', labels: { l: 'x' }, finalizers: ['f1', 'f2'] },
+      data: { k1: 'again', k2: 'v2' },
+      binaryData: { b: 'AQ==' },
+    });
+  });
+
+  it('decoded objects follow the schema’s order whether or not the field numbers do', () => {
+    // Items of a list: nested messages (the top level is reordered apart).
+    const schema = listSchema(configMapSchema);
+    const items = [
+      { metadata: { name: 'a' }, data: { a: 'b' }, immutable: true },
+      { metadata: { name: 'b' }, data: { a: 'b' }, binaryData: { b: 'AQ==' } },
+      { metadata: { name: 'c' }, immutable: false, binaryData: { b: 'AQ==' } },
+    ];
+    const decoded = decodeMessage(encodeMessage({ items }, schema), schema).items as Json[];
+    assert.deepEqual(decoded.map((item) => Object.keys(item)), [['metadata', 'immutable', 'data'], ['metadata', 'data', 'binaryData'], ['metadata', 'immutable', 'binaryData']]);
+  });
+});
+
 describe('zero values', () => {
   const schema = object({
     s: pb(1, string()),

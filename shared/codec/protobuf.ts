@@ -347,9 +347,9 @@ class Writer {
   /** A length-prefixed UTF-8 string. */
   string(s: string): void {
     const n = s.length;
-    // Short strings are copied here when ASCII: cheaper than a call into the runtime. At most 3
-    // bytes per UTF-16 unit: under 43 units the length fits one byte.
-    if (n < 16) {
+    // Short ASCII strings are copied here: below about 20 units, cheaper than a call into the
+    // runtime. At most 3 bytes per UTF-16 unit: the length fits one byte.
+    if (n < 20) {
       this.ensure(1 + 3 * n);
       const buf = this.buf;
       const start = this.pos + 1;
@@ -516,8 +516,6 @@ function writeMapEntries(w: Writer, field: FieldLayout, map: Record<string, unkn
   field.entryWidth = width;
 }
 
-const highUnits = /[\ud800-\uffff]/;
-
 /** Keys in Go's sort.Strings order: by UTF-8 bytes, which is code point order. */
 function sortedKeys(map: Record<string, unknown>): string[] {
   const keys = Object.keys(map);
@@ -525,9 +523,16 @@ function sortedKeys(map: Record<string, unknown>): string[] {
   let sorted = true;
   for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! < keys[i]!;
   if (!sorted) keys.sort();
-  // UTF-16 order differs from code point order only between surrogates and U+E000..U+FFFF.
-  if (keys.some((k) => highUnits.test(k))) keys.sort(compareCodePoints);
+  if (hasHighUnits(keys)) keys.sort(compareCodePoints);
   return keys;
+}
+
+/** Whether a key holds a unit of U+D800..U+FFFF: only there does UTF-16 order differ from code point order. */
+function hasHighUnits(keys: readonly string[]): boolean {
+  for (const key of keys) {
+    for (let i = 0; i < key.length; i++) if (key.charCodeAt(i) >= 0xd800) return true;
+  }
+  return false;
 }
 
 function compareCodePoints(a: string, b: string): number {
@@ -716,14 +721,41 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 // ---------------------------------------------------------------------------------------------
 // Reading.
 
+/** A position in the bytes being decoded. */
 interface Reader {
   buf: NodeBuffer;
+  /** The same bytes, for reading four at a time. */
+  view: DataView;
   pos: number;
 }
 
-function readerOf(bytes: Uint8Array): Reader {
-  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return { buf: buf as NodeBuffer, pos: 0 };
+const noBytes = Buffer.alloc(0) as NodeBuffer;
+const noView = new DataView(noBytes.buffer, noBytes.byteOffset, 0);
+
+/**
+ * The one Reader of every decode. With a new reader per call, V8 was seen to discard the optimized
+ * decoding code at each full garbage collection (deoptimization reason "weak objects") and compile
+ * it again during the next decode: over a third of the CPU time of decoding a list in bench/codec.ts.
+ * With one reader that lives as long as the module, the code stays.
+ */
+const reader: Reader = { buf: noBytes, view: noView, pos: 0 };
+
+/**
+ * Runs `read` with the reader at the start of `bytes`. Decoding is synchronous and calls out to no
+ * code that could decode in turn, so the one reader is never needed twice at once.
+ */
+function decoding<T>(bytes: Uint8Array, read: (r: Reader) => T): T {
+  if (reader.buf !== noBytes) throw new Error('protobuf: decoding re-entered');
+  reader.buf = (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as NodeBuffer;
+  reader.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  reader.pos = 0;
+  try {
+    return read(reader);
+  } finally {
+    // The reader does not keep the input alive.
+    reader.buf = noBytes;
+    reader.view = noView;
+  }
 }
 
 const eof = (): ProtobufError => new ProtobufError('unexpected EOF');
@@ -824,52 +856,84 @@ function readString(r: Reader, end: number): string {
   const stop = readLength(r, end);
   const start = r.pos;
   r.pos = stop;
-  return stop - start <= maxCachedLength ? shortString(r.buf, start, stop) : r.buf.utf8Slice(start, stop);
+  return stop - start <= maxCachedLength ? shortString(r, start, stop) : r.buf.utf8Slice(start, stop);
 }
 
 /**
  * Short ASCII strings decoded recently. Lists repeat the same short strings in every item
- * (namespaces, label keys and values, map keys, managers, API versions): taking one from here
- * costs one comparison of its bytes, where making it anew costs a call into the runtime, an
+ * (namespaces, label keys and values, map keys, managers, API versions, FieldsV1 keys): taking one
+ * from here costs a few comparisons, where making it anew costs a call into the runtime, an
  * allocation and, for a property name, internalization. A string's slot follows from its length
- * and a few of its bytes, so that no pass over the bytes comes before the comparison; a slot holds
- * the last string that fell into it, and unique strings (names) merely replace each other there.
+ * and its first and last four bytes, compared first: they are the whole string up to 8 bytes, the
+ * words between are compared for longer ones. A slot holds the last string that fell into it;
+ * unique strings (names) merely replace each other there.
  */
 const maxCachedLength = 32;
-const stringCacheSlots = 4096;
-const cachedStrings: string[] = new Array<string>(stringCacheSlots).fill('');
+const slotBits = 12;
+const cachedStrings: string[] = new Array<string>(1 << slotBits).fill('');
+const cachedLengths = new Uint8Array(1 << slotBits);
+const cachedFirst = new Int32Array(1 << slotBits);
+const cachedLast = new Int32Array(1 << slotBits);
 /** The bytes of each slot's string (maxCachedLength per slot). */
-const cachedBytes = new Uint8Array(stringCacheSlots * maxCachedLength);
-const cachedLengths = new Uint8Array(stringCacheSlots);
+const cachedBytes = new Uint8Array(cachedLengths.length * maxCachedLength);
+const cachedView = new DataView(cachedBytes.buffer);
 
-function shortString(buf: NodeBuffer, start: number, stop: number): string {
+/** The bytes of r.buf from `start` to `stop` (at most maxCachedLength) as a string. */
+function shortString(r: Reader, start: number, stop: number): string {
   const len = stop - start;
-  if (len === 0) return '';
-  const slot = (Math.imul(Math.imul(len, 31) + buf[start]!, 961) + Math.imul(buf[start + (len >> 1)]!, 31) + buf[stop - 1]! * 67) & (stringCacheSlots - 1);
-  const at = slot * maxCachedLength;
-  let i = 0;
-  if (cachedLengths[slot] === len) {
-    while (i < len && cachedBytes[at + i] === buf[start + i]) i++;
-    if (i === len) return cachedStrings[slot]!;
+  const buf = r.buf;
+  let first: number;
+  let last: number;
+  if (len >= 4) {
+    first = r.view.getInt32(start, true);
+    last = r.view.getInt32(stop - 4, true);
+  } else if (len > 0) {
+    first = last = buf[start]! | (len > 1 ? buf[start + 1]! << 8 : 0) | (len > 2 ? buf[start + 2]! << 16 : 0);
+  } else {
+    return '';
   }
-  // Bytes equal to a cached string's are ASCII; the rest are checked.
-  for (; i < len; i++) if (buf[start + i]! >= 0x80) return buf.utf8Slice(start, stop);
+  const slot = (Math.imul(first ^ Math.imul(len, 0x27d4eb2d), 0x9e3779b1) ^ Math.imul(last, 0x85ebca6b)) >>> (32 - slotBits);
+  const at = slot * maxCachedLength;
+  if (cachedLengths[slot] === len && cachedFirst[slot] === first && cachedLast[slot] === last) {
+    let i = 4;
+    while (i < len - 4 && cachedView.getInt32(at + i, true) === r.view.getInt32(start + i, true)) i += 4;
+    if (i >= len - 4) return cachedStrings[slot]!;
+  }
+  if ((first | last) & 0x80808080) return buf.utf8Slice(start, stop);
+  for (let i = start + 4; i < stop - 4; i++) if (buf[i]! >= 0x80) return buf.utf8Slice(start, stop);
   const s = buf.latin1Slice(start, stop);
   cachedStrings[slot] = s;
   cachedLengths[slot] = len;
-  for (i = 0; i < len; i++) cachedBytes[at + i] = buf[start + i]!;
+  cachedFirst[slot] = first;
+  cachedLast[slot] = last;
+  for (let i = 0; i < len; i++) cachedBytes[at + i] = buf[start + i]!;
   return s;
+}
+
+/**
+ * FieldsV1 JSON as apimachinery writes it: objects of objects, no whitespace, keys without
+ * escapes; undefined for anything else (JSON.parse then reads it). The same result as JSON.parse,
+ * cheaper, as the keys (`f:metadata`, `.`, …) come from the string cache.
+ */
+function parseFieldsV1(r: Reader, start: number, end: number): Record<string, unknown> | undefined {
+  fieldsPos = start;
+  const tree = readFieldsObject(r, end, 0);
+  return fieldsPos === end ? tree : undefined;
 }
 
 /** Where readFieldsObject stopped. */
 let fieldsPos = 0;
 
 /**
- * The FieldsV1 JSON at fieldsPos as apimachinery writes it: objects of objects, no whitespace, keys
- * without escapes; undefined for anything else, which JSON.parse then reads. The same result as
- * JSON.parse, cheaper, as the keys (`f:metadata`, `.`, …) come from the string cache.
+ * Deeper trees are left to JSON.parse, which does not recurse: a request body could otherwise
+ * overflow the stack. Managed fields nest as deep as the object's fields do.
  */
-function readFieldsObject(buf: NodeBuffer, end: number): Record<string, unknown> | undefined {
+const maxFieldsDepth = 100;
+
+/** The object at fieldsPos (see parseFieldsV1), `depth` objects down. */
+function readFieldsObject(r: Reader, end: number, depth: number): Record<string, unknown> | undefined {
+  if (depth > maxFieldsDepth) return undefined;
+  const buf = r.buf;
   let p = fieldsPos;
   if (p >= end || buf[p] !== 0x7b) return undefined; // {
   p++;
@@ -885,13 +949,13 @@ function readFieldsObject(buf: NodeBuffer, end: number): Record<string, unknown>
     // Escapes and control characters (invalid JSON) are left to JSON.parse.
     while (p < end && buf[p] !== 0x22 && buf[p] !== 0x5c && buf[p]! >= 0x20) p++;
     if (p >= end || buf[p] !== 0x22) return undefined;
-    const key = p - keyStart <= maxCachedLength ? shortString(buf, keyStart, p) : buf.utf8Slice(keyStart, p);
+    const key = p - keyStart <= maxCachedLength ? shortString(r, keyStart, p) : buf.utf8Slice(keyStart, p);
     // An assignment to __proto__ would set the prototype, where JSON.parse makes a property.
     if (key === '__proto__') return undefined;
     p++;
     if (p >= end || buf[p] !== 0x3a) return undefined; // :
     fieldsPos = p + 1;
-    const value = readFieldsObject(buf, end);
+    const value = readFieldsObject(r, end, depth + 1);
     if (value === undefined) return undefined;
     out[key] = value;
     p = fieldsPos;
@@ -1163,7 +1227,8 @@ function readValue(r: Reader, type: ValueType, end: number, previous: unknown): 
         } else skipField(r, tag & 7, stop, tag >>> 3);
       }
       if (rawEnd === rawStart) return undefined;
-      return parseRawJson(r.buf, rawStart, rawEnd, type.kind === FIELDS_V1 ? 'FieldsV1' : 'RawExtension');
+      if (type.kind === FIELDS_V1) return parseFieldsV1(r, rawStart, rawEnd) ?? parseRawJson(r.buf, rawStart, rawEnd, 'FieldsV1');
+      return parseRawJson(r.buf, rawStart, rawEnd, 'RawExtension');
     }
     case WRAPPED_LIST: {
       const stop = readLength(r, end);
@@ -1206,11 +1271,6 @@ function inSchemaOrder(decoded: Record<string, unknown>, order: readonly string[
 
 /** Raw bytes of a FieldsV1 or RawExtension as JSON; corral keeps no other representation of them. */
 function parseRawJson(buf: NodeBuffer, start: number, end: number, what: string): unknown {
-  if (what === 'FieldsV1') {
-    fieldsPos = start;
-    const tree = readFieldsObject(buf, end);
-    if (tree !== undefined && fieldsPos === end) return tree;
-  }
   try {
     return JSON.parse(buf.utf8Slice(start, end)) as unknown;
   } catch {
@@ -1380,7 +1440,7 @@ export function encodeMessage(value: Record<string, unknown>, schema: Schema): U
 
 /** Decodes a message into its JSON shape. */
 export function decodeMessage(bytes: Uint8Array, schema: Schema): Record<string, unknown> {
-  return decodeInto(readerOf(bytes), layoutOf(schema), bytes.length, {});
+  return decoding(bytes, (r) => decodeInto(r, layoutOf(schema), bytes.length, {}));
 }
 
 function decodeInto(r: Reader, layout: MessageLayout, end: number, out: Record<string, unknown>): Record<string, unknown> {
@@ -1432,9 +1492,12 @@ export function decodeEnvelope(bytes: Uint8Array): Envelope {
     throw new ProtobufPrefixError(`provided data does not appear to be a protobuf message, expected prefix [${envelopePrefix.join(' ')}]`);
   }
   if (bytes.length === envelopePrefix.length) throw new ProtobufError('empty body');
-  const r = readerOf(bytes);
+  return decoding(bytes, readEnvelope);
+}
+
+function readEnvelope(r: Reader): Envelope {
   r.pos = envelopePrefix.length;
-  const end = bytes.length;
+  const end = r.buf.length;
   const envelope: Envelope = { apiVersion: '', kind: '', raw: new Uint8Array(0), contentEncoding: '', contentType: '' };
   while (r.pos < end) {
     const tag = readUint32(r, end);
@@ -1488,7 +1551,7 @@ export function decodeObject(bytes: Uint8Array, schema: Schema): Record<string, 
   const out: Record<string, unknown> = {};
   if (envelope.apiVersion) out.apiVersion = envelope.apiVersion;
   if (envelope.kind) out.kind = envelope.kind;
-  return decodeInto(readerOf(envelope.raw), layoutOf(schema), envelope.raw.length, out);
+  return decoding(envelope.raw, (r) => decodeInto(r, layoutOf(schema), envelope.raw.length, out));
 }
 
 /**
@@ -1518,8 +1581,11 @@ export interface WatchEventFrame {
 
 /** Decodes the body of one watch frame (without its length prefix). */
 export function decodeWatchEvent(body: Uint8Array): WatchEventFrame {
-  const r = readerOf(body);
-  const end = body.length;
+  return decoding(body, readWatchEvent);
+}
+
+function readWatchEvent(r: Reader): WatchEventFrame {
+  const end = r.buf.length;
   const event: WatchEventFrame = { type: '', object: new Uint8Array(0) };
   while (r.pos < end) {
     const tag = readUint32(r, end);
