@@ -3,7 +3,7 @@
  * configuration they produce. `--help` prints the table below.
  */
 import { parseArgs } from 'node:util';
-import { formatGoDuration, parseGoDuration } from './server/duration.ts';
+import { formatGoDuration, parseGoDuration } from '../shared/api/goduration.ts';
 import { isLogLevel } from './server/logging.ts';
 import { validateShowHiddenMetricsVersion } from './server/metrics.ts';
 

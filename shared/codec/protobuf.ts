@@ -22,6 +22,7 @@
  * messages (no envelope: upstream encodes the event with its raw serializer) whose object.raw is
  * the object's own envelope.
  */
+import { formatGoDurationNs, parseGoDurationNs } from '../api/goduration.ts';
 import type { Schema } from '../api/schema.ts';
 
 export const protobufMediaType = 'application/vnd.kubernetes.protobuf';
@@ -1185,7 +1186,7 @@ function readValue(r: Reader, type: ValueType, end: number, previous: unknown): 
         if (tag === 0x08) ns = readBigInt64(r, stop);
         else skipField(r, tag & 7, stop, tag >>> 3);
       }
-      return formatGoDuration(ns);
+      return formatGoDurationNs(ns);
     }
     case QUANTITY: {
       const stop = readLength(r, end);
@@ -1368,66 +1369,16 @@ export function formatMicroTime(seconds: number, nanos: number): string {
   return `${civilSeconds(seconds)}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
 }
 
-const durationUnits: Record<string, bigint> = {
-  ns: 1n,
-  us: 1_000n,
-  'µs': 1_000n,
-  'μs': 1_000n,
-  ms: 1_000_000n,
-  s: 1_000_000_000n,
-  m: 60_000_000_000n,
-  h: 3_600_000_000_000n,
-};
-
-/** Go's time.ParseDuration, in nanoseconds; null when malformed. */
+/** Go's time.ParseDuration in nanoseconds; null when malformed (the codec reports its own error). */
 export function parseGoDuration(text: string): bigint | null {
-  let rest = text;
-  let negative = false;
-  if (rest.startsWith('-') || rest.startsWith('+')) {
-    negative = rest[0] === '-';
-    rest = rest.slice(1);
+  try {
+    return parseGoDurationNs(text);
+  } catch {
+    return null;
   }
-  if (rest === '0') return 0n;
-  if (rest === '') return null;
-  let total = 0n;
-  const part = /^(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)/;
-  while (rest !== '') {
-    const m = part.exec(rest);
-    if (!m || (m[1] === '' && (m[2] ?? '') === '')) return null;
-    const unit = durationUnits[m[3]!]!;
-    total += BigInt(m[1] || '0') * unit;
-    const frac = m[2] ?? '';
-    if (frac !== '') total += (BigInt(frac) * unit) / 10n ** BigInt(frac.length);
-    rest = rest.slice(m[0].length);
-  }
-  return negative ? -total : total;
 }
 
-/** Go's time.Duration.String(). */
-export function formatGoDuration(ns: bigint): string {
-  if (ns === 0n) return '0s';
-  const sign = ns < 0n ? '-' : '';
-  const abs = ns < 0n ? -ns : ns;
-  if (abs < 1_000_000_000n) {
-    if (abs < 1_000n) return `${sign}${abs}ns`;
-    if (abs < 1_000_000n) return `${sign}${fraction(abs, 1_000n)}µs`;
-    return `${sign}${fraction(abs, 1_000_000n)}ms`;
-  }
-  const hours = abs / 3_600_000_000_000n;
-  const minutes = (abs / 60_000_000_000n) % 60n;
-  const seconds = fraction(abs % 60_000_000_000n, 1_000_000_000n);
-  if (hours > 0n) return `${sign}${hours}h${minutes}m${seconds}s`;
-  if (minutes > 0n) return `${sign}${minutes}m${seconds}s`;
-  return `${sign}${seconds}s`;
-}
-
-function fraction(value: bigint, unit: bigint): string {
-  const whole = value / unit;
-  const rest = value % unit;
-  if (rest === 0n) return String(whole);
-  const digits = String(unit).length - 1;
-  return `${whole}.${String(rest).padStart(digits, '0').replace(/0+$/, '')}`;
-}
+export { formatGoDurationNs as formatGoDuration };
 
 // ---------------------------------------------------------------------------------------------
 // Public API.

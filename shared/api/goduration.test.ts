@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatGoDuration, parseGoDuration } from './duration.ts';
+import { formatGoDuration, parseGoDuration } from './goduration.ts';
 
 describe('parseGoDuration', () => {
   it('reads Go durations into milliseconds', () => {
