@@ -337,7 +337,6 @@ describe('sendInitialEvents', () => {
 
   it(
     'a plain watch without resourceVersion but with allowWatchBookmarks also ends its initial events with the annotated BOOKMARK',
-    { todo: 'upstream 1.32 (WatchList beta, on) defaults sendInitialEvents=true for watches with resourceVersion unset or 0 (SetListOptionsDefaults), so with allowWatchBookmarks the initial ADDED events end with the k8s.io/initial-events-end bookmark; corral sends none' },
     async () => {
       const w = await watch(`${cms(ns)}?watch=1&allowWatchBookmarks=true`);
       try {

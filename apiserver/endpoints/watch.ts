@@ -78,20 +78,25 @@ export function watchRequest(def: ResourceDefinition, store: GenericStore, names
   const resourceVersionMatch = query.get('resourceVersionMatch') ?? '';
   const allowBookmarks = isTrue(query.get('allowWatchBookmarks'));
   const sendInitialEventsText = query.get('sendInitialEvents');
-  const sendInitialEvents = sendInitialEventsText !== null ? isTrue(sendInitialEventsText) : undefined;
+  const requestedInitialEvents = sendInitialEventsText !== null ? isTrue(sendInitialEventsText) : undefined;
   // Upstream's validateWatchOptions: every problem is reported, in this order.
   const errors: FieldError[] = [];
   const rvm = FieldPath.root('resourceVersionMatch');
-  if (sendInitialEvents !== undefined && resourceVersionMatch !== 'NotOlderThan') {
+  if (requestedInitialEvents !== undefined && resourceVersionMatch !== 'NotOlderThan') {
     errors.push(forbidden(rvm, 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
   }
   if (resourceVersionMatch) {
-    if (sendInitialEvents === undefined) errors.push(forbidden(rvm, 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    if (requestedInitialEvents === undefined) errors.push(forbidden(rvm, 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
     if (resourceVersionMatch !== 'NotOlderThan') errors.push(notSupported(rvm, resourceVersionMatch, ['NotOlderThan']));
     if (query.get('continue')) errors.push(forbidden(rvm, 'resourceVersionMatch is forbidden when continue is provided'));
   }
   if (errors.length) throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errors);
   if (resourceVersion && resourceVersion !== '0' && !/^\d+$/.test(resourceVersion)) throw badRequest(`invalid resource version: ${resourceVersion}`);
+  // Upstream 1.32 (WatchList on by default) turns a watch without a version (unset or 0) and without
+  // sendInitialEvents/resourceVersionMatch into sendInitialEvents=true, NotOlderThan: the same
+  // initial ADDED events as before, now closed by the initial-events-end bookmark when bookmarks
+  // are allowed (SetListOptionsDefaults).
+  const sendInitialEvents = requestedInitialEvents ?? (resourceVersion === '' || resourceVersion === '0');
   const timeoutText = query.get('timeoutSeconds');
   if (timeoutText !== null && !/^\d+$/.test(timeoutText)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(timeoutText)}: invalid syntax`);
   // 0 means unset, as upstream reads it.
@@ -139,8 +144,7 @@ export function watchRequest(def: ResourceDefinition, store: GenericStore, names
         namespace,
         {
           filter,
-          // Without a version the watch starts with the state, unless sendInitialEvents=false says not to.
-          initialEvents: sendInitialEvents ?? resumeFrom === undefined,
+          initialEvents: sendInitialEvents,
           consistent: resourceVersion === '',
           ...(resumeFrom !== undefined ? { fromRevision: resumeFrom } : {}),
         },

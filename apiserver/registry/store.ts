@@ -18,6 +18,7 @@ import {
   alreadyExists,
   badRequest,
   conflict,
+  continueExpired,
   internalError,
   invalid,
   isStatusError,
@@ -261,7 +262,7 @@ export class GenericStore {
     let startKey: string | undefined;
     if (opts.continueToken) {
       const token = decodeContinue(opts.continueToken);
-      revision = token.revision;
+      revision = Math.max(token.revision, 0);
       startKey = prefix + token.start;
     } else if (opts.resourceVersion && opts.resourceVersion !== '0' && (opts.limit || opts.resourceVersionMatch === 'Exact')) {
       revision = Number(opts.resourceVersion);
@@ -287,10 +288,8 @@ export class GenericStore {
           if (err instanceof StorageError && err.code === 'FutureRevision') {
             throw tooLargeResourceVersion(listRevision, await this.etcd.currentRevision());
           }
-          if (err instanceof StorageError && err.code === 'Compacted' && opts.continueToken) {
-            throw resourceExpired(
-              'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
-            );
+          if (err instanceof StorageError && err.code === 'Compacted' && startKey !== undefined) {
+            throw continueExpired(encodeContinue({ revision: -1, start: startKey.slice(prefix.length) }));
           }
           throw err;
         }

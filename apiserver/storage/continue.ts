@@ -6,6 +6,7 @@
 import { badRequest } from '../../shared/api/errors.ts';
 
 export interface ContinueToken {
+  /** The snapshot's revision; negative (upstream writes -1) means the newest revision. */
   revision: number;
   /** The key to start the next page at, relative to the collection prefix. */
   start: string;
@@ -26,7 +27,7 @@ export function decodeContinue(text: string): ContinueToken {
   if (typeof parsed !== 'object' || parsed === null) throw badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   const { v, rv, start } = parsed as Record<string, unknown>;
   if (v !== 'meta.k8s.io/v1') throw badRequest('invalid continue token: continue key is not valid: server does not recognize this encoded key');
-  if (typeof rv !== 'number' || !Number.isInteger(rv) || rv <= 0) {
+  if (typeof rv !== 'number' || !Number.isInteger(rv) || rv === 0) {
     throw badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   }
   if (typeof start !== 'string' || start.length === 0) throw badRequest('invalid continue token: continue key is not valid: encoded start key empty (version meta.k8s.io/v1)');

@@ -3,7 +3,7 @@
  * factories below; their messages follow upstream's formats exactly because clients parse them
  * (kubectl matches "not found", "already exists", "the object has been modified", ...).
  */
-import type { Status, StatusCause, StatusDetails } from './types.ts';
+import type { ListMeta, Status, StatusCause, StatusDetails } from './types.ts';
 import { fieldErrorBody, fieldErrorString, type FieldError } from './field.ts';
 
 export interface GroupResource {
@@ -23,7 +23,7 @@ export class StatusError extends Error {
   /** Seconds for a Retry-After header, when the client should try again later. */
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(status: Omit<Status, 'kind' | 'apiVersion' | 'metadata' | 'status' | 'code'> & { code: number }, retryAfterSeconds?: number) {
+  constructor(status: Omit<Status, 'kind' | 'apiVersion' | 'metadata' | 'status' | 'code'> & { code: number; metadata?: ListMeta }, retryAfterSeconds?: number) {
     super(status.message);
     this.name = 'StatusError';
     this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', ...status };
@@ -159,6 +159,21 @@ export function gone(message: string): StatusError {
 /** 410 with reason Expired: a compacted revision or an expired continue token. */
 export function resourceExpired(message: string): StatusError {
   return new StatusError({ message, reason: 'Expired', code: 410 });
+}
+
+/**
+ * A continue token whose snapshot revision is compacted. `resume` is a token for the same position
+ * at the newest revision, for clients that accept an inconsistent list (upstream puts it in the
+ * Status's metadata.continue).
+ */
+export function continueExpired(resume: string): StatusError {
+  return new StatusError({
+    message:
+      'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+    reason: 'Expired',
+    code: 410,
+    metadata: { continue: resume },
+  });
 }
 
 export function internalError(detail: string): StatusError {
