@@ -136,10 +136,26 @@ const own = (m: Readonly<Record<string, unknown>>, key: string): unknown => (Obj
 
 /** Narrows an atom to the kind of the value at hand; absent and null values keep every kind. */
 function deduce(atom: Atom, v: unknown): Atom {
-  if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') return atom.scalar ? { scalar: atom.scalar } : atom;
-  if (Array.isArray(v)) return atom.list ? { list: atom.list } : atom;
-  if (isRecord(v)) return atom.map ? { map: atom.map } : atom;
+  if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') return atom.scalar ? narrowed(atom).scalar : atom;
+  if (Array.isArray(v)) return atom.list ? narrowed(atom).list : atom;
+  if (isRecord(v)) return atom.map ? narrowed(atom).map : atom;
   return atom;
+}
+
+/** An atom's single-kind forms, made once per atom (deduce runs for every node of every write). */
+const narrowedAtoms = new WeakMap<Atom, { scalar: Atom; list: Atom; map: Atom }>();
+
+function narrowed(atom: Atom): { scalar: Atom; list: Atom; map: Atom } {
+  let forms = narrowedAtoms.get(atom);
+  if (!forms) {
+    forms = {
+      scalar: atom.scalar ? { scalar: atom.scalar } : atom,
+      list: atom.list ? { list: atom.list } : atom,
+      map: atom.map ? { map: atom.map } : atom,
+    };
+    narrowedAtoms.set(atom, forms);
+  }
+  return forms;
 }
 
 const sameAtom = (a: Atom, b: Atom): boolean => a.scalar === b.scalar && a.list === b.list && a.map === b.map;
@@ -408,74 +424,95 @@ export function compare(lhs: unknown, rhs: unknown, ref: TypeRef): Comparison {
   return comparison;
 }
 
+/**
+ * One node being compared. `path` is shared along the walk (children push and pop their element;
+ * FieldSet.insert keeps no reference to it). `inLeaf`: the node was recorded as a leaf. Plain
+ * functions over this record rather than closures per node: the comparison runs on every write.
+ */
+interface CompareNode {
+  lhs: unknown;
+  rhs: unknown;
+  path: PathElement[];
+  out: Comparison;
+  inLeaf: boolean;
+}
+
 function compareNode(lhs: unknown, rhs: unknown, ref: TypeRef, path: PathElement[], out: Comparison): ValidationError[] {
   if (lhs === undefined && rhs === undefined) return failure('at least one of lhs and rhs must be provided');
   const atom = resolve(ref);
   const left = deduce(atom, lhs);
   const right = deduce(atom, rhs);
-
-  const walker = (): { run(a: Atom): ValidationError[]; inLeaf: () => boolean } => {
-    let inLeaf = false;
-    const leaf = (): void => {
-      if (inLeaf) return;
-      inLeaf = true;
-      if (lhs === undefined) out.added.insert(path);
-      else if (rhs === undefined) out.removed.insert(path);
-      else if (!valuesEqual(lhs, rhs)) out.modified.insert(path);
-    };
-    const run = (a: Atom): ValidationError[] =>
-      handle<ValidationError[]>(
-        a,
-        {
-          scalar: (t) => {
-            const l = checkScalar(t, lhs, 'lhs: ');
-            const r = checkScalar(t, rhs, 'rhs: ');
-            if (l.length && r.length) return [...l, ...r];
-            leaf();
-            return [];
-          },
-          list: (t) => {
-            const l = Array.isArray(lhs) ? lhs : undefined;
-            const r = Array.isArray(rhs) ? rhs : undefined;
-            if (t.atomic || ((!l || l.length === 0) && (!r || r.length === 0))) {
-              leaf();
-              return [];
-            }
-            return compareListItems(t, l ?? [], r ?? [], path, out);
-          },
-          map: (t) => {
-            const l = isRecord(lhs) ? lhs : undefined;
-            const r = isRecord(rhs) ? rhs : undefined;
-            const emptyL = !l || Object.keys(l).length === 0;
-            const emptyR = !r || Object.keys(r).length === 0;
-            if (t.atomic || (emptyL && emptyR)) {
-              leaf();
-              return [];
-            }
-            const errors: ValidationError[] = [];
-            for (const key of zipKeys(l, r)) {
-              const child = fieldElement(key);
-              errors.push(...prefixed(elementString(child), compareNode(l ? own(l, key) : undefined, r ? own(r, key) : undefined, fieldType(t, key), [...path, child], out)));
-            }
-            return errors;
-          },
-        },
-        () => failure('schema error: invalid atom: inlined'),
-      );
-    return { run, inLeaf: () => inLeaf };
-  };
-
-  const main = walker();
+  const node: CompareNode = { lhs, rhs, path, out, inLeaf: false };
   let errors: ValidationError[];
-  if (rhs === undefined) errors = main.run(left);
-  else if (lhs === undefined || sameAtom(left, right)) errors = main.run(right);
-  else errors = [...walker().run(left), ...main.run(right)];
-  if (!main.inLeaf()) {
+  if (rhs === undefined) errors = compareAs(node, left);
+  else if (lhs === undefined || sameAtom(left, right)) errors = compareAs(node, right);
+  else {
+    // Different kinds on each side: the left is walked as its own kind first, on its own record.
+    const leftErrors = compareAs({ lhs, rhs, path, out, inLeaf: false }, left);
+    errors = leftErrors.concat(compareAs(node, right));
+  }
+  if (!node.inLeaf) {
     if (lhs === undefined) out.added.insert(path);
     else if (rhs === undefined) out.removed.insert(path);
   }
   return errors;
 }
+
+/** Records the node as a leaf (once): added, removed or, when the values differ, modified. */
+function compareLeaf(node: CompareNode): void {
+  if (node.inLeaf) return;
+  node.inLeaf = true;
+  if (node.lhs === undefined) node.out.added.insert(node.path);
+  else if (node.rhs === undefined) node.out.removed.insert(node.path);
+  else if (!valuesEqual(node.lhs, node.rhs)) node.out.modified.insert(node.path);
+}
+
+/** Compares the node as `atom`'s kind, in upstream's order of precedence: map, scalar, list. */
+function compareAs(node: CompareNode, atom: Atom): ValidationError[] {
+  const { lhs, rhs, path } = node;
+  if (atom.map) {
+    const t = atom.map;
+    const l = isRecord(lhs) ? lhs : undefined;
+    const r = isRecord(rhs) ? rhs : undefined;
+    if (t.atomic || (isEmptyRecord(l) && isEmptyRecord(r))) {
+      compareLeaf(node);
+      return [];
+    }
+    let errors: ValidationError[] = [];
+    for (const key of zipKeys(l, r)) {
+      const child = fieldElement(key);
+      path.push(child);
+      const childErrors = compareNode(l ? own(l, key) : undefined, r ? own(r, key) : undefined, fieldType(t, key), path, node.out);
+      path.pop();
+      if (childErrors.length) errors = errors.concat(prefixed(elementString(child), childErrors));
+    }
+    return errors;
+  }
+  if (atom.scalar) {
+    const l = checkScalar(atom.scalar, lhs, 'lhs: ');
+    const r = checkScalar(atom.scalar, rhs, 'rhs: ');
+    if (l.length && r.length) return [...l, ...r];
+    compareLeaf(node);
+    return [];
+  }
+  if (atom.list) {
+    const t = atom.list;
+    const l = Array.isArray(lhs) ? lhs : undefined;
+    const r = Array.isArray(rhs) ? rhs : undefined;
+    if (t.atomic || ((!l || l.length === 0) && (!r || r.length === 0))) {
+      compareLeaf(node);
+      return [];
+    }
+    return compareListItems(t, l ?? [], r ?? [], path, node.out);
+  }
+  return failure('schema error: invalid atom: inlined');
+}
+
+const isEmptyRecord = (m: Record<string, unknown> | undefined): boolean => {
+  if (!m) return true;
+  for (const key in m) if (Object.hasOwn(m, key)) return false;
+  return true;
+};
 
 /** The keys of two maps, the left map's first, each once. */
 function zipKeys(l: Record<string, unknown> | undefined, r: Record<string, unknown> | undefined): string[] {
@@ -519,7 +556,10 @@ function compareListItems(t: ListType, lhs: unknown[], rhs: unknown[], path: Pat
     const r = right.get(key)?.items ?? [];
     const pe = (left.get(key) ?? right.get(key))?.element as PathElement;
     const item = (a: unknown, b: unknown): void => {
-      errors.push(...prefixed(elementString(pe), compareNode(a, b, t.element, [...path, pe], out)));
+      path.push(pe);
+      const itemErrors = compareNode(a, b, t.element, path, out);
+      path.pop();
+      if (itemErrors.length) errors.push(...prefixed(elementString(pe), itemErrors));
     };
     if (l.length <= 1 && r.length <= 1) item(l[0], r[0]);
     else if (l.length >= 2 && r.length >= 2) {
@@ -550,73 +590,83 @@ export function merge(lhs: unknown, rhs: unknown, ref: TypeRef): unknown {
   return out;
 }
 
+/** One node being merged (as CompareNode): its values, its result, whether it was taken as a leaf. */
+interface MergeNode {
+  lhs: unknown;
+  rhs: unknown;
+  out: unknown;
+  inLeaf: boolean;
+}
+
 function mergeNode(lhs: unknown, rhs: unknown, ref: TypeRef): { out: unknown; errors: ValidationError[] } {
   if (lhs === undefined && rhs === undefined) return { out: undefined, errors: failure('at least one of lhs and rhs must be provided') };
   const atom = resolve(ref);
   const left = deduce(atom, lhs);
   const right = deduce(atom, rhs);
-
-  const walker = (): { run(a: Atom): ValidationError[]; out: () => unknown } => {
-    let inLeaf = false;
-    let out: unknown;
-    const leaf = (): void => {
-      if (inLeaf) return;
-      inLeaf = true;
-      out = rhs !== undefined ? rhs : lhs;
-    };
-    const run = (a: Atom): ValidationError[] =>
-      handle<ValidationError[]>(
-        a,
-        {
-          scalar: (t) => {
-            const l = checkScalar(t, lhs, 'lhs: ');
-            const r = checkScalar(t, rhs, 'rhs: ');
-            if (l.length && r.length) return [...l, ...r];
-            leaf();
-            return [];
-          },
-          list: (t) => {
-            const l = Array.isArray(lhs) ? lhs : undefined;
-            const r = Array.isArray(rhs) ? rhs : undefined;
-            if (t.atomic || ((!l || l.length === 0) && (!r || r.length === 0))) {
-              leaf();
-              return [];
-            }
-            const merged = mergeListItems(t, l ?? [], r ?? []);
-            if (merged.items.length > 0) out = merged.items;
-            return merged.errors;
-          },
-          map: (t) => {
-            const l = isRecord(lhs) ? lhs : undefined;
-            const r = isRecord(rhs) ? rhs : undefined;
-            const emptyL = !l || Object.keys(l).length === 0;
-            const emptyR = !r || Object.keys(r).length === 0;
-            if (t.atomic || (emptyL && emptyR)) {
-              leaf();
-              return [];
-            }
-            const errors: ValidationError[] = [];
-            const result: Record<string, unknown> = {};
-            for (const key of zipKeys(l, r)) {
-              const child = mergeNode(l ? own(l, key) : undefined, r ? own(r, key) : undefined, fieldType(t, key));
-              errors.push(...prefixed(elementString(fieldElement(key)), child.errors));
-              if (child.out !== undefined) result[key] = child.out;
-            }
-            if (Object.keys(result).length > 0) out = result;
-            return errors;
-          },
-        },
-        () => failure('schema error: invalid atom: inlined'),
-      );
-    return { run, out: () => out };
-  };
-
-  const main = walker();
+  const node: MergeNode = { lhs, rhs, out: undefined, inLeaf: false };
   let errors: ValidationError[];
-  if (rhs === undefined) errors = main.run(left);
-  else if (lhs === undefined || sameAtom(left, right)) errors = main.run(right);
-  else errors = [...walker().run(left), ...main.run(right)];
-  return { out: main.out(), errors };
+  if (rhs === undefined) errors = mergeAs(node, left);
+  else if (lhs === undefined || sameAtom(left, right)) errors = mergeAs(node, right);
+  else {
+    // Different kinds on each side: the left is walked as its own kind for its errors only.
+    const leftErrors = mergeAs({ lhs, rhs, out: undefined, inLeaf: false }, left);
+    errors = leftErrors.concat(mergeAs(node, right));
+  }
+  return { out: node.out, errors };
+}
+
+/** Takes the node whole: the right-hand value when there is one. */
+function mergeLeaf(node: MergeNode): void {
+  if (node.inLeaf) return;
+  node.inLeaf = true;
+  node.out = node.rhs !== undefined ? node.rhs : node.lhs;
+}
+
+/** Merges the node as `atom`'s kind, in upstream's order of precedence: map, scalar, list. */
+function mergeAs(node: MergeNode, atom: Atom): ValidationError[] {
+  const { lhs, rhs } = node;
+  if (atom.map) {
+    const t = atom.map;
+    const l = isRecord(lhs) ? lhs : undefined;
+    const r = isRecord(rhs) ? rhs : undefined;
+    if (t.atomic || (isEmptyRecord(l) && isEmptyRecord(r))) {
+      mergeLeaf(node);
+      return [];
+    }
+    let errors: ValidationError[] = [];
+    const result: Record<string, unknown> = {};
+    let empty = true;
+    for (const key of zipKeys(l, r)) {
+      const child = mergeNode(l ? own(l, key) : undefined, r ? own(r, key) : undefined, fieldType(t, key));
+      if (child.errors.length) errors = errors.concat(prefixed(elementString(fieldElement(key)), child.errors));
+      if (child.out !== undefined) {
+        result[key] = child.out;
+        empty = false;
+      }
+    }
+    if (!empty) node.out = result;
+    return errors;
+  }
+  if (atom.scalar) {
+    const l = checkScalar(atom.scalar, lhs, 'lhs: ');
+    const r = checkScalar(atom.scalar, rhs, 'rhs: ');
+    if (l.length && r.length) return [...l, ...r];
+    mergeLeaf(node);
+    return [];
+  }
+  if (atom.list) {
+    const t = atom.list;
+    const l = Array.isArray(lhs) ? lhs : undefined;
+    const r = Array.isArray(rhs) ? rhs : undefined;
+    if (t.atomic || ((!l || l.length === 0) && (!r || r.length === 0))) {
+      mergeLeaf(node);
+      return [];
+    }
+    const merged = mergeListItems(t, l ?? [], r ?? []);
+    if (merged.items.length > 0) node.out = merged.items;
+    return merged.errors;
+  }
+  return failure('schema error: invalid atom: inlined');
 }
 
 interface IndexedList {
