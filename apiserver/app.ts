@@ -156,7 +156,9 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
     onError: (err) => logger.warn({ err }, 'etcd compaction failed'),
   });
   compactor.start();
-  const registry = new Registry(definitions, etcd, admission, enabled, watchCache);
+  // etcd leases count whole seconds; a TTL under one second rounds up rather than to "never".
+  const eventTTLSeconds = config.eventTtlMs > 0 ? Math.ceil(config.eventTtlMs / 1000) : 0;
+  const registry = new Registry(definitions, etcd, admission, enabled, watchCache, { eventTTLSeconds });
   const etcdType = etcdTypeResolver(registry, config.etcdPrefix);
   etcd.observer = (operation, key, seconds, failed) => metrics.etcdRequest(operation, etcdType(key), seconds, failed);
   metrics.setStorageObjectsSource(() => storageObjectCounts(registry, watchCache));

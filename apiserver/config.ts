@@ -27,6 +27,8 @@ export interface ApiServerConfig {
   etcdRequestTimeoutMs: number;
   /** 0 disables compaction. */
   etcdCompactionIntervalMs: number;
+  /** How long Events are kept after their last write; 0: forever. */
+  eventTtlMs: number;
   logLevel: string;
   /** The level of the one log line each request leaves. */
   requestLogLevel: string;
@@ -71,6 +73,7 @@ export const flags: Record<string, FlagSpec> = {
   'max-request-bytes': { type: 'string', default: String(3 * 1024 * 1024), help: 'Largest request body accepted.' },
   'etcd-request-timeout': { type: 'string', default: '10s', help: 'Deadline of one etcd call.' },
   'etcd-compaction-interval': { type: 'string', default: '5m0s', help: 'How often etcd history is compacted (coordinated across replicas); 0 disables.' },
+  'event-ttl': { type: 'string', default: '1h0m0s', help: 'Amount of time to retain events (etcd deletes them this long after their last write); 0 keeps them.' },
   'log-level': { type: 'string', default: 'info', help: 'Log level: trace, debug, info, warn, error, fatal, silent.' },
   'request-log-level': { type: 'string', default: 'debug', help: 'Level of the one log line per request (verb, path, user, code, latency, request id).' },
   'max-requests-inflight': { type: 'string', default: '400', help: 'Most read-only requests served at once (watches excluded); beyond it 429. 0: no limit.' },
@@ -175,6 +178,7 @@ export function configFromFlags(values: ParsedFlags): ApiServerConfig {
     maxRequestBodyBytes: Number(str('max-request-bytes') ?? 3 * 1024 * 1024),
     etcdRequestTimeoutMs: parseDuration(str('etcd-request-timeout') ?? '10s', 'etcd-request-timeout'),
     etcdCompactionIntervalMs: parseDuration(str('etcd-compaction-interval') ?? '5m', 'etcd-compaction-interval'),
+    eventTtlMs: parseDuration(str('event-ttl') ?? '1h', 'event-ttl'),
     logLevel: level(str('log-level') ?? 'info', 'log-level', true),
     requestLogLevel: level(str('request-log-level') ?? 'debug', 'request-log-level', false),
     maxRequestsInflight: notNegative(parseInteger(str('max-requests-inflight') ?? '400', 'max-requests-inflight'), '--max-requests-inflight can not be negative value'),

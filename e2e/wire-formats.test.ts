@@ -21,7 +21,7 @@ import { nodeDefinition } from '../apiserver/registry/core/node.ts';
 import { fixtures, type StoredFixture } from '../apiserver/registry/conformance-fixtures.ts';
 import { eventsV1EventDefinition } from '../apiserver/registry/events/event.ts';
 import { openProtobufWatch, type ProtobufWatchEvent, type WatchConnection } from '../apiserver/testing/watch-stream.ts';
-import { listSchema, partialObjectMetadataListSchema, statusSchema } from '../shared/api/schema.ts';
+import { listSchema, partialObjectMetadataListSchema, statusSchema, type Schema } from '../shared/api/schema.ts';
 import type { KubeObject } from '../shared/api/types.ts';
 import { decodeEnvelope, decodeObject, encodeEnvelope, encodeMessage, encodeObject, protobufMediaType } from '../shared/codec/protobuf.ts';
 import { adminTls, startCluster, type Cluster, type CommandResult, type TlsMaterial } from './harness.ts';
@@ -386,14 +386,17 @@ describe('kubectl explain (served OpenAPI v3)', () => {
     assert.ok(out.startsWith('KIND:       ConfigMap\nVERSION:    v1\n\nFIELD: data <map[string]string>\n'), out);
   });
 
-  it(
-    'configmap.data: the field’s description',
-    { todo: 'explain prints "DESCRIPTION: <empty>": the served OpenAPI (apiserver/endpoints/openapi.ts from the kinds’ schemas) carries no field descriptions' },
-    async () => {
-      const out = succeeded(await kubectl(['explain', 'configmap.data']));
-      assert.match(words(out), /DESCRIPTION: Data contains the configuration data\. Each key must consist of alphanumeric characters, '-', '_' or '\.'/);
-    },
-  );
+  /** The description a schema gives a field, as the served OpenAPI carries it. */
+  const descriptionOf = (schema: Schema | undefined, what: string): string => {
+    assert.ok(schema?.description, `${what} has no description`);
+    return words(schema.description);
+  };
+
+  it('configmap.data: the field’s description', async () => {
+    const out = words(succeeded(await kubectl(['explain', 'configmap.data'])));
+    const description = descriptionOf(configMapDefinition.schema.properties?.data, 'ConfigMap data');
+    assert.ok(out.includes(`DESCRIPTION: ${description}`), out);
+  });
 
   it('node.spec.taints: the fields of the items, with types and required markers', async () => {
     const out = succeeded(await kubectl(['explain', 'node.spec.taints']));
@@ -402,16 +405,13 @@ describe('kubectl explain (served OpenAPI v3)', () => {
     assert.deepEqual(fields, ['effect <string> -required-', 'key <string> -required-', 'timeAdded <string>', 'value <string>']);
   });
 
-  it(
-    'node.spec.taints: typed []Taint, with descriptions',
-    { todo: 'explain prints "FIELD: taints <[]Object>" and no descriptions: the served OpenAPI inlines Taint instead of a $ref to io.k8s.api.core.v1.Taint and has no descriptions' },
-    async () => {
-      const out = succeeded(await kubectl(['explain', 'node.spec.taints']));
-      assert.match(out, /^FIELD: taints <\[\]Taint>$/m);
-      assert.match(words(out), /DESCRIPTION: If specified, the node's taints\./);
-      assert.match(words(out), /effect <string> -required- .*Required\. The effect of the taint on pods that do not tolerate the taint\./);
-    },
-  );
+  it('node.spec.taints: typed []Taint (a $ref to io.k8s.api.core.v1.Taint), with descriptions', async () => {
+    const out = succeeded(await kubectl(['explain', 'nodes.spec.taints']));
+    assert.match(out, /^FIELD: taints <\[\]Taint>$/m);
+    const taints = nodeDefinition.schema.properties?.spec?.properties?.taints;
+    assert.ok(words(out).includes(`DESCRIPTION: ${descriptionOf(taints, 'NodeSpec taints')}`), out);
+    assert.ok(words(out).includes(`effect <string> -required- ${descriptionOf(taints?.items?.properties?.effect, 'Taint effect')}`), out);
+  });
 });
 
 describe('kubectl get: upstream’s columns for every served kind', () => {

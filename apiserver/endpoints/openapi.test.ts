@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { isObject } from '../../shared/api/types.ts';
-import { kindSchema, string } from '../../shared/api/schema.ts';
+import { describe, intOrString, kindSchema, named, object, pb, string, type Schema } from '../../shared/api/schema.ts';
 import { AdmissionChain } from '../admission/admission.ts';
 import { allDefinitions } from '../registry/all.ts';
 import { defineResource, type ResourceDefinition } from '../registry/definition.ts';
@@ -15,6 +15,7 @@ import {
   openApiV2Protobuf,
   openApiV3Document,
   openApiV3Index,
+  resourceComponents,
   schemaName,
   serveOpenApi,
 } from './openapi.ts';
@@ -33,7 +34,7 @@ const flowSchemaDefinition = defineResource({
   singular: 'flowschema',
   namespaced: false,
   verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'],
-  schema: kindSchema({ spec: string() }),
+  schema: describe(kindSchema({ spec: pb(2, intOrString('A number or a name.')) }), 'A kind of a group named in two words.'),
   strategy: { validate: () => [] },
 });
 
@@ -184,52 +185,250 @@ test('every served kind and its list appear under upstream names with their grou
   assert.equal(schemaName('internal.apiserver.k8s.io', 'v1alpha1', 'StorageVersion'), 'io.k8s.api.apiserverinternal.v1alpha1.StorageVersion');
 });
 
+/** The component schemas of a v3 document. */
+const schemasOf = (key: string): Json => obj(obj(v3(key).components, 'components').schemas, `${key} schemas`);
+
+/** The properties of a component of a v3 document. */
+const propertiesOf = (key: string, name: string): Json => obj(obj(schemasOf(key)[name], `${key} ${name}`).properties, `${name} properties`);
+
+const v3Ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+
+/** A v3 field referring to a component: the reference in allOf, beside the field's own keys. */
+function field(schema: unknown, what: string): { ref: string; rest: Json } {
+  const { allOf, ...rest } = obj(schema, what);
+  assert.ok(Array.isArray(allOf) && allOf.length === 1, `${what}: no allOf`);
+  return { ref: String(obj(allOf[0], `${what} allOf`).$ref), rest };
+}
+
+const meta = (name: string): string => `io.k8s.apimachinery.pkg.apis.meta.v1.${name}`;
+
 test('resource documents carry the shared apimachinery types in upstream form', () => {
-  const schemas = obj(obj(v3('api/v1').components, 'components').schemas, 'schemas');
-  for (const name of ['ObjectMeta', 'ListMeta', 'Status', 'DeleteOptions', 'Patch', 'WatchEvent', 'Time', 'MicroTime']) {
-    assert.ok(`io.k8s.apimachinery.pkg.apis.meta.v1.${name}` in schemas, name);
+  const schemas = schemasOf('api/v1');
+  for (const name of ['ObjectMeta', 'ListMeta', 'Status', 'DeleteOptions', 'Patch', 'WatchEvent', 'Time', 'MicroTime', 'OwnerReference', 'ManagedFieldsEntry']) {
+    assert.ok(meta(name) in schemas, name);
   }
-  assert.deepEqual(schemas['io.k8s.apimachinery.pkg.api.resource.Quantity'], { oneOf: [{ type: 'string' }, { type: 'number' }] });
-  assert.deepEqual(schemas['io.k8s.apimachinery.pkg.util.intstr.IntOrString'], { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] });
-  assert.deepEqual(schemas['io.k8s.apimachinery.pkg.apis.meta.v1.Time'], { type: 'string', format: 'date-time' });
-  const meta = obj(obj(schemas['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'], 'ObjectMeta').properties, 'properties');
-  assert.deepEqual(meta.ownerReferences, {
+  const { description: quantityDoc, ...quantity } = obj(schemas['io.k8s.apimachinery.pkg.api.resource.Quantity'], 'Quantity');
+  assert.equal(typeof quantityDoc, 'string');
+  assert.deepEqual(quantity, { oneOf: [{ type: 'string' }, { type: 'number' }] });
+  const { description: intOrStringDoc, ...intOrString } = obj(schemasOf('apis/flowcontrol.apiserver.k8s.io/v1beta3')['io.k8s.apimachinery.pkg.util.intstr.IntOrString'], 'IntOrString');
+  assert.equal(typeof intOrStringDoc, 'string');
+  assert.deepEqual(intOrString, { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] });
+  assert.deepEqual({ ...obj(schemas[meta('Time')], 'Time'), description: '' }, { type: 'string', format: 'date-time', description: '' });
+  const metaProperties = propertiesOf('api/v1', meta('ObjectMeta'));
+  const { description: ownerReferencesDoc, ...ownerReferences } = obj(metaProperties.ownerReferences, 'ownerReferences');
+  assert.equal(typeof ownerReferencesDoc, 'string');
+  assert.deepEqual(ownerReferences, {
     type: 'array',
-    items: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference' },
+    items: { allOf: [v3Ref(meta('OwnerReference'))], default: {} },
     'x-kubernetes-list-type': 'map',
     'x-kubernetes-list-map-keys': ['uid'],
-    'x-kubernetes-patch-merge-key': 'uid',
     'x-kubernetes-patch-strategy': 'merge',
+    'x-kubernetes-patch-merge-key': 'uid',
   });
-  assert.deepEqual(meta.creationTimestamp, { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Time' });
-  const status = obj(schemas['io.k8s.apimachinery.pkg.apis.meta.v1.Status'], 'Status');
+  const creationTimestamp = field(metaProperties.creationTimestamp, 'creationTimestamp');
+  assert.equal(creationTimestamp.ref, v3Ref(meta('Time')).$ref);
+  assert.deepEqual(Object.keys(creationTimestamp.rest), ['description'], 'Time has a JSON form of its own: no default');
+  // OwnerReference is a +structType=atomic type: the marker is the component's.
+  assert.equal(obj(schemas[meta('OwnerReference')], 'OwnerReference')['x-kubernetes-map-type'], 'atomic');
+  const status = obj(schemas[meta('Status')], 'Status');
   assert.deepEqual(status['x-kubernetes-group-version-kind'], [{ group: '', kind: 'Status', version: 'v1' }]);
+  assert.deepEqual(field(obj(status.properties, 'Status properties').metadata, 'Status.metadata').rest.default, {});
 });
 
 test('kind schemas refer to ObjectMeta and well-known types, and keep list, map and patch markers', () => {
-  const core = obj(obj(v3('api/v1').components, 'components').schemas, 'schemas');
-  const configMap = obj(obj(core['io.k8s.api.core.v1.ConfigMap'], 'ConfigMap').properties, 'properties');
-  assert.deepEqual(configMap.metadata, { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' });
-  assert.deepEqual(configMap.data, { type: 'object', additionalProperties: { type: 'string' } });
-  assert.deepEqual(configMap.binaryData, { type: 'object', additionalProperties: { type: 'string', format: 'byte' } });
+  const configMap = propertiesOf('api/v1', 'io.k8s.api.core.v1.ConfigMap');
+  const metadata = field(configMap.metadata, 'metadata');
+  assert.equal(metadata.ref, v3Ref(meta('ObjectMeta')).$ref);
+  assert.deepEqual(metadata.rest.default, {});
+  assert.deepEqual({ ...obj(configMap.data, 'data'), description: '' }, { type: 'object', additionalProperties: { type: 'string', default: '' }, description: '' });
+  // []byte values have a JSON form of their own (base64): no default.
+  assert.deepEqual({ ...obj(configMap.binaryData, 'binaryData'), description: '' }, { type: 'object', additionalProperties: { type: 'string', format: 'byte' }, description: '' });
 
-  const nodeStatus = obj(obj(obj(core['io.k8s.api.core.v1.Node'], 'Node').properties, 'props').status, 'status');
-  const nodeStatusProps = obj(nodeStatus.properties, 'status props');
-  assert.deepEqual(nodeStatusProps.capacity, { type: 'object', additionalProperties: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity' } });
-  const conditions = obj(nodeStatusProps.conditions, 'conditions');
+  const nodeStatus = propertiesOf('api/v1', 'io.k8s.api.core.v1.NodeStatus');
+  assert.deepEqual(obj(nodeStatus.capacity, 'capacity').additionalProperties, v3Ref('io.k8s.apimachinery.pkg.api.resource.Quantity'));
+  const conditions = obj(nodeStatus.conditions, 'conditions');
   assert.equal(conditions['x-kubernetes-list-type'], 'map');
   assert.deepEqual(conditions['x-kubernetes-list-map-keys'], ['type']);
   assert.equal(conditions['x-kubernetes-patch-strategy'], 'merge');
   assert.equal(conditions['x-kubernetes-patch-merge-key'], 'type');
+  assert.deepEqual(conditions.items, { allOf: [v3Ref('io.k8s.api.core.v1.NodeCondition')], default: {} });
 
-  const lease = obj(obj(v3('apis/coordination.k8s.io/v1').components, 'components').schemas, 'schemas');
-  const leaseSpec = obj(obj(obj(lease['io.k8s.api.coordination.v1.Lease'], 'Lease').properties, 'props').spec, 'spec');
-  assert.deepEqual(obj(leaseSpec.properties, 'spec props').acquireTime, { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime' });
+  const leaseSpec = propertiesOf('apis/coordination.k8s.io/v1', 'io.k8s.api.coordination.v1.LeaseSpec');
+  assert.equal(field(leaseSpec.acquireTime, 'acquireTime').ref, v3Ref(meta('MicroTime')).$ref);
 
-  const storage = obj(obj(v3('apis/storage.k8s.io/v1').components, 'components').schemas, 'schemas');
-  const capacity = obj(obj(storage['io.k8s.api.storage.v1.CSIStorageCapacity'], 'CSIStorageCapacity').properties, 'props');
-  assert.deepEqual(capacity.capacity, { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity' });
-  assert.equal(obj(capacity.nodeTopology, 'nodeTopology')['x-kubernetes-map-type'], 'atomic');
+  const capacity = propertiesOf('apis/storage.k8s.io/v1', 'io.k8s.api.storage.v1.CSIStorageCapacity');
+  assert.equal(field(capacity.capacity, 'capacity').ref, v3Ref('io.k8s.apimachinery.pkg.api.resource.Quantity').$ref);
+  const nodeTopology = field(capacity.nodeTopology, 'nodeTopology');
+  assert.equal(nodeTopology.ref, v3Ref(meta('LabelSelector')).$ref);
+  assert.equal(nodeTopology.rest.default, undefined, 'a pointer struct has no default');
+  assert.equal(obj(schemasOf('apis/storage.k8s.io/v1')[meta('LabelSelector')], 'LabelSelector')['x-kubernetes-map-type'], 'atomic');
+});
+
+test('nested structs are components under upstream names, referred to with $ref in v3 and v2', () => {
+  const v2 = obj(obj(openApiV2Document(registry), 'v2').definitions, 'definitions');
+  const cases: [key: string, owner: string, property: string, component: string, array: boolean][] = [
+    ['api/v1', 'io.k8s.api.core.v1.Node', 'spec', 'io.k8s.api.core.v1.NodeSpec', false],
+    ['api/v1', 'io.k8s.api.core.v1.Node', 'status', 'io.k8s.api.core.v1.NodeStatus', false],
+    ['api/v1', 'io.k8s.api.core.v1.NodeSpec', 'taints', 'io.k8s.api.core.v1.Taint', true],
+    ['api/v1', 'io.k8s.api.core.v1.Event', 'involvedObject', 'io.k8s.api.core.v1.ObjectReference', false],
+    ['apis/coordination.k8s.io/v1', 'io.k8s.api.coordination.v1.Lease', 'spec', 'io.k8s.api.coordination.v1.LeaseSpec', false],
+    ['apis/certificates.k8s.io/v1', 'io.k8s.api.certificates.v1.CertificateSigningRequest', 'spec', 'io.k8s.api.certificates.v1.CertificateSigningRequestSpec', false],
+    ['apis/storage.k8s.io/v1', 'io.k8s.api.storage.v1.CSIStorageCapacity', 'nodeTopology', meta('LabelSelector'), false],
+    ['apis/storage.k8s.io/v1', 'io.k8s.api.storage.v1.CSINodeSpec', 'drivers', 'io.k8s.api.storage.v1.CSINodeDriver', true],
+    ['apis/storage.k8s.io/v1', 'io.k8s.api.core.v1.PersistentVolumeSpec', 'claimRef', 'io.k8s.api.core.v1.ObjectReference', false],
+    ['apis/events.k8s.io/v1', 'io.k8s.api.events.v1.Event', 'series', 'io.k8s.api.events.v1.EventSeries', false],
+    ['apis/networking.k8s.io/v1alpha1', 'io.k8s.api.networking.v1alpha1.ClusterCIDRSpec', 'nodeSelector', 'io.k8s.api.core.v1.NodeSelector', false],
+  ];
+  for (const [key, owner, property, component, isArray] of cases) {
+    const what = `${owner}.${property}`;
+    const schemas = schemasOf(key);
+    assert.equal(obj(schemas[component], component).type, 'object', `${key} lacks ${component}`);
+    const v3Field = obj(propertiesOf(key, owner)[property], what);
+    assert.equal(field(isArray ? v3Field.items : v3Field, what).ref, `#/components/schemas/${component}`);
+    assert.ok(component in v2, `v2 lacks ${component}`);
+    const v2Field = obj(obj(obj(v2[owner], owner).properties, `${owner} properties`)[property], `v2 ${what}`);
+    const v2Ref = obj(isArray ? v2Field.items : v2Field, `v2 ${what}`);
+    assert.equal(v2Ref.$ref, `#/definitions/${component}`, `v2 ${what}`);
+    assert.equal(v2Ref.allOf, undefined);
+    if (!isArray) assert.equal(typeof v2Ref.description, 'string', `v2 ${what}: the field's description stays beside $ref`);
+  }
+  // A field overriding its type's map type says so beside the reference; the type keeps its own.
+  const claimRef = field(propertiesOf('apis/storage.k8s.io/v1', 'io.k8s.api.core.v1.PersistentVolumeSpec').claimRef, 'claimRef');
+  assert.equal(claimRef.rest['x-kubernetes-map-type'], 'granular');
+  assert.equal(obj(schemasOf('apis/storage.k8s.io/v1')['io.k8s.api.core.v1.ObjectReference'], 'ObjectReference')['x-kubernetes-map-type'], 'atomic');
+  const involvedObject = field(propertiesOf('api/v1', 'io.k8s.api.core.v1.Event').involvedObject, 'involvedObject');
+  assert.equal(involvedObject.rest['x-kubernetes-map-type'], undefined);
+  // A struct is shared, not copied: core's EventSource appears in events.k8s.io under core's name.
+  assert.ok('io.k8s.api.core.v1.EventSource' in schemasOf('apis/events.k8s.io/v1'));
+  // PersistentVolumeSource is inlined into PersistentVolumeSpec (json:",inline"), as upstream does.
+  assert.equal(field(propertiesOf('apis/storage.k8s.io/v1', 'io.k8s.api.core.v1.PersistentVolumeSpec').csi, 'csi').ref, v3Ref('io.k8s.api.core.v1.CSIPersistentVolumeSource').$ref);
+});
+
+/** Every schema of a document with its path; `inComponent` is false for the component schemas themselves. */
+function walkSchemas(schemas: Json, visit: (schema: Json, path: string, nested: boolean) => void): void {
+  const walk = (schema: Json, path: string, nested: boolean): void => {
+    visit(schema, path, nested);
+    for (const [name, property] of Object.entries(isObject(schema.properties) ? schema.properties : {})) walk(obj(property, name), `${path}.${name}`, true);
+    if (isObject(schema.items)) walk(schema.items, `${path}[*]`, true);
+    if (isObject(schema.additionalProperties)) walk(schema.additionalProperties, `${path}{*}`, true);
+  };
+  for (const [name, schema] of Object.entries(schemas)) walk(obj(schema, name), name, false);
+}
+
+test('every component and every property of every document has a description, and no struct is inlined', () => {
+  const documents: [string, Json][] = [
+    ...Object.keys(openApiV3Index(registry).paths).map((key): [string, Json] => [key, schemasOf(key)]),
+    ['v2', obj(obj(openApiV2Document(registry), 'v2').definitions, 'definitions')],
+  ];
+  let properties = 0;
+  for (const [key, schemas] of documents) {
+    walkSchemas(schemas, (schema, path, nested) => {
+      if (!nested) assert.ok(typeof schema.description === 'string' && schema.description.length > 0, `${key}: ${path} has no description`);
+      if (nested && isObject(schema.properties)) assert.fail(`${key}: ${path} inlines a struct instead of referring to a component`);
+    });
+    for (const [name, schema] of Object.entries(schemas)) {
+      for (const [property, propertySchema] of Object.entries(obj(obj(schema, name).properties ?? {}, name))) {
+        properties++;
+        const description = obj(propertySchema, property).description;
+        assert.ok(typeof description === 'string' && description.length > 10, `${key}: ${name}.${property} has no description`);
+      }
+    }
+  }
+  assert.ok(properties > 1000, `only ${properties} properties`);
+  for (const { definition } of registry.resources) assert.ok(definition.schema.description, `${definition.kind} has no description`);
+});
+
+test('defaults: upstream +default markers, {} for structs held by value, zeros of fields Go never omits; none in v2', () => {
+  const props = (key: string, name: string): Json => propertiesOf(key, name);
+  const defaultOf = (key: string, name: string, property: string): unknown => {
+    const schema = obj(props(key, name)[property], `${name}.${property}`);
+    return schema.default;
+  };
+  const storage = 'apis/storage.k8s.io/v1';
+  const expected: [key: string, name: string, property: string, value: unknown][] = [
+    // +default= markers of core/v1 types.go
+    [storage, 'io.k8s.api.core.v1.RBDPersistentVolumeSource', 'pool', 'rbd'],
+    [storage, 'io.k8s.api.core.v1.RBDPersistentVolumeSource', 'user', 'admin'],
+    [storage, 'io.k8s.api.core.v1.RBDPersistentVolumeSource', 'keyring', '/etc/ceph/keyring'],
+    [storage, 'io.k8s.api.core.v1.ISCSIPersistentVolumeSource', 'iscsiInterface', 'default'],
+    [storage, 'io.k8s.api.core.v1.AzureDiskVolumeSource', 'cachingMode', 'ReadWrite'],
+    [storage, 'io.k8s.api.core.v1.AzureDiskVolumeSource', 'fsType', 'ext4'],
+    [storage, 'io.k8s.api.core.v1.AzureDiskVolumeSource', 'readOnly', false],
+    [storage, 'io.k8s.api.core.v1.AzureDiskVolumeSource', 'kind', 'Shared'],
+    [storage, 'io.k8s.api.core.v1.ScaleIOPersistentVolumeSource', 'storageMode', 'ThinProvisioned'],
+    [storage, 'io.k8s.api.core.v1.ScaleIOPersistentVolumeSource', 'fsType', 'xfs'],
+    // Structs held by value.
+    ['api/v1', 'io.k8s.api.core.v1.Node', 'metadata', {}],
+    ['api/v1', 'io.k8s.api.core.v1.Node', 'spec', {}],
+    ['api/v1', 'io.k8s.api.core.v1.NodeStatus', 'nodeInfo', {}],
+    [storage, 'io.k8s.api.storage.v1.VolumeAttachmentSpec', 'source', {}],
+    // Scalars without omitempty.
+    ['api/v1', 'io.k8s.api.core.v1.Taint', 'key', ''],
+    ['api/v1', 'io.k8s.api.core.v1.DaemonEndpoint', 'Port', 0],
+    ['api/v1', 'io.k8s.api.core.v1.Event', 'reportingComponent', ''],
+    [storage, 'io.k8s.api.storage.v1.VolumeAttachmentStatus', 'attached', false],
+    [storage, 'io.k8s.api.core.v1.ISCSIPersistentVolumeSource', 'lun', 0],
+    [storage, 'io.k8s.api.storage.v1.CSINodeDriver', 'name', ''],
+    ['apis/networking.k8s.io/v1alpha1', 'io.k8s.api.networking.v1alpha1.ClusterCIDRSpec', 'ipv6', ''],
+    ['apis/events.k8s.io/v1', 'io.k8s.api.events.v1.EventSeries', 'count', 0],
+    ['api/v1', meta('OwnerReference'), 'uid', ''],
+    ['api/v1', meta('APIResource'), 'namespaced', false],
+    // None: pointers, omitempty fields, types with a JSON form of their own.
+    ['api/v1', 'io.k8s.api.core.v1.Taint', 'value', undefined],
+    ['api/v1', 'io.k8s.api.core.v1.Taint', 'timeAdded', undefined],
+    ['api/v1', 'io.k8s.api.core.v1.NodeStatus', 'config', undefined],
+    ['api/v1', 'io.k8s.api.core.v1.Event', 'firstTimestamp', undefined],
+    [storage, 'io.k8s.api.storage.v1.CSIDriverSpec', 'attachRequired', undefined],
+    [storage, 'io.k8s.api.core.v1.RBDPersistentVolumeSource', 'secretRef', undefined],
+    ['apis/coordination.k8s.io/v1', 'io.k8s.api.coordination.v1.LeaseSpec', 'leaseDurationSeconds', undefined],
+  ];
+  for (const [key, name, property, value] of expected) assert.deepEqual(defaultOf(key, name, property), value, `${name}.${property}`);
+  // List items and map values Go holds by value.
+  assert.deepEqual(obj(props('api/v1', 'io.k8s.api.core.v1.NodeStatus').volumesInUse, 'volumesInUse').items, { type: 'string', default: '' });
+  assert.deepEqual(obj(props('api/v1', 'io.k8s.api.core.v1.NodeSpec').taints, 'taints').items, { allOf: [v3Ref('io.k8s.api.core.v1.Taint')], default: {} });
+  // Upstream prunes every default from /openapi/v2.
+  assert.equal(hasKey(openApiV2Document(registry), (k) => k === 'default'), false);
+});
+
+test('each document has exactly the components it refers to, directly or through other components', () => {
+  for (const key of Object.keys(openApiV3Index(registry).paths)) {
+    const doc = v3(key);
+    const schemas = schemasOf(key);
+    const reachable = new Set<string>();
+    const queue = refs(doc.paths).map((r) => r.slice('#/components/schemas/'.length));
+    while (queue.length) {
+      const name = queue.pop() ?? '';
+      if (reachable.has(name)) continue;
+      reachable.add(name);
+      queue.push(...refs(schemas[name]).map((r) => r.slice('#/components/schemas/'.length)));
+    }
+    assert.deepEqual(Object.keys(schemas).sort(), [...reachable].sort(), key);
+  }
+  // The core group refers to no IntOrString; the flowcontrol test kind does.
+  assert.equal('io.k8s.apimachinery.pkg.util.intstr.IntOrString' in schemasOf('api/v1'), false);
+});
+
+test('two different schemas claiming one component name fail the build; the same struct used twice does not', () => {
+  const taintLike = (required: string[]): Schema =>
+    named('io.k8s.api.core.v1.Taint', 'A taint.', object({ key: pb(1, string('The key.')), effect: pb(3, string('The effect.')) }, required));
+  const conflicting = defineResource({
+    ...flowSchemaDefinition,
+    kind: 'Conflicting',
+    plural: 'conflictings',
+    singular: 'conflicting',
+    schema: describe(kindSchema({ a: pb(2, describe(taintLike(['key']), 'One.')), b: pb(3, describe(taintLike(['key', 'effect']), 'Two.')) }), 'A kind.'),
+  });
+  const broken = newRegistry([conflicting as ResourceDefinition]);
+  assert.throws(() => openApiV3Document(broken, 'apis/flowcontrol.apiserver.k8s.io/v1beta3'), /two different schemas are named io\.k8s\.api\.core\.v1\.Taint/);
+  assert.throws(() => resourceComponents(broken, [conflicting as ResourceDefinition], 'v2'), /two different schemas are named/);
+  // One builder used by two fields, described differently, defines one component.
+  const sharing = defineResource({
+    ...conflicting,
+    schema: describe(kindSchema({ a: pb(2, describe(taintLike(['key']), 'One.')), b: pb(3, describe(taintLike(['key']), 'Two.')) }), 'A kind.'),
+  });
+  assert.doesNotThrow(() => resourceComponents(newRegistry([sharing as ResourceDefinition]), [sharing as ResourceDefinition], 'v3'));
+  // Every served kind, together: each name stands for one schema.
+  assert.doesNotThrow(() => resourceComponents(registry, registry.resources.map((r) => r.definition), 'v3'));
 });
 
 test('each verb of a namespaced kind has its route, operation id, action and parameters as upstream', () => {
@@ -442,8 +641,13 @@ test('the v2 document has the same definitions and operations, with references i
   }
   assert.deepEqual(new Set(operations(doc).map((o) => String(o.op.operationId))), v3Ids);
 
-  assert.deepEqual(definitions['io.k8s.apimachinery.pkg.api.resource.Quantity'], { type: 'string' });
-  assert.deepEqual(definitions['io.k8s.apimachinery.pkg.util.intstr.IntOrString'], { type: 'string', format: 'int-or-string' });
+  const withoutDescription = (name: string): Json => {
+    const { description, ...rest } = obj(definitions[name], name);
+    assert.equal(typeof description, 'string', name);
+    return rest;
+  };
+  assert.deepEqual(withoutDescription('io.k8s.apimachinery.pkg.api.resource.Quantity'), { type: 'string' });
+  assert.deepEqual(withoutDescription('io.k8s.apimachinery.pkg.util.intstr.IntOrString'), { type: 'string', format: 'int-or-string' });
   const patch = byId(doc, 'patchCoreV1NamespacedConfigMap');
   assert.deepEqual(patch.op.consumes, ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml']);
   assert.deepEqual(obj(patch.op, 'op')['x-kubernetes-group-version-kind'], { group: '', kind: 'ConfigMap', version: 'v1' });
@@ -498,7 +702,7 @@ const message = (buf: Buffer, field: number): Buffer => messages(buf, field)[0] 
 const text = (buf: Buffer, field: number): string => messages(buf, field)[0]?.toString('utf8') ?? '';
 
 /** A Named* entry (name 1, value 2) by name. */
-function named(entries: Buffer[], name: string): Buffer {
+function namedEntry(entries: Buffer[], name: string): Buffer {
   const entry = entries.find((e) => text(e, 1) === name);
   assert.ok(entry, `no entry ${name}`);
   return message(entry, 2);
@@ -513,7 +717,7 @@ test('the v2 protobuf is gnostic OpenAPIv2 as client-go decodes it', () => {
 
   const paths = messages(message(pb, 8), 2);
   assert.equal(paths.length, Object.keys(obj(doc.paths, 'paths')).length);
-  const patch = message(named(paths, '/api/v1/namespaces/{namespace}/configmaps/{name}'), 8);
+  const patch = message(namedEntry(paths, '/api/v1/namespaces/{namespace}/configmaps/{name}'), 8);
   assert.equal(text(patch, 5), 'patchCoreV1NamespacedConfigMap');
   // ParametersItem.parameter → Parameter.non_body_parameter → NonBodyParameter.query_parameter_sub_schema.name
   const queryNames = messages(patch, 8).flatMap((item) => messages(message(item, 1), 2).map((nonBody) => text(message(nonBody, 3), 4)));
@@ -522,23 +726,32 @@ test('the v2 protobuf is gnostic OpenAPIv2 as client-go decodes it', () => {
   assert.equal(text(body, 2), 'body');
   assert.equal(text(message(body, 5), 1), '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch');
   const extensions = messages(patch, 13);
-  assert.equal(text(named(extensions, 'x-kubernetes-action'), 2), '"patch"');
-  assert.deepEqual(JSON.parse(text(named(extensions, 'x-kubernetes-group-version-kind'), 2)), { group: '', kind: 'ConfigMap', version: 'v1' });
+  assert.equal(text(namedEntry(extensions, 'x-kubernetes-action'), 2), '"patch"');
+  assert.deepEqual(JSON.parse(text(namedEntry(extensions, 'x-kubernetes-group-version-kind'), 2)), { group: '', kind: 'ConfigMap', version: 'v1' });
 
   const definitions = messages(message(pb, 9), 1);
   assert.equal(definitions.length, Object.keys(obj(doc.definitions, 'definitions')).length);
-  const configMap = named(definitions, 'io.k8s.api.core.v1.ConfigMap');
+  const configMap = namedEntry(definitions, 'io.k8s.api.core.v1.ConfigMap');
   assert.deepEqual(messages(message(configMap, 22), 1).map(String), ['object']);
   const properties = messages(message(configMap, 25), 1);
-  assert.equal(text(named(properties, 'metadata'), 1), '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
-  const data = named(properties, 'data');
+  assert.equal(text(namedEntry(properties, 'metadata'), 1), '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+  const data = namedEntry(properties, 'data');
   assert.deepEqual(messages(message(message(data, 21), 1), 22).map((t) => text(t, 1)), ['string']);
-  assert.deepEqual(JSON.parse(text(named(messages(configMap, 31), 'x-kubernetes-group-version-kind'), 2)), [{ group: '', kind: 'ConfigMap', version: 'v1' }]);
+  assert.deepEqual(JSON.parse(text(namedEntry(messages(configMap, 31), 'x-kubernetes-group-version-kind'), 2)), [{ group: '', kind: 'ConfigMap', version: 'v1' }]);
+  // Named structs: a field's $ref (Schema field 1) travels with its description (field 4).
+  const v2Definitions = obj(doc.definitions, 'definitions');
+  const nodeSpec = namedEntry(messages(message(namedEntry(definitions, 'io.k8s.api.core.v1.Node'), 25), 1), 'spec');
+  assert.equal(text(nodeSpec, 1), '#/definitions/io.k8s.api.core.v1.NodeSpec');
+  assert.equal(text(nodeSpec, 4), obj(obj(obj(v2Definitions['io.k8s.api.core.v1.Node'], 'Node').properties, 'Node properties').spec, 'spec').description);
+  const taints = namedEntry(messages(message(namedEntry(definitions, 'io.k8s.api.core.v1.NodeSpec'), 25), 1), 'taints');
+  assert.ok(text(taints, 4).length > 0);
+  assert.equal(text(message(message(taints, 23), 1), 1), '#/definitions/io.k8s.api.core.v1.Taint');
+  assert.ok(text(namedEntry(definitions, 'io.k8s.api.core.v1.Taint'), 4).length > 0, 'the type has its own description');
   // An empty Properties message still marks an object with properties (ListMeta has some; FieldsV1 has none).
-  const fieldsV1 = named(definitions, 'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1');
+  const fieldsV1 = namedEntry(definitions, 'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1');
   assert.equal(messages(fieldsV1, 25).length, 0);
 
-  const security = named(messages(message(pb, 13), 1), 'BearerToken');
+  const security = namedEntry(messages(message(pb, 13), 1), 'BearerToken');
   const apiKey = message(security, 2);
   assert.deepEqual([text(apiKey, 1), text(apiKey, 2), text(apiKey, 3)], ['apiKey', 'authorization', 'header']);
 });

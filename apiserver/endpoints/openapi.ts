@@ -4,7 +4,8 @@
  * for the fieldValidation parameter with them), and one Swagger 2.0 document for /openapi/v2, as JSON
  * and in gnostic's protobuf form (the only form client-go asks /openapi/v2 for).
  *
- * Names follow upstream: component schemas `io.k8s.api.<package>.<version>.<Kind>`, operation ids
+ * Names follow upstream: component schemas `io.k8s.api.<package>.<version>.<Kind>` (kinds and the
+ * structs schema.ts `named()` marks), operation ids
  * `<verb><Group><Version>[Namespaced]<Kind>[<Subresource>]`, tags `<group>_<version>`, query parameter
  * names as in ListOptions, DeleteOptions, CreateOptions, UpdateOptions and PatchOptions.
  * A registry never changes while a server runs, so each document is built once, on first use.
@@ -15,13 +16,18 @@ import {
   array,
   atomicArray,
   boolean,
-  int32,
-  int64,
-  keyedArray,
-  map,
+  deleteOptionsSchema,
+  describe,
+  listMeta,
+  listSchema,
+  named,
+  neverOmitted,
   object,
-  setArray,
+  objectMeta,
+  statusSchema,
   string,
+  typeMeta,
+  watchEventSchema,
   type Schema,
   type WellKnownType,
 } from '../../shared/api/schema.ts';
@@ -31,7 +37,7 @@ import type { GroupVersion, Registry } from '../registry/registry.ts';
 /** `info.version`: the release corral follows (app.ts kubernetesVersion) without its build suffix, as upstream trims it. */
 const infoVersion = 'v1.32.0';
 
-type SpecVersion = 'v2' | 'v3';
+export type SpecVersion = 'v2' | 'v3';
 
 interface GroupVersionKind {
   group: string;
@@ -58,18 +64,11 @@ interface DocSchema extends Omit<Schema, 'properties' | 'additionalProperties' |
 const metaName = (kind: string): string => `io.k8s.apimachinery.pkg.apis.meta.v1.${kind}`;
 
 const names = {
-  objectMeta: metaName('ObjectMeta'),
-  listMeta: metaName('ListMeta'),
-  ownerReference: metaName('OwnerReference'),
-  managedFieldsEntry: metaName('ManagedFieldsEntry'),
   fieldsV1: metaName('FieldsV1'),
   time: metaName('Time'),
   microTime: metaName('MicroTime'),
   status: metaName('Status'),
-  statusDetails: metaName('StatusDetails'),
-  statusCause: metaName('StatusCause'),
   deleteOptions: metaName('DeleteOptions'),
-  preconditions: metaName('Preconditions'),
   patch: metaName('Patch'),
   watchEvent: metaName('WatchEvent'),
   apiResourceList: metaName('APIResourceList'),
@@ -137,177 +136,10 @@ function article(kind: string): string {
 const title = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
 
 // ---------------------------------------------------------------------------------------------
-// Shared component schemas
-
-const ref = (name: string): DocSchema => ({ $ref: name });
-
-const typeMetaFields = (): Record<string, DocSchema> => ({ apiVersion: string(), kind: string() });
+// Component schemas
 
 const gvkList = (kind: string, groupVersions: readonly GroupVersion[]): GroupVersionKind[] =>
   groupVersions.map((gv) => ({ group: gv.group, kind, version: gv.version }));
-
-/**
- * The apimachinery types every resource document refers to. DeleteOptions and WatchEvent are
- * registered in every group version, as upstream lists them.
- */
-function metaComponents(version: SpecVersion, groupVersions: readonly GroupVersion[]): Record<string, DocSchema> {
-  const everyGroupVersion = [{ group: '', version: 'v1' }, ...groupVersions.filter((gv) => gv.group !== '')];
-  return {
-    [names.objectMeta]: object({
-      annotations: map(string()),
-      creationTimestamp: ref(names.time),
-      deletionGracePeriodSeconds: int64(),
-      deletionTimestamp: ref(names.time),
-      finalizers: { ...setArray(string()), 'x-kubernetes-patch-strategy': 'merge' },
-      generateName: string(),
-      generation: int64(),
-      labels: map(string()),
-      managedFields: atomicArray(ref(names.managedFieldsEntry)),
-      name: string(),
-      namespace: string(),
-      ownerReferences: {
-        ...keyedArray(ref(names.ownerReference), ['uid']),
-        'x-kubernetes-patch-merge-key': 'uid',
-        'x-kubernetes-patch-strategy': 'merge',
-      },
-      resourceVersion: string(),
-      selfLink: string(),
-      uid: string(),
-    }),
-    [names.listMeta]: object({ continue: string(), remainingItemCount: int64(), resourceVersion: string(), selfLink: string() }),
-    [names.ownerReference]: {
-      ...object(
-        { apiVersion: string(), blockOwnerDeletion: boolean(), controller: boolean(), kind: string(), name: string(), uid: string() },
-        ['apiVersion', 'kind', 'name', 'uid'],
-      ),
-      'x-kubernetes-map-type': 'atomic',
-    },
-    [names.managedFieldsEntry]: object({
-      apiVersion: string(),
-      fieldsType: string(),
-      fieldsV1: ref(names.fieldsV1),
-      manager: string(),
-      operation: string(),
-      subresource: string(),
-      time: ref(names.time),
-    }),
-    [names.fieldsV1]: { type: 'object' },
-    [names.time]: { type: 'string', format: 'date-time' },
-    [names.microTime]: { type: 'string', format: 'date-time' },
-    [names.status]: {
-      ...object({
-        ...typeMetaFields(),
-        code: int32(),
-        details: ref(names.statusDetails),
-        message: string(),
-        metadata: ref(names.listMeta),
-        reason: string(),
-        status: string(),
-      }),
-      'x-kubernetes-group-version-kind': gvkList('Status', [{ group: '', version: 'v1' }]),
-    },
-    [names.statusDetails]: object({
-      causes: atomicArray(ref(names.statusCause)),
-      group: string(),
-      kind: string(),
-      name: string(),
-      retryAfterSeconds: int32(),
-      uid: string(),
-    }),
-    [names.statusCause]: object({ field: string(), message: string(), reason: string() }),
-    [names.deleteOptions]: {
-      ...object({
-        ...typeMetaFields(),
-        dryRun: atomicArray(string()),
-        gracePeriodSeconds: int64(),
-        ignoreStoreReadErrorWithClusterBreakingPotential: boolean(),
-        orphanDependents: boolean(),
-        preconditions: ref(names.preconditions),
-        propagationPolicy: string(),
-      }),
-      'x-kubernetes-group-version-kind': gvkList('DeleteOptions', everyGroupVersion),
-    },
-    [names.preconditions]: object({ resourceVersion: string(), uid: string() }),
-    [names.patch]: { type: 'object' },
-    [names.watchEvent]: {
-      ...object({ object: ref(names.rawExtension), type: string() }, ['type', 'object']),
-      'x-kubernetes-group-version-kind': gvkList('WatchEvent', everyGroupVersion),
-    },
-    [names.rawExtension]: { type: 'object' },
-    // Upstream's OpenAPIV3OneOfTypes: v3 documents say which JSON types are accepted, v2 only "string".
-    [names.quantity]: version === 'v3' ? { oneOf: [{ type: 'string' }, { type: 'number' }] } : { type: 'string' },
-    [names.intOrString]:
-      version === 'v3'
-        ? { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] }
-        : { type: 'string', format: 'int-or-string' },
-  };
-}
-
-/** The discovery types (/api, /apis, /apis/<group>, /apis/<group>/<version>, /version). */
-function discoveryComponents(): Record<string, DocSchema> {
-  const addresses = array(ref(names.serverAddressByClientCIDR));
-  const core = (kind: string): Pick<DocSchema, 'x-kubernetes-group-version-kind'> => ({
-    'x-kubernetes-group-version-kind': gvkList(kind, [{ group: '', version: 'v1' }]),
-  });
-  return {
-    [names.apiVersions]: {
-      ...object({ ...typeMetaFields(), serverAddressByClientCIDRs: addresses, versions: array(string()) }, ['versions', 'serverAddressByClientCIDRs']),
-      ...core('APIVersions'),
-    },
-    [names.apiGroupList]: { ...object({ ...typeMetaFields(), groups: array(ref(names.apiGroup)) }, ['groups']), ...core('APIGroupList') },
-    [names.apiGroup]: {
-      ...object(
-        {
-          ...typeMetaFields(),
-          name: string(),
-          preferredVersion: ref(names.groupVersionForDiscovery),
-          serverAddressByClientCIDRs: addresses,
-          versions: array(ref(names.groupVersionForDiscovery)),
-        },
-        ['name', 'versions'],
-      ),
-      ...core('APIGroup'),
-    },
-    [names.groupVersionForDiscovery]: object({ groupVersion: string(), version: string() }, ['groupVersion', 'version']),
-    [names.serverAddressByClientCIDR]: object({ clientCIDR: string(), serverAddress: string() }, ['clientCIDR', 'serverAddress']),
-    [names.apiResourceList]: {
-      ...object({ ...typeMetaFields(), groupVersion: string(), resources: array(ref(names.apiResource)) }, ['groupVersion', 'resources']),
-      ...core('APIResourceList'),
-    },
-    [names.apiResource]: object(
-      {
-        categories: array(string()),
-        group: string(),
-        kind: string(),
-        name: string(),
-        namespaced: boolean(),
-        shortNames: array(string()),
-        singularName: string(),
-        storageVersionHash: string(),
-        verbs: array(string()),
-        version: string(),
-      },
-      ['name', 'singularName', 'namespaced', 'kind', 'verbs'],
-    ),
-    [names.versionInfo]: object(
-      {
-        buildDate: string(),
-        compiler: string(),
-        gitCommit: string(),
-        gitTreeState: string(),
-        gitVersion: string(),
-        goVersion: string(),
-        major: string(),
-        minor: string(),
-        platform: string(),
-      },
-      ['major', 'minor', 'gitVersion', 'gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform'],
-    ),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Kind schemas
 
 /** The component each well-known type refers to; Duration stays inline, a plain string. */
 const wellKnownSchemas: Readonly<Record<WellKnownType, string | undefined>> = {
@@ -320,46 +152,267 @@ const wellKnownSchemas: Readonly<Record<WellKnownType, string | undefined>> = {
   Duration: undefined,
 };
 
-/**
- * A definition's schema as a document schema: well-known types (schema.ts marks them with
- * x-corral-type) become references to their components, keeping only a description or default.
- * corral's own x-corral-* markers are never served; renderSchema drops any that remain.
- */
-function fromDefinitionSchema(schema: Schema): DocSchema {
-  const { properties, additionalProperties, items, 'x-corral-type': wellKnown, 'x-corral-protobuf': _protobuf, ...served } = schema;
-  const component = wellKnown && wellKnownSchemas[wellKnown];
-  if (component) {
-    return {
-      ...(served.description !== undefined ? { description: served.description } : {}),
-      ...(served.default !== undefined ? { default: served.default } : {}),
-      $ref: component,
-    };
-  }
-  const out: DocSchema = { ...served };
-  if (properties) out.properties = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, fromDefinitionSchema(v)]));
-  if (additionalProperties) out.additionalProperties = fromDefinitionSchema(additionalProperties);
-  if (items) out.items = fromDefinitionSchema(items);
+/** What a schema holding a reference says about the field rather than the referenced type. */
+const fieldKeys = ['description', 'default', 'x-kubernetes-patch-strategy', 'x-kubernetes-patch-merge-key'] as const;
+
+const isFieldKey = (key: string): boolean => (fieldKeys as readonly string[]).includes(key);
+
+function fieldPart(schema: DocSchema): DocSchema {
+  const out: DocSchema = {};
+  for (const key of fieldKeys) if (schema[key] !== undefined) Object.assign(out, { [key]: schema[key] });
   return out;
 }
+
+/** JSON text with object keys sorted, to compare schemas regardless of how they were assembled. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isObject(value)) {
+    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * The component schemas of one document version, by name. Converting a definition's schema fills
+ * it: every named struct (schema.ts `named()`) becomes a component and a reference to it. One name
+ * claimed by two different schemas is an error, raised while the document is built.
+ */
+export class Components {
+  readonly schemas = new Map<string, DocSchema>();
+  private readonly texts = new Map<string, string>();
+
+  constructor(readonly version: SpecVersion) {}
+
+  /** Adds a component; throws when a different schema already holds the name. */
+  define(name: string, schema: DocSchema): void {
+    const text = canonicalJson(schema);
+    const previous = this.texts.get(name);
+    if (previous === undefined) {
+      this.texts.set(name, text);
+      this.schemas.set(name, schema);
+    } else if (previous !== text) {
+      throw new Error(`openapi: two different schemas are named ${name}:\n  ${previous}\n  ${text}`);
+    }
+  }
+
+  /** Adds extensions (x-kubernetes-group-version-kind) to a defined component. */
+  extend(name: string, extensions: Pick<DocSchema, 'x-kubernetes-group-version-kind'>): void {
+    const schema = this.schemas.get(name);
+    if (!schema) throw new Error(`openapi: no component schema ${name}`);
+    this.schemas.set(name, { ...schema, ...extensions });
+  }
+
+  /**
+   * A definition's schema as a document schema. Well-known types (x-corral-type) and named structs
+   * (x-corral-struct) become references, keeping beside the reference what belongs to the field
+   * holding them (fieldKeys, and a map type other than the type's own); the rest is the type's.
+   */
+  convert(schema: Schema): DocSchema {
+    const {
+      properties,
+      additionalProperties,
+      items,
+      'x-corral-type': wellKnown,
+      'x-corral-struct': struct,
+      'x-corral-protobuf': _protobuf,
+      'x-corral-keep-empty': _keepEmpty,
+      ...served
+    } = schema;
+    const component = wellKnown && wellKnownSchemas[wellKnown];
+    if (component) return { ...fieldPart(served), $ref: component };
+    const out: DocSchema = { ...served };
+    if (properties) out.properties = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, this.convert(v)]));
+    if (additionalProperties) out.additionalProperties = this.convert(additionalProperties);
+    if (items) out.items = this.convert(items);
+    if (!struct) return out;
+    const { 'x-kubernetes-map-type': mapType, ...rest } = out;
+    const typeLevel = Object.fromEntries(Object.entries(rest).filter(([key]) => !isFieldKey(key)));
+    this.define(struct.name, {
+      description: struct.description,
+      ...typeLevel,
+      ...(struct.mapType ? { 'x-kubernetes-map-type': struct.mapType } : {}),
+    });
+    const override = mapType !== undefined && mapType !== struct.mapType ? { 'x-kubernetes-map-type': mapType } : {};
+    return { ...fieldPart(rest), ...override, $ref: struct.name };
+  }
+
+  /** Defines the components `schema` holds, itself included when it is a named struct. */
+  add(schema: Schema): void {
+    this.convert(schema);
+  }
+}
+
+/**
+ * The apimachinery types every resource document may refer to. DeleteOptions and WatchEvent are
+ * registered in every group version, as upstream lists them.
+ */
+function addMetaComponents(components: Components, groupVersions: readonly GroupVersion[]): void {
+  const everyGroupVersion = [{ group: '', version: 'v1' }, ...groupVersions.filter((gv) => gv.group !== '')];
+  for (const schema of [objectMeta(), listMeta(), statusSchema(), deleteOptionsSchema(), watchEventSchema()]) components.add(schema);
+  const v3 = components.version === 'v3';
+  const wellKnown: Record<string, DocSchema> = {
+    [names.fieldsV1]: { description: 'A set of fields as a JSON trie, the form managedFields records ownership in.', type: 'object' },
+    [names.time]: { description: 'A point in time as an RFC 3339 string in UTC, to the second.', type: 'string', format: 'date-time' },
+    [names.microTime]: { description: 'A point in time as an RFC 3339 string in UTC, to the microsecond.', type: 'string', format: 'date-time' },
+    [names.rawExtension]: { description: 'An embedded object of any kind, kept as the JSON it was sent as.', type: 'object' },
+    [names.patch]: { description: 'The body of a PATCH request, in the patch format its Content-Type names.', type: 'object' },
+    // Upstream's OpenAPIV3OneOfTypes: v3 documents say which JSON types are accepted, v2 only "string".
+    [names.quantity]: {
+      description: 'A fixed-point amount such as 250m, 1.5Gi or 2e3: a number with an optional decimal (m, k, M, ...) or binary (Ki, Mi, ...) suffix, or an exponent.',
+      ...(v3 ? { oneOf: [{ type: 'string' }, { type: 'number' }] } : { type: 'string' }),
+    },
+    [names.intOrString]: {
+      description: 'Either an integer or a string, such as a port number or a port name.',
+      format: 'int-or-string',
+      ...(v3 ? { oneOf: [{ type: 'integer' }, { type: 'string' }] } : { type: 'string' }),
+    },
+  };
+  for (const [name, schema] of Object.entries(wellKnown)) components.define(name, schema);
+  components.extend(names.status, { 'x-kubernetes-group-version-kind': gvkList('Status', [{ group: '', version: 'v1' }]) });
+  components.extend(names.deleteOptions, { 'x-kubernetes-group-version-kind': gvkList('DeleteOptions', everyGroupVersion) });
+  components.extend(names.watchEvent, { 'x-kubernetes-group-version-kind': gvkList('WatchEvent', everyGroupVersion) });
+}
+
+const serverAddresses = (): Schema =>
+  describe(
+    atomicArray(
+      named(
+        names.serverAddressByClientCIDR,
+        'The address clients in one network should use to reach the server.',
+        object(
+          {
+            clientCIDR: neverOmitted(string('Network of the clients, as a CIDR, this address is meant for.')),
+            serverAddress: neverOmitted(string('Address (host or IP, with an optional port) those clients reach the server at.')),
+          },
+          ['clientCIDR', 'serverAddress'],
+        ),
+      ),
+    ),
+    'Addresses clients in given networks should use to reach the server; clients pick the one matching their network, the others any.',
+  );
+
+const groupVersionForDiscovery = (): Schema =>
+  named(
+    names.groupVersionForDiscovery,
+    'One version a group serves.',
+    object(
+      {
+        groupVersion: neverOmitted(string('The group and version as <group>/<version>, or just the version for the core group.')),
+        version: neverOmitted(string('The version alone, such as v1.')),
+      },
+      ['groupVersion', 'version'],
+    ),
+  );
+
+/** The discovery types (/api, /apis, /apis/<group>, /apis/<group>/<version>, /version). */
+function addDiscoveryComponents(components: Components): void {
+  const apiGroup = named(
+    names.apiGroup,
+    'An API group with the versions it serves and the one clients should prefer.',
+    object(
+      {
+        ...typeMeta(),
+        name: neverOmitted(string('Name of the group, such as storage.k8s.io.')),
+        versions: describe(atomicArray(groupVersionForDiscovery()), 'Every version the group serves.'),
+        preferredVersion: describe(groupVersionForDiscovery(), 'The version clients should use when they have no preference.'),
+        serverAddressByClientCIDRs: serverAddresses(),
+      },
+      ['name', 'versions'],
+    ),
+  );
+  const apiResource = named(
+    names.apiResource,
+    'One resource a group version serves: its names, scope, kind and verbs.',
+    object(
+      {
+        name: neverOmitted(string('Plural name of the resource as it appears in URLs, with /<subresource> for subresources.')),
+        singularName: neverOmitted(string('Singular name of the resource, which kubectl accepts as well.')),
+        namespaced: neverOmitted(boolean('Whether objects of the resource live in namespaces.')),
+        group: string('Group of the resource when it differs from the list\'s (some subresources).'),
+        version: string('Version of the resource when it differs from the list\'s (some subresources).'),
+        kind: neverOmitted(string('Kind of the objects the resource serves.')),
+        verbs: describe(array(string()), 'Verbs the resource supports: get, list, watch, create, update, patch, delete, deletecollection.'),
+        shortNames: describe(atomicArray(string()), 'Abbreviations kubectl accepts for the resource, such as cm.'),
+        categories: describe(atomicArray(string()), 'Groups of resources this one belongs to, such as all.'),
+        storageVersionHash: string('Hash of the version objects are stored at; changes when the storage version does. Opaque.'),
+      },
+      ['name', 'singularName', 'namespaced', 'kind', 'verbs'],
+    ),
+  );
+  const schemas = [
+    named(
+      names.apiVersions,
+      'The versions of the core API group (/api).',
+      object(
+        {
+          ...typeMeta(),
+          versions: describe(atomicArray(string()), 'Versions of the core group, such as v1.'),
+          serverAddressByClientCIDRs: serverAddresses(),
+        },
+        ['versions', 'serverAddressByClientCIDRs'],
+      ),
+    ),
+    named(
+      names.apiGroupList,
+      'The API groups the server serves (/apis).',
+      object({ ...typeMeta(), groups: describe(atomicArray(apiGroup), 'Every group served.') }, ['groups']),
+    ),
+    apiGroup,
+    named(
+      names.apiResourceList,
+      'The resources of one group version (/api/v1, /apis/<group>/<version>).',
+      object(
+        {
+          ...typeMeta(),
+          groupVersion: neverOmitted(string('The group version the resources belong to.')),
+          resources: describe(atomicArray(apiResource), 'Every resource and subresource of the group version.'),
+        },
+        ['groupVersion', 'resources'],
+      ),
+    ),
+    named(
+      names.versionInfo,
+      'The version of the server and how it was built (/version).',
+      object(
+        {
+          major: neverOmitted(string('Major version of the Kubernetes API served.')),
+          minor: neverOmitted(string('Minor version of the Kubernetes API served.')),
+          gitVersion: neverOmitted(string('Release version, such as v1.32.0.')),
+          gitCommit: neverOmitted(string('Source commit the server was built from.')),
+          gitTreeState: neverOmitted(string('Whether the source tree was clean or dirty when built.')),
+          buildDate: neverOmitted(string('When the server was built, RFC 3339.')),
+          goVersion: neverOmitted(string('Compiler or runtime version the server was built with.')),
+          compiler: neverOmitted(string('Compiler the server was built with.')),
+          platform: neverOmitted(string('Operating system and architecture the server runs on, as <os>/<arch>.')),
+        },
+        ['major', 'minor', 'gitVersion', 'gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform'],
+      ),
+    ),
+  ];
+  for (const schema of schemas) components.add(schema);
+  const core = (kind: string): Pick<DocSchema, 'x-kubernetes-group-version-kind'> => ({
+    'x-kubernetes-group-version-kind': gvkList(kind, [{ group: '', version: 'v1' }]),
+  });
+  for (const kind of ['APIVersions', 'APIGroupList', 'APIGroup', 'APIResourceList'] as const) components.extend(metaName(kind), core(kind));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kind schemas
 
 function gvkOf(def: ResourceDefinition, kind = def.kind): GroupVersionKind {
   return { group: def.group, kind, version: def.version };
 }
 
-/** The kind's schema and its list's, keyed by component name. */
-function kindComponents(def: ResourceDefinition): Record<string, DocSchema> {
-  const kindSchema = fromDefinitionSchema(def.schema);
-  kindSchema.properties = { ...kindSchema.properties, metadata: ref(names.objectMeta) };
-  kindSchema['x-kubernetes-group-version-kind'] = [gvkOf(def)];
+/** Defines the kind's schema and its list's, each under its component name. */
+function addKindComponents(components: Components, def: ResourceDefinition): void {
   const listKind = `${def.kind}List`;
-  return {
-    [schemaName(def.group, def.version, def.kind)]: kindSchema,
-    [schemaName(def.group, def.version, listKind)]: {
-      ...object({ ...typeMetaFields(), items: array(ref(schemaName(def.group, def.version, def.kind))), metadata: ref(names.listMeta) }, ['items']),
-      description: `${listKind} is a list of ${def.kind} objects.`,
-      'x-kubernetes-group-version-kind': [gvkOf(def, listKind)],
-    },
-  };
+  const kindName = schemaName(def.group, def.version, def.kind);
+  const listName = schemaName(def.group, def.version, listKind);
+  const { description = '', ...kind } = def.schema;
+  components.add(named(listName, `${listKind} is a list of ${def.kind} objects.`, listSchema(named(kindName, description, kind))));
+  components.extend(kindName, { 'x-kubernetes-group-version-kind': [gvkOf(def)] });
+  components.extend(listName, { 'x-kubernetes-group-version-kind': [gvkOf(def, listKind)] });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -656,11 +709,14 @@ type JsonObject = Record<string, unknown>;
 
 const refPrefix = (version: SpecVersion): string => (version === 'v3' ? '#/components/schemas/' : '#/definitions/');
 
-/** A reference with siblings is wrapped in allOf in v3, where $ref must stand alone, as upstream does. */
+/**
+ * A reference with siblings is wrapped in allOf in v3, where $ref must stand alone, as upstream does.
+ * v2 documents carry no defaults: upstream prunes them from /openapi/v2.
+ */
 function renderSchema(schema: DocSchema, version: SpecVersion): JsonObject {
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (value === undefined || key === '$ref' || key.startsWith('x-corral-')) continue;
+    if (value === undefined || key === '$ref' || key.startsWith('x-corral-') || (key === 'default' && version === 'v2')) continue;
     if (key === 'properties' && schema.properties) {
       out.properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, renderSchema(v, version)]));
     } else if ((key === 'additionalProperties' || key === 'items') && isObject(value)) {
@@ -765,9 +821,9 @@ function schemaRefs(schema: DocSchema, into: Set<string>): void {
   for (const child of schema.oneOf ?? []) schemaRefs(child, into);
 }
 
-/** The components reachable from the paths and from `roots`, rendered and sorted by name. */
-function renderComponents(paths: PathSet, pool: Record<string, DocSchema>, roots: readonly string[], version: SpecVersion): JsonObject {
-  const wanted = new Set(roots);
+/** The components the paths refer to, directly or through other components, rendered and sorted by name. */
+function renderComponents(paths: PathSet, components: Components): JsonObject {
+  const wanted = new Set<string>();
   for (const operations of paths.paths.values()) {
     for (const op of operations) {
       for (const r of op.responses) wanted.add(r.schema);
@@ -779,7 +835,7 @@ function renderComponents(paths: PathSet, pool: Record<string, DocSchema>, roots
   while (queue.length) {
     const name = queue.pop() ?? '';
     if (done.has(name)) continue;
-    const schema = pool[name];
+    const schema = components.schemas.get(name);
     if (!schema) throw new Error(`openapi: no component schema ${name}`);
     done.add(name);
     const refs = new Set<string>();
@@ -787,32 +843,18 @@ function renderComponents(paths: PathSet, pool: Record<string, DocSchema>, roots
     queue.push(...refs);
   }
   const out: JsonObject = {};
-  for (const name of [...done].sort()) out[name] = renderSchema(pool[name] ?? {}, version);
+  for (const name of [...done].sort()) out[name] = renderSchema(components.schemas.get(name) ?? {}, components.version);
   return out;
 }
 
 const bearerToken = { type: 'apiKey', description: 'Bearer Token authentication', name: 'authorization', in: 'header' };
 
-/** Types every resource document carries whether or not a kind refers to them. */
-const sharedRoots = [
-  names.objectMeta,
-  names.listMeta,
-  names.status,
-  names.deleteOptions,
-  names.patch,
-  names.watchEvent,
-  names.time,
-  names.microTime,
-  names.quantity,
-  names.intOrString,
-];
-
-function v3Document(paths: PathSet, pool: Record<string, DocSchema>, roots: readonly string[]): JsonObject {
+function v3Document(paths: PathSet, components: Components): JsonObject {
   return {
     openapi: '3.0.0',
     info: { title: 'Kubernetes', version: infoVersion },
     paths: renderPaths(paths, 'v3'),
-    components: { schemas: renderComponents(paths, pool, roots, 'v3'), securitySchemes: { BearerToken: bearerToken } },
+    components: { schemas: renderComponents(paths, components), securitySchemes: { BearerToken: bearerToken } },
   };
 }
 
@@ -829,10 +871,22 @@ function servedGroups(registry: Registry): Map<string, GroupVersion[]> {
   return out;
 }
 
-function resourcePool(registry: Registry, definitions: readonly ResourceDefinition[], version: SpecVersion): Record<string, DocSchema> {
-  const pool: Record<string, DocSchema> = { ...metaComponents(version, registry.groupVersions()), ...discoveryComponents() };
-  for (const def of definitions) Object.assign(pool, kindComponents(def));
-  return pool;
+/**
+ * Every component the definitions' documents may refer to. Throws when two different schemas claim
+ * one component name.
+ */
+export function resourceComponents(registry: Registry, definitions: readonly ResourceDefinition[], version: SpecVersion): Components {
+  const components = new Components(version);
+  addMetaComponents(components, registry.groupVersions());
+  addDiscoveryComponents(components);
+  for (const def of definitions) addKindComponents(components, def);
+  return components;
+}
+
+function discoveryDocumentComponents(): Components {
+  const components = new Components('v3');
+  addDiscoveryComponents(components);
+  return components;
 }
 
 function groupVersionDocument(registry: Registry, gv: GroupVersion): JsonObject {
@@ -840,7 +894,7 @@ function groupVersionDocument(registry: Registry, gv: GroupVersion): JsonObject 
   const paths = new PathSet();
   addGroupVersionDiscovery(paths, gv);
   for (const def of definitions) addResourceOperations(paths, def);
-  return v3Document(paths, resourcePool(registry, definitions, 'v3'), sharedRoots);
+  return v3Document(paths, resourceComponents(registry, definitions, 'v3'));
 }
 
 /** Builds the document of a key that v3Keys lists. */
@@ -853,7 +907,7 @@ function buildV3Document(registry: Registry, key: string): JsonObject {
   else if (root === 'api') return groupVersionDocument(registry, { group: '', version: group });
   else if (version !== undefined) return groupVersionDocument(registry, { group, version });
   else addGroupDiscovery(paths, group);
-  return v3Document(paths, discoveryComponents(), []);
+  return v3Document(paths, discoveryDocumentComponents());
 }
 
 function buildV2Document(registry: Registry): JsonObject {
@@ -866,12 +920,11 @@ function buildV2Document(registry: Registry): JsonObject {
     addGroupVersionDiscovery(paths, gv);
     for (const { definition } of registry.resourcesOf(gv)) addResourceOperations(paths, definition);
   }
-  const pool = resourcePool(registry, registry.resources.map((r) => r.definition), 'v2');
   return {
     swagger: '2.0',
     info: { title: 'Kubernetes', version: infoVersion },
     paths: renderPaths(paths, 'v2'),
-    definitions: renderComponents(paths, pool, sharedRoots, 'v2'),
+    definitions: renderComponents(paths, resourceComponents(registry, registry.resources.map((r) => r.definition), 'v2')),
     securityDefinitions: { BearerToken: bearerToken },
     security: [{ BearerToken: [] }],
   };

@@ -236,7 +236,7 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
     case 'update': {
       const opts = writeOptions(req, 'UpdateOptions');
       const { object, warnings } = decodeObject(def, await req.readBody(), bodyFormat(header(req, 'content-type')), opts.fieldValidation);
-      const outcome = await requireStore(served).update(namespace, info.name, info.subresource, () => object, context, opts);
+      const outcome = await requireStore(served).update(namespace, info.name, info.subresource, () => structuredClone(object), context, opts);
       return { ...represent(req, def, outcome.object, false), status: outcome.created ? 201 : 200, warnings };
     }
     case 'patch': {
@@ -252,7 +252,8 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
         info.subresource,
         (current) => {
           if (!current) throw notFound({ group: def.group, resource: def.plural }, info.name);
-          const patched = applyPatch(def, type, current, patch);
+          // The result may share values with the patch, and the store changes the result.
+          const patched = applyPatch(def, type, current, structuredClone(patch));
           const checked = checkDecoded(def, patched, [], opts.fieldValidation);
           warnings.splice(0, warnings.length, ...checked.warnings);
           return checked.object;

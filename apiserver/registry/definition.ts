@@ -125,6 +125,11 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   deleteReturnsObject?: boolean;
   /** Where and in which form objects are stored, when not under `<plural>` as served. */
   storage?: { resource: string } & Partial<StorageConversion<T>>;
+  /**
+   * Objects are deleted by etcd this long after their last write (a lease), as upstream does for
+   * Events: names the server setting that holds the time (`--event-ttl`).
+   */
+  timeToLive?: 'eventTTL';
   /** Read-only kinds computed on request rather than stored. */
   computed?: ComputedSource<T>;
   /** Kinds of other group versions that are off unless --runtime-config enables them. */

@@ -26,7 +26,10 @@ export interface FieldManagerRequest {
 }
 
 export interface FieldManager {
-  /** Records the ownership effects of a create, update or non-apply patch. */
+  /**
+   * Records the ownership effects of a create, update or non-apply patch. Takes `updated` over:
+   * its metadata.managedFields are replaced in place and the same object is returned.
+   */
   update(live: KubeObject | null, updated: KubeObject, request: FieldManagerRequest): KubeObject;
   /** Merges an applied configuration into the live object (null: create by apply). */
   apply(live: KubeObject | null, applied: KubeObject, request: FieldManagerRequest & { force: boolean }): KubeObject;

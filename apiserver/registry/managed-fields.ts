@@ -472,13 +472,12 @@ function refreshLastApplied(result: KubeObject, applied: KubeObject): void {
 
 class ManagedFieldsManager implements FieldManager {
   update(live: KubeObject | null, updated: KubeObject, request: FieldManagerRequest): KubeObject {
-    const obj = deepCopy(updated);
     try {
-      return this.track(live, obj, request);
+      return this.track(live, updated, request);
     } catch {
       // Upstream never fails a write over managedFields: it drops them instead.
-      delete obj.metadata.managedFields;
-      return obj;
+      delete updated.metadata.managedFields;
+      return updated;
     }
   }
 

@@ -25,6 +25,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { listSchema, statusSchema, type Schema } from '../../shared/api/schema.ts';
+import { fillGoZeros } from '../../shared/api/go-zeros.ts';
 import { deepCopy, type KubeObject } from '../../shared/api/types.ts';
 import { decodeEnvelope, decodeObject, encodeObject } from '../../shared/codec/protobuf.ts';
 import type { EtcdStore } from '../storage/etcd/store.ts';
@@ -194,7 +195,7 @@ function roundTrip(value: Record<string, unknown>, schema: Schema, typeMeta: { a
 }
 
 /** A list of `items` as served: items without TypeMeta (see the normalization above). */
-function listOf(def: ResourceDefinition, items: KubeObject[], metadata: Record<string, unknown>): Record<string, unknown> {
+function listOf(def: ResourceDefinition, items: Record<string, unknown>[], metadata: Record<string, unknown>): Record<string, unknown> {
   return {
     ...typeMetaOf(def, true),
     metadata,
@@ -226,11 +227,12 @@ describe('protobuf round trip of every served kind', () => {
     describe(`${apiVersionOf(def)} ${def.kind}`, () => {
       it('the fixture object with server-set metadata', () => {
         const obj = fixtureObject(def);
-        const expected = deepCopy(obj);
+        const before = deepCopy(obj);
         const { decoded } = roundTrip(obj, def.schema, typeMetaOf(def));
-        assert.deepEqual(decoded, expected);
+        // Go's non-omitempty zeros travel in protobuf even where the JSON fixture leaves them out.
+        assert.deepEqual(decoded, fillGoZeros(deepCopy(obj), def.schema));
         // The value encoded is not changed by encoding.
-        assert.deepEqual(obj, expected);
+        assert.deepEqual(obj, before);
       });
 
       it('an object with every property of the schema set', () => {
@@ -242,9 +244,10 @@ describe('protobuf round trip of every served kind', () => {
       it('the list form (listSchema), list metadata and two items', () => {
         const first = fixtureObject(def);
         const second = synthesizedObject(def);
-        const list = listOf(def, [first, second], { resourceVersion: '987', continue: 'eyJydiI6OTg3fQ', remainingItemCount: 4 });
+        const metadata = { resourceVersion: '987', continue: 'eyJydiI6OTg3fQ', remainingItemCount: 4 };
+        const list = listOf(def, [first, second], metadata);
         const { decoded } = roundTrip(list, listSchemaOf(def), typeMetaOf(def, true));
-        assert.deepEqual(decoded, list);
+        assert.deepEqual(decoded, listOf(def, [fillGoZeros(deepCopy(first), def.schema), second], metadata));
       });
 
       it('an empty list: items decode as absent, an explicit remainingItemCount of 0 is kept', () => {
@@ -302,11 +305,10 @@ describe('protobuf round trip of Status', () => {
 });
 
 /**
- * Go's JSON omits a zero only for fields tagged `omitempty`; a few non-pointer fields of served kinds
+ * Go's JSON omits a zero only for fields tagged `omitempty`; some non-pointer fields of served kinds
  * are not (storage/v1 VolumeAttachmentStatus `json:"attached"`, core/v1 DaemonEndpoint
  * `json:"Port"`, ClusterCIDRSpec `json:"ipv6"`), and upstream serves their zeros after decoding
- * protobuf. The codec drops every non-pointer zero (the schema has no omitempty marker), so the same
- * status written as JSON and as protobuf is served differently.
+ * protobuf. Their schemas mark them `keepZero` (pb(n, schema, 'keepZero')); other zeros are dropped.
  */
 describe('protobuf zeros of fields without omitempty', () => {
   const byKind = (kind: string): ResourceDefinition => {
@@ -317,7 +319,6 @@ describe('protobuf zeros of fields without omitempty', () => {
 
   it(
     'VolumeAttachment status.attached: false is kept',
-    { todo: 'shared/codec/protobuf.ts drops zeros of every non-pointer field (isZero); VolumeAttachmentStatus.attached has no omitempty upstream' },
     () => {
       const def = byKind('VolumeAttachment');
       const obj = { ...fixtureObject(def), status: { attached: false, detachError: { time: '2024-01-01T00:00:00Z', message: 'timed out' } } };
@@ -327,11 +328,25 @@ describe('protobuf zeros of fields without omitempty', () => {
 
   it(
     'ClusterCIDR spec.ipv6: "" is kept',
-    { todo: 'shared/codec/protobuf.ts drops zeros of every non-pointer field (isZero); ClusterCIDRSpec.ipv6 has no omitempty upstream' },
     () => {
       const def = byKind('ClusterCIDR');
       const obj = { ...fixtureObject(def), spec: { perNodeHostBits: 8, ipv4: '10.0.0.0/16', ipv6: '' } };
       assert.deepEqual(decodeObject(encodeObject(obj, def.schema, typeMetaOf(def)), def.schema), obj);
     },
   );
+
+  it('Node daemonEndpoints Port 0 and empty nodeInfo strings are kept; an omitempty zero (taint value) is not', () => {
+    const def = byKind('Node');
+    const nodeInfo = Object.fromEntries(
+      ['machineID', 'systemUUID', 'bootID', 'kernelVersion', 'osImage', 'containerRuntimeVersion', 'kubeletVersion', 'kubeProxyVersion', 'operatingSystem', 'architecture'].map((f) => [f, '']),
+    );
+    const obj = {
+      ...fixtureObject(def),
+      spec: { taints: [{ key: 'k', value: '', effect: 'NoSchedule' }] },
+      status: { daemonEndpoints: { kubeletEndpoint: { Port: 0 } }, nodeInfo },
+    };
+    const decoded = decodeObject(encodeObject(obj, def.schema, typeMetaOf(def)), def.schema);
+    assert.deepEqual(decoded.status, obj.status);
+    assert.deepEqual(decoded.spec, { taints: [{ key: 'k', effect: 'NoSchedule' }] });
+  });
 });

@@ -139,6 +139,12 @@ export function runtimeConfig(text: string, registered: readonly ResourceDefinit
   };
 }
 
+/** Server settings that shape how kinds are stored. */
+export interface StoreSettings {
+  /** `--event-ttl`: how long Events live after their last write; 0 or unset: forever. */
+  eventTTLSeconds?: number;
+}
+
 export class Registry {
   private readonly byPath = new Map<string, ServedResource>();
   readonly resources: ServedResource[] = [];
@@ -149,13 +155,16 @@ export class Registry {
     admission: AdmissionChain,
     enabled: (def: ResourceDefinition) => boolean,
     watchCache?: WatchCache,
+    /** Server settings kinds refer to (ResourceDefinition.timeToLive). */
+    settings: StoreSettings = {},
     fieldManager: FieldManager = createFieldManager(),
   ) {
     for (const definition of definitions) {
       if (!enabled(definition)) continue;
+      const ttlSeconds = definition.timeToLive ? settings[`${definition.timeToLive}Seconds`] : undefined;
       const served: ServedResource = {
         definition,
-        store: definition.computed ? undefined : new GenericStore(definition, etcd, admission, fieldManager, watchCache),
+        store: definition.computed ? undefined : new GenericStore(definition, etcd, admission, fieldManager, watchCache, ttlSeconds),
       };
       this.resources.push(served);
       this.byPath.set(`${definition.group}/${definition.version}/${definition.plural}`, served);

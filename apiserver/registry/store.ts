@@ -2,9 +2,9 @@
  * The generic store: every verb of every stored kind, driven by its ResourceDefinition. It owns the
  * order of steps, so that no kind can skip one:
  *
- *   create: system metadata → strategy.prepareForCreate → validation (metadata + kind) →
- *           admission (mutate, validate) → etcd create
- *   update: (inside the compare-and-swap loop) preconditions → system metadata carried over →
+ *   create: Go's zeros (fillGoZeros) → system metadata → strategy.prepareForCreate →
+ *           validation (metadata + kind) → admission (mutate, validate) → etcd create
+ *   update: (inside the compare-and-swap loop) Go's zeros → preconditions → system metadata carried over →
  *           strategy / subresource prepareForUpdate → validation → admission → etcd put,
  *           or nothing when the object did not change, or removal when its last finalizer went
  *   delete: preconditions → admission → mark for deletion (finalizers pending) or remove
@@ -30,6 +30,7 @@ import {
   type GroupResource,
 } from '../../shared/api/errors.ts';
 import { FieldPath, invalid as invalidField, type FieldError } from '../../shared/api/field.ts';
+import { fillGoZeros } from '../../shared/api/go-zeros.ts';
 import type { KubeList, KubeObject, Status } from '../../shared/api/types.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../shared/validation/objectmeta.ts';
 import { nameIsDNSSubdomain } from '../../shared/validation/names.ts';
@@ -116,7 +117,11 @@ export interface WatchOptions {
   initialEvents: boolean;
 }
 
-/** Produces the desired object from the current one (null when it does not exist). */
+/**
+ * Produces the desired object from the current one (null when it does not exist). The store takes
+ * the result over and changes it, and calls again after a conflicting write: return a new object
+ * from every call.
+ */
 export type Transform = (current: KubeObject | null) => KubeObject | Promise<KubeObject>;
 
 const nameSuffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
@@ -168,6 +173,8 @@ export class GenericStore {
     private readonly fieldManager?: FieldManager,
     /** Serves watches and non-quorum reads; without it everything goes to etcd. */
     private readonly watchCache?: WatchCache,
+    /** Objects expire this long after their last write (the kind's timeToLive setting); unset: never. */
+    private readonly ttlSeconds?: number,
   ) {
     this.groupResource = { group: definition.group, resource: definition.plural };
     this.storageResource = definition.storage?.resource ?? definition.plural;
@@ -395,7 +402,8 @@ export class GenericStore {
     this.checkNamespace(obj, namespace);
     const generated = !obj.metadata.name && !!obj.metadata.generateName;
     for (let attempt = 1; ; attempt++) {
-      const candidate = attempt === 1 ? obj : structuredClone(obj);
+      // Every attempt of a generated name starts from the object as sent: a create changes it.
+      const candidate = generated ? structuredClone(obj) : obj;
       try {
         return await this.createOnce(namespace, candidate, ctx, opts, generated);
       } catch (err) {
@@ -415,13 +423,13 @@ export class GenericStore {
       if (existing) throw alreadyExists(this.groupResource, name);
       return obj;
     }
-    return this.guarded(name, async () => this.fromStorage(await this.etcd.create(this.key(namespace, name), this.toStorage(obj))));
+    return this.guarded(name, async () => this.fromStorage(await this.etcd.create(this.key(namespace, name), this.toStorage(obj), this.ttlSeconds)));
   }
 
   /** Every step of a create but the write: system metadata, strategy, validation, admission. */
   private async admitNew(namespace: string, sent: KubeObject, ctx: RequestContext, opts: WriteOptions): Promise<KubeObject> {
     const def = this.definition;
-    const obj = this.recordOwnership(null, sent, '', ctx, opts);
+    const obj = this.recordOwnership(null, fillGoZeros(sent, def.schema), '', ctx, opts);
     this.initializeMetadata(obj, namespace, ctx);
     def.strategy.prepareForCreate?.(obj, ctx);
     const errors = [
@@ -500,7 +508,7 @@ export class GenericStore {
           decided = { object: created, created: true, wrote: !opts.dryRun };
           return opts.dryRun ? { action: 'none', object: created } : { action: 'put', object: this.toStorage(created) };
         }
-        const desired = this.recordOwnership(old, transformed, subresource, ctx, opts);
+        const desired = this.recordOwnership(old, fillGoZeros(transformed, def.schema), subresource, ctx, opts);
         const sentVersion = desired.metadata.resourceVersion;
         if (sentVersion && sentVersion !== old.metadata.resourceVersion) {
           throw conflict(this.groupResource, name, optimisticLockMessage);
@@ -538,7 +546,7 @@ export class GenericStore {
         }
         decided = { object: desired, created: false, wrote: !opts.dryRun };
         return opts.dryRun ? { action: 'none', object: desired } : { action: 'put', object: this.toStorage(desired) };
-      }, this.cached(namespace, name)),
+      }, this.cached(namespace, name), this.ttlSeconds),
     );
     const result = decided as { object: KubeObject; created: boolean; wrote: boolean } | null;
     if (!result) throw internalError('update produced no object');
@@ -596,7 +604,7 @@ export class GenericStore {
         }
         outcome = { object: old, deleted: true };
         return opts.dryRun ? { action: 'none', object: old } : { action: 'delete' };
-      }, this.cached(namespace, name)),
+      }, this.cached(namespace, name), this.ttlSeconds),
     );
     const done = outcome as DeleteOutcome | null;
     if (!done) throw internalError('delete produced no outcome');

@@ -105,6 +105,8 @@ interface FieldLayout {
   name: string;
   number: number;
   optional: boolean;
+  /** Go's JSON tag has no omitempty: a decoded zero is part of the object, not an absence. */
+  keepZero: boolean;
   shape: typeof SINGLE | typeof REPEATED | typeof MAP;
   /** The type of the field, of each element (REPEATED) or of each map value (MAP). */
   type: ValueType;
@@ -162,7 +164,7 @@ function buildLayout(entries: [string, Schema][], depth: number): MessageLayout 
       if (!group) {
         groups.set(embeddedIn, (group = []));
         // A placeholder keeps the number taken until the group is complete.
-        add({ name: '', number: embeddedIn, optional: false, shape: SINGLE, type: valueType(EMBEDDED, WIRE_BYTES), tag: 0, entryWidth: 1 }, name);
+        add({ name: '', number: embeddedIn, optional: false, keepZero: false, shape: SINGLE, type: valueType(EMBEDDED, WIRE_BYTES), tag: 0, entryWidth: 1 }, name);
       }
       group.push(entry);
       continue;
@@ -178,7 +180,7 @@ function buildLayout(entries: [string, Schema][], depth: number): MessageLayout 
     } else {
       type = valueTypeOf(property, name);
     }
-    add({ name, number: marker.field, optional: marker.optional === true, shape, type, tag: 0, entryWidth: 1 }, name);
+    add({ name, number: marker.field, optional: marker.optional === true, keepZero: marker.keepZero === true, shape, type, tag: 0, entryWidth: 1 }, name);
   }
   for (const [number, group] of groups) layout.byNumber[number]!.type.message = buildLayout(group, depth + 1);
   layout.fields.sort((a, b) => a.number - b.number);
@@ -1025,7 +1027,7 @@ function readMessage(r: Reader, layout: MessageLayout, end: number, out: Record<
       // Strings, the most common fields, without readValue's dispatch. A message met again merges
       // into the first (protobuf's rule); other values replace it.
       const v = type.kind === STRING ? readString(r, end) : readValue(r, type, end, type.kind === MESSAGE ? out[field.name] : undefined);
-      if (v === undefined || (!field.optional && (type.kind === STRING ? v === '' : isZero(type, v)))) {
+      if (v === undefined || (!field.optional && !field.keepZero && (type.kind === STRING ? v === '' : isZero(type, v)))) {
         if (out[field.name] !== undefined) delete out[field.name];
       } else {
         out[field.name] = v;

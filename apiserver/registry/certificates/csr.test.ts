@@ -80,12 +80,10 @@ describe('CertificateSigningRequest', () => {
     assert.deepEqual(status?.verbs, ['get', 'update', 'patch']);
     const schema = csrDefinition.schema.properties;
     assert.deepEqual(schema?.spec?.required, ['request', 'signerName']);
-    assert.deepEqual(schema?.spec?.properties?.request, {
-      type: 'string',
-      format: 'byte',
-      'x-kubernetes-list-type': 'atomic',
-      'x-corral-protobuf': { field: 1 },
-    });
+    assert.deepEqual(
+      { ...schema?.spec?.properties?.request, description: undefined },
+      { type: 'string', format: 'byte', 'x-kubernetes-list-type': 'atomic', 'x-corral-protobuf': { field: 1 }, description: undefined },
+    );
     assert.deepEqual(schema?.spec?.properties?.expirationSeconds?.['x-corral-protobuf'], { field: 8, optional: true });
     assert.equal(schema?.spec?.properties?.usages?.['x-kubernetes-list-type'], 'atomic');
     assert.deepEqual(schema?.status?.properties?.conditions?.['x-kubernetes-list-map-keys'], ['type']);

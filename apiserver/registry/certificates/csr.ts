@@ -8,7 +8,7 @@
 import { X509Certificate, createPublicKey, verify, constants, type KeyObject } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { FieldPath, duplicate, forbidden, invalid, notSupported, required, tooLong, type FieldError } from '../../../shared/api/field.ts';
-import { array, atomicArray, bytes, int32, keyedArray, kindSchema, map, object, pb, string, time, type Schema } from '../../../shared/api/schema.ts';
+import { array, atomicArray, bytes, describe, int32, keyedArray, kindSchema, map, named, object, pb, string, time, type Schema } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { dns1123LabelMaxLength, dns1123SubdomainMaxLength, isDNS1123Label, isDNS1123Subdomain, nameIsPathSegment } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource, type RequestContext } from '../definition.ts';
@@ -514,6 +514,63 @@ function requestedDuration(csr: CertificateSigningRequest): string {
   return typeof seconds === 'number' ? humanDuration(seconds * 1000) : '<none>';
 }
 
+const csrSpec = (): Schema =>
+  named(
+    'io.k8s.api.certificates.v1.CertificateSigningRequestSpec',
+    'The certificate asked for: the request itself, the signer to issue it, and who asked, as the server recorded it.',
+    object(
+      {
+        request: pb(1, describe(atomicBytes(), 'The PEM-encoded PKCS#10 certificate request (base64 in JSON). Required; cannot change.')),
+        signerName: pb(7, string('Signer asked to issue the certificate, a qualified name such as kubernetes.io/kube-apiserver-client. Required; cannot change.'), 'keepZero'),
+        expirationSeconds: pb(
+          8,
+          int32('Validity the requester asks for, in seconds (at least 600); the signer may issue a shorter or longer one.'),
+          'optional',
+        ),
+        usages: pb(
+          5,
+          describe(atomicArray(string()), 'Key usages asked for, such as digital signature, key encipherment or client auth; the signer decides what to grant.'),
+        ),
+        username: pb(2, string('Name of the user who created the request; set by the server.')),
+        uid: pb(3, string('UID of the user who created the request; set by the server.')),
+        groups: pb(4, describe(atomicArray(string()), 'Groups of the user who created the request; set by the server.')),
+        // Each value is an ExtraValue message in protobuf: the list under its field 1 (`items`).
+        extra: pb(6, map(array(string()), 'Extra attributes of the user who created the request, by key; set by the server.')),
+      },
+      ['request', 'signerName'],
+    ),
+  );
+
+const csrCondition = (): Schema =>
+  named(
+    'io.k8s.api.certificates.v1.CertificateSigningRequestCondition',
+    'A decision on, or an outcome of, a certificate signing request.',
+    object(
+      {
+        type: pb(1, string('Approved or Denied (written through approval), or Failed (written by the signer).'), 'keepZero'),
+        status: pb(6, string('True, False or Unknown; Approved, Denied and Failed must be True.'), 'keepZero'),
+        reason: pb(2, string('Machine-readable reason, in CamelCase.')),
+        message: pb(3, string('Human-readable details.')),
+        lastUpdateTime: pb(4, time('When the condition was last written.')),
+        lastTransitionTime: pb(5, time('When status last changed; the server sets it when the writer does not.')),
+      },
+      ['type', 'status'],
+    ),
+  );
+
+const csrStatus = (): Schema =>
+  named(
+    'io.k8s.api.certificates.v1.CertificateSigningRequestStatus',
+    'Where a request stands: approved or denied, and the certificate once issued.',
+    object({
+      conditions: pb(1, describe(keyedArray(csrCondition(), ['type']), 'Approval, denial and failure of the request, at most one per type.')),
+      certificate: pb(
+        2,
+        describe(atomicBytes(), 'The issued certificate chain as PEM blocks (base64 in JSON), set by the signer after approval; cannot change once set.'),
+      ),
+    }),
+  );
+
 export const csrDefinition = defineResource<CertificateSigningRequest>({
   group: 'certificates.k8s.io',
   version: 'v1',
@@ -525,50 +582,15 @@ export const csrDefinition = defineResource<CertificateSigningRequest>({
   verbs: allVerbs,
   nameRule: nameIsPathSegment,
   fieldSelectors: { 'spec.signerName': (obj) => obj.spec?.signerName ?? '' },
-  schema: kindSchema(
-    {
-      spec: pb(
-        2,
-        object(
-          {
-            request: pb(1, atomicBytes()),
-            signerName: pb(7, string()),
-            expirationSeconds: pb(8, int32(), 'optional'),
-            usages: pb(5, atomicArray(string())),
-            username: pb(2, string()),
-            uid: pb(3, string()),
-            groups: pb(4, atomicArray(string())),
-            // Each value is an ExtraValue message in protobuf: the list under its field 1 (`items`).
-            extra: pb(6, map(array(string()))),
-          },
-          ['request', 'signerName'],
-        ),
-      ),
-      status: pb(
-        3,
-        object({
-          conditions: pb(
-            1,
-            keyedArray(
-              object(
-                {
-                  type: pb(1, string()),
-                  status: pb(6, string()),
-                  reason: pb(2, string()),
-                  message: pb(3, string()),
-                  lastUpdateTime: pb(4, time()),
-                  lastTransitionTime: pb(5, time()),
-                },
-                ['type', 'status'],
-              ),
-              ['type'],
-            ),
-          ),
-          certificate: pb(2, atomicBytes()),
-        }),
-      ),
-    },
-    ['spec'],
+  schema: describe(
+    kindSchema(
+      {
+        spec: pb(2, describe(csrSpec(), 'The certificate request and who made it; cannot change after creation.')),
+        status: pb(3, describe(csrStatus(), 'Approval and the issued certificate; written through approval and status.')),
+      },
+      ['spec'],
+    ),
+    'A request for a signed X.509 certificate, approved or denied by a person or controller and issued by the named signer.',
   ),
   strategy: {
     allowCreateOnUpdate: false,

@@ -23,8 +23,8 @@ describe('Lease', () => {
   it('types times as MicroTime and counts as int32', () => {
     const spec = leaseDefinition.schema.properties?.spec?.properties;
     const microTime = { type: 'string', format: 'date-time', 'x-corral-type': 'MicroTime' };
-    assert.deepEqual(spec?.renewTime, { ...microTime, 'x-corral-protobuf': { field: 4, optional: true } });
-    assert.deepEqual(spec?.acquireTime, { ...microTime, 'x-corral-protobuf': { field: 3, optional: true } });
+    assert.deepEqual({ ...spec?.renewTime, description: undefined }, { ...microTime, 'x-corral-protobuf': { field: 4, optional: true }, description: undefined });
+    assert.deepEqual({ ...spec?.acquireTime, description: undefined }, { ...microTime, 'x-corral-protobuf': { field: 3, optional: true }, description: undefined });
     assert.equal(spec?.leaseDurationSeconds?.format, 'int32');
     assert.equal(spec?.leaseTransitions?.format, 'int32');
   });

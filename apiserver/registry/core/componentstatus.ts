@@ -2,7 +2,7 @@
  * ComponentStatus (v1, deprecated): the health of control-plane components, computed on each read
  * by probing them; never stored. Only get and list are served.
  */
-import { kindSchema, object, pb, string } from '../../../shared/api/schema.ts';
+import { describe, kindSchema, named, object, pb, string, type Schema } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { defineResource, type ResourceDefinition } from '../definition.ts';
 import { nameColumn } from '../../endpoints/table.ts';
@@ -21,12 +21,25 @@ export interface ComponentStatus extends KubeObject {
   conditions?: ComponentCondition[];
 }
 
-export const componentStatusSchema = kindSchema({
-  conditions: pb(
-    2,
-    mergedByType(object({ type: pb(1, string()), status: pb(2, string()), message: pb(3, string()), error: pb(4, string()) }, ['type', 'status'])),
-  ),
-});
+const componentCondition = (): Schema =>
+  named(
+    'io.k8s.api.core.v1.ComponentCondition',
+    'The outcome of one health check of a component.',
+    object(
+      {
+        type: pb(1, string('What was checked; always Healthy.'), 'keepZero'),
+        status: pb(2, string('True when the component is healthy, False when not, Unknown when the check could not tell.'), 'keepZero'),
+        message: pb(3, string('What the component answered to the check.')),
+        error: pb(4, string('Why the check failed, when it did.')),
+      },
+      ['type', 'status'],
+    ),
+  );
+
+export const componentStatusSchema = describe(
+  kindSchema({ conditions: pb(2, describe(mergedByType(componentCondition()), 'Results of the health checks of the component.')) }),
+  'Deprecated: the health of one control-plane component (etcd members here), probed on every read and never stored.',
+);
 
 /**
  * The status upstream reports for an etcd member (`etcd-0`, `etcd-1`, ...): a successful probe

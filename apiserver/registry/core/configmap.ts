@@ -1,7 +1,7 @@
 /** ConfigMap (v1): string and binary data, with keys, total size and the `immutable` flag checked as upstream. */
 import { FieldPath, invalid, tooLong, type FieldError } from '../../../shared/api/field.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
-import { boolean, bytes, kindSchema, map, pb, string } from '../../../shared/api/schema.ts';
+import { boolean, bytes, describe, kindSchema, map, pb, string } from '../../../shared/api/schema.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { decodedSize, maxDataSize, utf8Size, validateDataKeys, validateImmutableData } from './shared-validation.ts';
@@ -40,11 +40,17 @@ export const configMapDefinition = defineResource<ConfigMap>({
   shortNames: ['cm'],
   namespaced: true,
   verbs: allVerbs,
-  schema: kindSchema({
-    immutable: pb(4, boolean(), 'optional'),
-    data: pb(2, map(string())),
-    binaryData: pb(3, map(bytes())),
-  }),
+  schema: describe(
+    kindSchema({
+      immutable: pb(4, boolean('When true, data and binaryData can no longer change; only deletion and re-creation replace them.'), 'optional'),
+      data: pb(
+        2,
+        map(string(), 'Configuration entries as UTF-8 text, by key. Keys consist of letters, digits, -, _ and .; a key may not appear in binaryData as well.'),
+      ),
+      binaryData: pb(3, map(bytes(), 'Configuration entries as arbitrary bytes (base64 in JSON), by key; keys follow the rules of data and may not repeat its keys.')),
+    }),
+    'Non-confidential configuration as key/value pairs, which pods consume as environment variables, arguments or files. At most 1 MiB in all.',
+  ),
   strategy: {
     validate: (cm) => validateConfigMap(cm),
     validateUpdate: (cm, old) => [

@@ -6,7 +6,7 @@
  */
 import { FieldPath, invalid, type FieldError } from '../../../shared/api/field.ts';
 import { deepCopy, type KubeObject } from '../../../shared/api/types.ts';
-import { atomicArray, kindSchema, object, pb, string, time } from '../../../shared/api/schema.ts';
+import { atomicArray, describe, kindSchema, named, object, pb, string, time, type Schema } from '../../../shared/api/schema.ts';
 import { nameIsDNSLabel } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
@@ -101,6 +101,53 @@ function validateFinalizeUpdate(ns: Namespace): FieldError[] {
 
 const hasSpecFinalizers = (ns: Namespace): boolean => (ns.spec?.finalizers?.length ?? 0) > 0;
 
+const namespaceSpec = (): Schema =>
+  named(
+    'io.k8s.api.core.v1.NamespaceSpec',
+    'What the namespace needs before it can be removed.',
+    object({
+      finalizers: pb(
+        1,
+        describe(
+          atomicArray(string()),
+          'Cleanup steps that must finish before a deleted namespace is removed; kubernetes (the namespace controller emptying it) is added on create. Changed only through finalize.',
+        ),
+      ),
+    }),
+  );
+
+const namespaceCondition = (): Schema =>
+  named(
+    'io.k8s.api.core.v1.NamespaceCondition',
+    "One aspect of a namespace's state, mostly about why its deletion has not finished.",
+    object(
+      {
+        type: pb(1, string('Which aspect the condition is about, such as NamespaceDeletionContentFailure.'), 'keepZero'),
+        status: pb(2, string('True, False or Unknown.'), 'keepZero'),
+        lastTransitionTime: pb(4, time('When status last changed.')),
+        reason: pb(5, string('Machine-readable reason of the last transition, in CamelCase.')),
+        message: pb(6, string('Human-readable details of the last transition.')),
+      },
+      ['type', 'status'],
+    ),
+  );
+
+const namespaceStatus = (): Schema =>
+  named(
+    'io.k8s.api.core.v1.NamespaceStatus',
+    'The lifecycle state of a namespace, written by the server and the namespace controller.',
+    object({
+      phase: pb(1, string('Active, or Terminating once deletion has started; set by the server.')),
+      conditions: pb(
+        2,
+        describe(
+          mergedByType(namespaceCondition()),
+          'Observations about the namespace, at most one per type; the namespace controller reports deletion problems here.',
+        ),
+      ),
+    }),
+  );
+
 export const namespaceDefinition = defineResource<Namespace>({
   group: '',
   version: 'v1',
@@ -112,30 +159,13 @@ export const namespaceDefinition = defineResource<Namespace>({
   // Upstream's namespace storage has no deletecollection.
   verbs: allVerbs.filter((verb) => verb !== 'deletecollection'),
   nameRule: nameIsDNSLabel,
-  schema: kindSchema({
-    spec: pb(2, object({ finalizers: pb(1, atomicArray(string())) })),
-    status: pb(
-      3,
-      object({
-        phase: pb(1, string()),
-        conditions: pb(
-          2,
-          mergedByType(
-            object(
-              {
-                type: pb(1, string()),
-                status: pb(2, string()),
-                lastTransitionTime: pb(4, time()),
-                reason: pb(5, string()),
-                message: pb(6, string()),
-              },
-              ['type', 'status'],
-            ),
-          ),
-        ),
-      }),
-    ),
-  }),
+  schema: describe(
+    kindSchema({
+      spec: pb(2, describe(namespaceSpec(), 'Finalizers of the namespace.')),
+      status: pb(3, describe(namespaceStatus(), 'Current state of the namespace; written through status, kept as is by the main resource.')),
+    }),
+    'A scope for names: most kinds live in a namespace, and deleting it deletes everything in it.',
+  ),
   strategy: {
     prepareForCreate,
     validate: validateNamespace,

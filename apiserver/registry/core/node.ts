@@ -7,7 +7,23 @@
 import { FieldPath, duplicate, forbidden, invalid, notSupported, required, type FieldError } from '../../../shared/api/field.ts';
 import { parseQuantity } from '../../../shared/api/quantity.ts';
 import { deepCopy, type KubeObject } from '../../../shared/api/types.ts';
-import { atomicArray, array, boolean, int32, int64, kindSchema, map, object, pb, quantity, string, time, type Schema } from '../../../shared/api/schema.ts';
+import {
+  array,
+  atomicArray,
+  boolean,
+  describe,
+  int32,
+  int64,
+  kindSchema,
+  map,
+  named,
+  object,
+  pb,
+  quantity,
+  string,
+  time,
+  type Schema,
+} from '../../../shared/api/schema.ts';
 import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../../shared/validation/names.ts';
 import { parseCIDR, validateCIDR } from '../../../shared/validation/network.ts';
 import { allVerbs, defineResource } from '../definition.ts';
@@ -250,42 +266,222 @@ function nodeWarnings(node: Node): string[] {
 }
 
 const configMapSourceSchema = (): Schema =>
-  object(
-    {
-      namespace: pb(1, string()),
-      name: pb(2, string()),
-      uid: pb(3, string()),
-      resourceVersion: pb(4, string()),
-      kubeletConfigKey: pb(5, string()),
-    },
-    ['namespace', 'name', 'kubeletConfigKey'],
+  named(
+    'io.k8s.api.core.v1.ConfigMapNodeConfigSource',
+    'A config map holding a kubelet configuration, for the removed dynamic kubelet configuration feature.',
+    object(
+      {
+        namespace: pb(1, string('Namespace of the config map. Required.'), 'keepZero'),
+        name: pb(2, string('Name of the config map. Required.'), 'keepZero'),
+        uid: pb(3, string('UID of the config map; forbidden in spec, required in status.')),
+        resourceVersion: pb(4, string('Resource version of the config map; forbidden in spec, required in status.')),
+        kubeletConfigKey: pb(5, string('Key of the config map whose value is the KubeletConfiguration. Required.'), 'keepZero'),
+      },
+      ['namespace', 'name', 'kubeletConfigKey'],
+    ),
   );
 /** NodeConfigSource; upstream retired field 1 (configMapRef). */
-const configSourceSchema = (): Schema => object({ configMap: pb(2, configMapSourceSchema(), 'optional') });
-/** NodeSystemInfo's fields, all required strings, in protobuf field order (1-10). */
-const nodeInfoFields = [
-  'machineID',
-  'systemUUID',
-  'bootID',
-  'kernelVersion',
-  'osImage',
-  'containerRuntimeVersion',
-  'kubeletVersion',
-  'kubeProxyVersion',
-  'operatingSystem',
-  'architecture',
-];
+const configSourceSchema = (): Schema =>
+  named(
+    'io.k8s.api.core.v1.NodeConfigSource',
+    'Where a kubelet configuration comes from; the dynamic kubelet configuration feature that used it is removed.',
+    object({ configMap: pb(2, describe(configMapSourceSchema(), 'The config map holding the configuration.'), 'optional') }),
+  );
 const conditionSchema = (): Schema =>
-  object(
-    {
-      type: pb(1, string()),
-      status: pb(2, string()),
-      lastHeartbeatTime: pb(3, time()),
-      lastTransitionTime: pb(4, time()),
-      reason: pb(5, string()),
-      message: pb(6, string()),
-    },
-    ['type', 'status'],
+  named(
+    'io.k8s.api.core.v1.NodeCondition',
+    'One aspect of a node\'s health as the kubelet or a controller sees it.',
+    object(
+      {
+        type: pb(1, string('Which aspect: Ready, MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable, ...'), 'keepZero'),
+        status: pb(2, string('True, False or Unknown.'), 'keepZero'),
+        lastHeartbeatTime: pb(3, time('When the condition was last confirmed.')),
+        lastTransitionTime: pb(4, time('When status last changed.')),
+        reason: pb(5, string('Machine-readable reason of the last transition, in CamelCase.')),
+        message: pb(6, string('Human-readable details of the last transition.')),
+      },
+      ['type', 'status'],
+    ),
+  );
+const taint = (): Schema =>
+  named(
+    'io.k8s.api.core.v1.Taint',
+    'A mark on a node that keeps pods off it unless they tolerate it.',
+    object(
+      {
+        key: pb(1, string('Key of the taint, a qualified name such as example.com/dedicated. Required.'), 'keepZero'),
+        value: pb(2, string('Value of the taint, matched by tolerations with operator Equal; at most 63 characters.')),
+        effect: pb(
+          3,
+          string('What happens to pods that do not tolerate the taint: NoSchedule, PreferNoSchedule or NoExecute (running pods are evicted too). Required.'),
+          'keepZero',
+        ),
+        timeAdded: pb(4, time('When the taint was added; set for NoExecute taints only.'), 'optional'),
+      },
+      ['key', 'effect'],
+    ),
+  );
+const nodeSpec = (): Schema =>
+  named(
+    'io.k8s.api.core.v1.NodeSpec',
+    'What a node offers and how pods may be placed on it.',
+    object({
+      podCIDR: pb(1, string('The IP range, as a CIDR, pods on this node get addresses from; the same as podCIDRs[0]. Set once.')),
+      podCIDRs: pb(
+        7,
+        describe(
+          array(string(), { 'x-kubernetes-list-type': 'set', 'x-kubernetes-patch-strategy': 'merge' }),
+          'The IP ranges, as CIDRs, pods on this node get addresses from: at most one per IP family, the first equal to podCIDR. Set once.',
+        ),
+      ),
+      providerID: pb(3, string('The node\'s identifier at its cloud provider, as <provider>://<id>. Set once.')),
+      unschedulable: pb(4, boolean('When true, no new pods are scheduled onto the node (kubectl cordon); running pods stay.')),
+      taints: pb(5, describe(atomicArray(taint()), 'Taints that keep pods without a matching toleration off the node.')),
+      configSource: pb(
+        6,
+        describe(configSourceSchema(), 'Deprecated: the removed dynamic kubelet configuration. Dropped on write unless already set.'),
+        'optional',
+      ),
+      externalID: pb(2, string('Deprecated and unused: an external identifier of the node.')),
+    }),
+  );
+const nodeAddressSchema = (): Schema =>
+  named(
+    'io.k8s.api.core.v1.NodeAddress',
+    'One address the node can be reached at.',
+    object(
+      {
+        type: pb(1, string('Kind of address: Hostname, InternalIP, ExternalIP, InternalDNS or ExternalDNS.'), 'keepZero'),
+        address: pb(2, string('The address itself.'), 'keepZero'),
+      },
+      ['type', 'address'],
+    ),
+  );
+const daemonEndpoints = (): Schema =>
+  named(
+    'io.k8s.api.core.v1.NodeDaemonEndpoints',
+    'Ports of the daemons running on a node.',
+    object({
+      kubeletEndpoint: pb(
+        1,
+        describe(
+          named(
+            'io.k8s.api.core.v1.DaemonEndpoint',
+            'The port a daemon on the node listens at.',
+            object({ Port: pb(1, int32('Port number. Required.'), 'keepZero') }, ['Port']),
+          ),
+          'Where the kubelet listens.',
+        ),
+      ),
+    }),
+  );
+const nodeSystemInfo = (): Schema =>
+  named(
+    'io.k8s.api.core.v1.NodeSystemInfo',
+    'Identity and software versions of a node, reported by its kubelet.',
+    object(
+      {
+        machineID: pb(1, string('Machine ID of the host, from /etc/machine-id.'), 'keepZero'),
+        systemUUID: pb(2, string('Hardware UUID of the host, as the firmware reports it.'), 'keepZero'),
+        bootID: pb(3, string('Identifier of the current boot; changes on every reboot.'), 'keepZero'),
+        kernelVersion: pb(4, string('Kernel version, as uname -r reports it.'), 'keepZero'),
+        osImage: pb(5, string('Operating system release, from /etc/os-release.'), 'keepZero'),
+        containerRuntimeVersion: pb(6, string('Container runtime and its version, as <runtime>://<version>.'), 'keepZero'),
+        kubeletVersion: pb(7, string('Version of the kubelet.'), 'keepZero'),
+        kubeProxyVersion: pb(8, string('Deprecated: version of kube-proxy, no longer reliable.'), 'keepZero'),
+        operatingSystem: pb(9, string('Operating system, as Go names it: linux or windows.'), 'keepZero'),
+        architecture: pb(10, string('CPU architecture, as Go names it: amd64, arm64, ...'), 'keepZero'),
+      },
+      ['machineID', 'systemUUID', 'bootID', 'kernelVersion', 'osImage', 'containerRuntimeVersion', 'kubeletVersion', 'kubeProxyVersion', 'operatingSystem', 'architecture'],
+    ),
+  );
+const containerImage = (): Schema =>
+  named(
+    'io.k8s.api.core.v1.ContainerImage',
+    'A container image present on a node.',
+    object({
+      names: pb(1, describe(atomicArray(string()), 'Names and digests the image is known by, such as registry.k8s.io/pause:3.10.')),
+      sizeBytes: pb(2, int64('Size of the image in bytes.')),
+    }),
+  );
+const attachedVolume = (): Schema =>
+  named(
+    'io.k8s.api.core.v1.AttachedVolume',
+    'A volume attached to a node.',
+    object(
+      {
+        name: pb(1, string('Unique name of the volume, as the attach/detach controller knows it.'), 'keepZero'),
+        devicePath: pb(2, string('Path of the device the volume is available at on the node.'), 'keepZero'),
+      },
+      ['name', 'devicePath'],
+    ),
+  );
+const nodeConfigStatus = (): Schema =>
+  named(
+    'io.k8s.api.core.v1.NodeConfigStatus',
+    'The kubelet\'s report on the removed dynamic kubelet configuration.',
+    object({
+      assigned: pb(1, describe(configSourceSchema(), 'The configuration the kubelet was told to use.'), 'optional'),
+      active: pb(2, describe(configSourceSchema(), 'The configuration the kubelet runs with.'), 'optional'),
+      lastKnownGood: pb(3, describe(configSourceSchema(), 'The configuration the kubelet falls back to when the assigned one fails.'), 'optional'),
+      error: pb(4, string('Why the assigned configuration could not be used, if it could not.')),
+    }),
+  );
+const runtimeHandler = (): Schema =>
+  named(
+    'io.k8s.api.core.v1.NodeRuntimeHandler',
+    'A runtime handler (RuntimeClass handler) the node\'s container runtime offers.',
+    object({
+      name: pb(1, string('Name of the handler; empty for the default handler.'), 'keepZero'),
+      features: pb(
+        2,
+        describe(
+          named(
+            'io.k8s.api.core.v1.NodeRuntimeHandlerFeatures',
+            'Optional features a runtime handler supports.',
+            object({
+              recursiveReadOnlyMounts: pb(1, boolean('Whether the handler supports recursive read-only mounts.'), 'optional'),
+              userNamespaces: pb(2, boolean('Whether the handler supports user namespaces, volumes included.'), 'optional'),
+            }),
+          ),
+          'Features the handler supports.',
+        ),
+        'optional',
+      ),
+    }),
+  );
+const nodeStatus = (): Schema =>
+  named(
+    'io.k8s.api.core.v1.NodeStatus',
+    'What a node has and how it is doing, reported by its kubelet and the node controllers.',
+    object({
+      capacity: pb(1, map(quantity(), 'Total amount of each resource on the node: cpu, memory, pods, ephemeral-storage, extended resources.')),
+      allocatable: pb(2, map(quantity(), 'Amount of each resource available to pods: capacity minus what is reserved for the system. Defaults to capacity.')),
+      phase: pb(3, string('Deprecated lifecycle phase of the node: Pending, Running or Terminated; rarely set.')),
+      conditions: pb(4, describe(mergedByType(conditionSchema()), 'Health observations, at most one per type; Ready says whether pods can run.')),
+      addresses: pb(5, describe(mergedByType(nodeAddressSchema()), 'Addresses the node can be reached at, from the kubelet or the cloud provider.')),
+      daemonEndpoints: pb(6, describe(daemonEndpoints(), 'Ports of the daemons running on the node.')),
+      nodeInfo: pb(7, describe(nodeSystemInfo(), 'Identity and software versions of the node.')),
+      images: pb(8, describe(atomicArray(containerImage()), 'Container images present on the node.')),
+      volumesInUse: pb(9, describe(atomicArray(string()), 'Names of the attached volumes that are mounted or in use.')),
+      volumesAttached: pb(10, describe(atomicArray(attachedVolume()), 'Volumes attached to the node.')),
+      config: pb(11, describe(nodeConfigStatus(), 'Deprecated: status of the removed dynamic kubelet configuration.'), 'optional'),
+      runtimeHandlers: pb(12, describe(atomicArray(runtimeHandler()), 'Runtime handlers the node\'s container runtime offers.')),
+      features: pb(
+        13,
+        describe(
+          named(
+            'io.k8s.api.core.v1.NodeFeatures',
+            'Features the node supports.',
+            object({
+              supplementalGroupsPolicy: pb(1, boolean('Whether the node supports the supplementalGroupsPolicy of pods.'), 'optional'),
+            }),
+          ),
+          'Features the node supports.',
+        ),
+        'optional',
+      ),
+    }),
   );
 
 /** NodeStatus.addresses' swagger doc, the description of both IP columns. */
@@ -339,67 +535,13 @@ export const nodeDefinition = defineResource<Node>({
   shortNames: ['no'],
   namespaced: false,
   verbs: allVerbs,
-  schema: kindSchema({
-    spec: pb(
-      2,
-      object({
-        podCIDR: pb(1, string()),
-        podCIDRs: pb(7, array(string(), { 'x-kubernetes-list-type': 'set', 'x-kubernetes-patch-strategy': 'merge' })),
-        providerID: pb(3, string()),
-        unschedulable: pb(4, boolean()),
-        taints: pb(
-          5,
-          atomicArray(
-            object(
-              { key: pb(1, string()), value: pb(2, string()), effect: pb(3, string()), timeAdded: pb(4, time(), 'optional') },
-              ['key', 'effect'],
-            ),
-          ),
-        ),
-        configSource: pb(6, configSourceSchema(), 'optional'),
-        externalID: pb(2, string()),
-      }),
-    ),
-    status: pb(
-      3,
-      object({
-        capacity: pb(1, map(quantity())),
-        allocatable: pb(2, map(quantity())),
-        phase: pb(3, string()),
-        conditions: pb(4, mergedByType(conditionSchema())),
-        addresses: pb(5, mergedByType(object({ type: pb(1, string()), address: pb(2, string()) }, ['type', 'address']))),
-        daemonEndpoints: pb(6, object({ kubeletEndpoint: pb(1, object({ Port: pb(1, int32()) }, ['Port'])) })),
-        nodeInfo: pb(7, object(Object.fromEntries(nodeInfoFields.map((f, i) => [f, pb(i + 1, string())])), nodeInfoFields)),
-        images: pb(8, atomicArray(object({ names: pb(1, atomicArray(string())), sizeBytes: pb(2, int64()) }))),
-        volumesInUse: pb(9, atomicArray(string())),
-        volumesAttached: pb(10, atomicArray(object({ name: pb(1, string()), devicePath: pb(2, string()) }, ['name', 'devicePath']))),
-        config: pb(
-          11,
-          object({
-            assigned: pb(1, configSourceSchema(), 'optional'),
-            active: pb(2, configSourceSchema(), 'optional'),
-            lastKnownGood: pb(3, configSourceSchema(), 'optional'),
-            error: pb(4, string()),
-          }),
-          'optional',
-        ),
-        runtimeHandlers: pb(
-          12,
-          atomicArray(
-            object({
-              name: pb(1, string()),
-              features: pb(
-                2,
-                object({ recursiveReadOnlyMounts: pb(1, boolean(), 'optional'), userNamespaces: pb(2, boolean(), 'optional') }),
-                'optional',
-              ),
-            }),
-          ),
-        ),
-        features: pb(13, object({ supplementalGroupsPolicy: pb(1, boolean(), 'optional') }), 'optional'),
-      }),
-    ),
-  }),
+  schema: describe(
+    kindSchema({
+      spec: pb(2, describe(nodeSpec(), 'How pods may be placed on the node: its pod IP ranges, taints and whether it takes new pods.')),
+      status: pb(3, describe(nodeStatus(), 'What the node has and how it is doing; written by its kubelet through status.')),
+    }),
+    'A machine, physical or virtual, that runs pods: registered by its kubelet, which keeps its status current.',
+  ),
   strategy: {
     prepareForCreate: (node) => {
       // Nodes may be created with status, but not with the removed dynamic configuration.

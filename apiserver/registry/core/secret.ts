@@ -6,7 +6,7 @@
 import { X509Certificate, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { FieldPath, invalid, required, tooLong, type FieldError } from '../../../shared/api/field.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
-import { boolean, bytes, kindSchema, map, pb, string } from '../../../shared/api/schema.ts';
+import { boolean, bytes, describe, kindSchema, map, pb, string } from '../../../shared/api/schema.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { decodedSize, maxDataSize, validateDataKeys, validateImmutableData, validateImmutableField } from './shared-validation.ts';
@@ -116,12 +116,18 @@ export const secretDefinition = defineResource<Secret>({
   singular: 'secret',
   namespaced: true,
   verbs: allVerbs,
-  schema: kindSchema({
-    immutable: pb(5, boolean(), 'optional'),
-    data: pb(2, map(bytes())),
-    stringData: pb(4, map(string())),
-    type: pb(3, string()),
-  }),
+  schema: describe(
+    kindSchema({
+      immutable: pb(5, boolean('When true, data can no longer change; only deletion and re-creation replace it.'), 'optional'),
+      data: pb(2, map(bytes(), 'The secret values as bytes (base64 in JSON), by key. Keys consist of letters, digits, -, _ and .; 1 MiB at most in all.')),
+      stringData: pb(
+        4,
+        map(string(), 'Write-only convenience: plain-text values merged into data on write, winning over data\'s entries of the same key. Never returned.'),
+      ),
+      type: pb(3, string('What the secret holds, which decides the keys it must have: Opaque (the default), kubernetes.io/tls, kubernetes.io/dockerconfigjson, ...; cannot change.')),
+    }),
+    'Confidential data such as passwords, tokens or keys, as key/value pairs that pods mount as files or read as environment variables.',
+  ),
   strategy: {
     prepareForCreate: (secret) => normalize(secret),
     validate: (secret) => validateSecret(secret),

@@ -5,12 +5,12 @@
  * naming the core fields (`message`, `count`), as upstream validates the converted object.
  */
 import type { FieldError } from '../../../shared/api/field.ts';
+import { fillGoZeros } from '../../../shared/api/go-zeros.ts';
 import { deepCopy, type KubeObject } from '../../../shared/api/types.ts';
-import { int32, kindSchema, microTime, pb, string, time } from '../../../shared/api/schema.ts';
+import { describe, int32, kindSchema, microTime, named, neverOmitted, object, objectReference, pb, string, time, type Schema } from '../../../shared/api/schema.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import {
-  atomicObjectReference,
-  eventSeriesSchema,
+  coreEventDefinition,
   eventSourceComponent,
   eventSourceSchema,
   eventTable,
@@ -57,18 +57,22 @@ const storedAs = [
   ['deprecatedCount', 'count'],
 ] as const satisfies readonly (readonly [keyof EventsV1Event, keyof CoreEvent])[];
 
-/** Copies the renamed fields present in `from` into `into`, towards core or back. */
+/**
+ * Copies the renamed fields present in `from` into `into`, towards core or back. Every string of
+ * events.k8s.io/v1 is omitempty, so the core Event's empty reportingComponent/reportingInstance
+ * (which core serves, having no omitempty there) are left out on the way back.
+ */
 function copyRenamed(from: Readonly<Record<string, unknown>>, into: Record<string, unknown>, toCore: boolean): void {
   for (const [field, coreField] of storedAs) {
     const value = from[toCore ? field : coreField];
-    if (value !== undefined) into[toCore ? coreField : field] = deepCopy(value);
+    if (value !== undefined && (toCore || value !== '')) into[toCore ? coreField : field] = deepCopy(value);
   }
 }
 
 export function toCoreEvent(event: EventsV1Event): CoreEvent {
   const core: CoreEvent = { apiVersion: 'v1', kind: 'Event', metadata: deepCopy(event.metadata) };
   copyRenamed(event, core, true);
-  return core;
+  return fillGoZeros(core, coreEventDefinition.schema);
 }
 
 export function fromCoreEvent(stored: KubeObject): EventsV1Event {
@@ -92,33 +96,51 @@ const regarding =
   (event: EventsV1Event): string =>
     event.regarding?.[field] ?? '';
 
+/** events.k8s.io/v1 EventSeries: core's, with both fields required. */
+const eventSeries = (): Schema =>
+  named(
+    'io.k8s.api.events.v1.EventSeries',
+    'How often an event has recurred; the reporter updates it at most every few minutes.',
+    object(
+      {
+        count: pb(1, neverOmitted(int32('Number of occurrences so far.'))),
+        lastObservedTime: pb(2, microTime('When the last occurrence was seen.')),
+      },
+      ['count', 'lastObservedTime'],
+    ),
+  );
+
 export const eventsV1EventDefinition = defineResource<EventsV1Event>({
   group: 'events.k8s.io',
   version: 'v1',
   kind: 'Event',
+  timeToLive: 'eventTTL',
   plural: 'events',
   singular: 'event',
   shortNames: ['ev'],
   namespaced: true,
   verbs: allVerbs,
-  schema: kindSchema(
-    {
-      eventTime: pb(2, microTime()),
-      series: pb(3, eventSeriesSchema(['count', 'lastObservedTime']), 'optional'),
-      reportingController: pb(4, string()),
-      reportingInstance: pb(5, string()),
-      action: pb(6, string()),
-      reason: pb(7, string()),
-      regarding: pb(8, atomicObjectReference()),
-      related: pb(9, atomicObjectReference(), 'optional'),
-      note: pb(10, string()),
-      type: pb(11, string()),
-      deprecatedSource: pb(12, eventSourceSchema()),
-      deprecatedFirstTimestamp: pb(13, time()),
-      deprecatedLastTimestamp: pb(14, time()),
-      deprecatedCount: pb(15, int32()),
-    },
-    ['eventTime'],
+  schema: describe(
+    kindSchema(
+      {
+        eventTime: pb(2, microTime('When the event was first observed, to the microsecond. Required.')),
+        series: pb(3, describe(eventSeries(), 'Recurrences of the event, when it is part of a series; absent for a one-off event.'), 'optional'),
+        reportingController: pb(4, string('Controller that reported the event, such as kubernetes.io/kubelet. Required on create; cannot change.')),
+        reportingInstance: pb(5, string('Instance of the reporting controller, such as kubelet-node-1; at most 128 characters. Required on create.')),
+        action: pb(6, string('What was done or failed about the regarding object, such as Binding; at most 128 characters.')),
+        reason: pb(7, string('Why the action was taken, in CamelCase, such as FailedScheduling; at most 128 characters.')),
+        regarding: pb(8, describe(objectReference(), 'The object the event is about.')),
+        related: pb(9, describe(objectReference(), 'A second object the event concerns, if any.'), 'optional'),
+        note: pb(10, string('Human-readable description of what happened; at most 1 kB.')),
+        type: pb(11, string('Normal, or Warning for events that call for attention.')),
+        deprecatedSource: pb(12, describe(eventSourceSchema(), 'The legacy source of the event, kept for core v1 clients.')),
+        deprecatedFirstTimestamp: pb(13, time('The legacy first-seen time, kept for core v1 clients.')),
+        deprecatedLastTimestamp: pb(14, time('The legacy last-seen time, kept for core v1 clients.')),
+        deprecatedCount: pb(15, int32('The legacy occurrence count, kept for core v1 clients.')),
+      },
+      ['eventTime'],
+    ),
+    'A report of something that happened to an object, in the structured form newer components write; stored as a core Event.',
   ),
   strategy: {
     validate: validateCreate,

@@ -6,7 +6,7 @@
  */
 import { isIP } from 'node:net';
 import { FieldPath, forbidden, invalid, required, type FieldError } from '../../../shared/api/field.ts';
-import { int32, kindSchema, nodeSelector, object, pb, string } from '../../../shared/api/schema.ts';
+import { describe, int32, kindSchema, named, nodeSelector, object, pb, string, type Schema } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { isDNS1123Subdomain, nameIsDNSLabel } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource } from '../definition.ts';
@@ -167,6 +167,25 @@ function nodeSelectorText(selector: NodeSelector | null | undefined): string {
   return terms.join(',');
 }
 
+const clusterCIDRSpec = (): Schema =>
+  named(
+    'io.k8s.api.networking.v1alpha1.ClusterCIDRSpec',
+    'The pod CIDRs of one pool, how they are split per node, and which nodes draw from it. Cannot change.',
+    object(
+      {
+        nodeSelector: pb(1, describe(nodeSelector(), 'Nodes that may take pod CIDRs from this pool; absent means every node.'), 'optional'),
+        perNodeHostBits: pb(
+          2,
+          int32('Host bits of each node\'s share: every node gets a block of 2^perNodeHostBits addresses, such as 8 for a /24 out of an IPv4 pool. At least 4. Required.'),
+          'keepZero',
+        ),
+        ipv4: pb(3, string('IPv4 pool in CIDR notation, such as 10.0.0.0/8; at least one of ipv4 and ipv6 is required.'), 'keepZero'),
+        ipv6: pb(4, string('IPv6 pool in CIDR notation, such as fd00:1::/112; at least one of ipv4 and ipv6 is required.'), 'keepZero'),
+      },
+      ['perNodeHostBits'],
+    ),
+  );
+
 export const clusterCIDRDefinition = defineResource<ClusterCIDR>({
   group: 'networking.k8s.io',
   version: 'v1alpha1',
@@ -177,20 +196,10 @@ export const clusterCIDRDefinition = defineResource<ClusterCIDR>({
   verbs: allVerbs,
   enabledByDefault: false,
   nameRule: nameIsDNSLabel,
-  schema: kindSchema({
-    spec: pb(
-      2,
-      object(
-        {
-          nodeSelector: pb(1, { ...nodeSelector(), 'x-kubernetes-map-type': 'atomic' }, 'optional'),
-          perNodeHostBits: pb(2, int32()),
-          ipv4: pb(3, string()),
-          ipv6: pb(4, string()),
-        },
-        ['perNodeHostBits'],
-      ),
-    ),
-  }),
+  schema: describe(
+    kindSchema({ spec: pb(2, describe(clusterCIDRSpec(), 'The pool and how it is shared out.')) }),
+    'A pool of pod CIDRs that the multi-CIDR range allocator hands out to matching nodes, one block per node and IP family.',
+  ),
   strategy: {
     allowCreateOnUpdate: false,
     validate(obj) {

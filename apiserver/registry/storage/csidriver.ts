@@ -4,7 +4,7 @@
  * fsGroupPolicy became mutable in 1.29); the object name is a DNS subdomain, checked generically.
  */
 import { FieldPath, duplicate, invalid, notSupported, required, type FieldError } from '../../../shared/api/field.ts';
-import { atomicArray, boolean, int64, kindSchema, object, pb, setArray, string } from '../../../shared/api/schema.ts';
+import { atomicArray, boolean, describe, int64, kindSchema, named, object, pb, setArray, string, type Schema } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
@@ -92,7 +92,53 @@ function validateSpec(spec: CSIDriverSpec): FieldError[] {
   return errs;
 }
 
-const tokenRequestSchema = object({ audience: pb(1, string()), expirationSeconds: pb(2, int64(), 'optional') }, ['audience']);
+const tokenRequest = (): Schema =>
+  named(
+    'io.k8s.api.storage.v1.TokenRequest',
+    'A service account token the kubelet obtains for a volume and passes to the driver.',
+    object(
+      {
+        audience: pb(1, string('Intended audience of the token; empty means the API server\'s own audiences.'), 'keepZero'),
+        expirationSeconds: pb(2, int64('Validity of the token in seconds, at least 600; absent follows the token API\'s default.'), 'optional'),
+      },
+      ['audience'],
+    ),
+  );
+
+const csiDriverSpec = (): Schema =>
+  named(
+    'io.k8s.api.storage.v1.CSIDriverSpec',
+    'How Kubernetes works with a CSI volume driver: attachment, mount information, capacity tracking and tokens.',
+    object({
+      attachRequired: pb(
+        1,
+        boolean('Whether volumes need an attach step (ControllerPublishVolume) through a VolumeAttachment before they are mounted. Defaults to true; cannot change.'),
+        'optional',
+      ),
+      fsGroupPolicy: pb(
+        5,
+        string("Whether the volume's ownership and permissions follow the pod's fsGroup: ReadWriteOnceWithFSType (the default), File or None."),
+        'optional',
+      ),
+      podInfoOnMount: pb(
+        2,
+        boolean('Whether the driver receives the pod\'s name, namespace, UID and service account at mount time. Defaults to false.'),
+        'optional',
+      ),
+      requiresRepublish: pb(7, boolean('Whether the kubelet calls NodePublishVolume periodically to refresh mounted content such as tokens. Defaults to false.'), 'optional'),
+      seLinuxMount: pb(8, boolean('Whether volumes can be mounted with an SELinux context mount option instead of being relabeled. Defaults to false.'), 'optional'),
+      storageCapacity: pb(
+        4,
+        boolean('Whether the scheduler takes the CSIStorageCapacity objects the driver publishes into account. Defaults to false.'),
+        'optional',
+      ),
+      tokenRequests: pb(6, describe(atomicArray(tokenRequest()), 'Service account tokens the kubelet passes to the driver at mount time, one per audience.')),
+      volumeLifecycleModes: pb(
+        3,
+        describe(setArray(string()), 'How the driver\'s volumes may be used: Persistent (through persistent volumes, the default) and Ephemeral (inline in pods). Cannot change.'),
+      ),
+    }),
+  );
 
 export const csiDriverDefinition = defineResource<CSIDriver>({
   group: 'storage.k8s.io',
@@ -103,23 +149,9 @@ export const csiDriverDefinition = defineResource<CSIDriver>({
   namespaced: false,
   verbs: allVerbs,
   deleteReturnsObject: true,
-  schema: kindSchema(
-    {
-      spec: pb(
-        2,
-        object({
-          attachRequired: pb(1, boolean(), 'optional'),
-          fsGroupPolicy: pb(5, string(), 'optional'),
-          podInfoOnMount: pb(2, boolean(), 'optional'),
-          requiresRepublish: pb(7, boolean(), 'optional'),
-          seLinuxMount: pb(8, boolean(), 'optional'),
-          storageCapacity: pb(4, boolean(), 'optional'),
-          tokenRequests: pb(6, atomicArray(tokenRequestSchema)),
-          volumeLifecycleModes: pb(3, setArray(string())),
-        }),
-      ),
-    },
-    ['spec'],
+  schema: describe(
+    kindSchema({ spec: pb(2, describe(csiDriverSpec(), 'How the driver is to be used. Required.')) }, ['spec']),
+    'A CSI volume driver installed in the cluster, named after the driver, and how Kubernetes should work with it.',
   ),
   strategy: {
     allowCreateOnUpdate: false,

@@ -5,7 +5,7 @@
  */
 import { FieldPath, forbidden, invalid, required, type FieldError } from '../../../shared/api/field.ts';
 import { parseQuantity } from '../../../shared/api/quantity.ts';
-import { kindSchema, labelSelector, pb, quantity, string, type Schema } from '../../../shared/api/schema.ts';
+import { describe, kindSchema, labelSelector, pb, quantity, string } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { isDNS1123Subdomain, isValidLabelValue } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource } from '../definition.ts';
@@ -79,9 +79,6 @@ function validateCapacity(obj: CSIStorageCapacity, allowInvalidValues: boolean):
   }
   return errs;
 }
-
-/** LabelSelector is a `+structType=atomic` struct: apply replaces it whole. */
-const atomicLabelSelector = (): Schema => ({ ...labelSelector(), 'x-kubernetes-map-type': 'atomic' });
 
 const decimalSuffixes: Readonly<Record<string, number>> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const binarySuffixes: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
@@ -172,14 +169,25 @@ export const csiStorageCapacityDefinition = defineResource<CSIStorageCapacity>({
   singular: 'csistoragecapacity',
   namespaced: true,
   verbs: allVerbs,
-  schema: kindSchema(
-    {
-      storageClassName: pb(3, string()),
-      nodeTopology: pb(2, atomicLabelSelector(), 'optional'),
-      capacity: pb(4, quantity(), 'optional'),
-      maximumVolumeSize: pb(5, quantity(), 'optional'),
-    },
-    ['storageClassName'],
+  schema: describe(
+    kindSchema(
+      {
+        storageClassName: pb(3, string('Storage class the capacity applies to. Required; cannot change.'), 'keepZero'),
+        nodeTopology: pb(
+          2,
+          describe(labelSelector(), 'Nodes from which the storage is reachable, by their labels; absent means none. Cannot change.'),
+          'optional',
+        ),
+        capacity: pb(4, quantity('Space still available for new volumes of the class on those nodes, as the driver last reported; absent means unknown.'), 'optional'),
+        maximumVolumeSize: pb(
+          5,
+          quantity('Size of the largest volume that can be created there now; absent means the same as capacity.'),
+          'optional',
+        ),
+      },
+      ['storageClassName'],
+    ),
+    'Storage a CSI driver can still provide for a storage class on a group of nodes, published by the driver for the scheduler.',
   ),
   strategy: {
     allowCreateOnUpdate: false,

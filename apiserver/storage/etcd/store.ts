@@ -10,6 +10,7 @@
 import { Etcd3, type IKeyValue, type IRangeResponse, type ITxnResponse } from 'etcd3';
 import { isObject, type KubeObject } from '../../../shared/api/types.ts';
 import { classifyEtcdError, StorageError } from './errors.ts';
+import { LeaseManager } from './leases.ts';
 
 export interface EtcdOptions {
   endpoints: string[];
@@ -109,10 +110,24 @@ export class EtcdStore {
   /** Told about every get, list, create, update and delete call; unset, timing costs nothing. */
   observer: EtcdRequestObserver | undefined;
 
+  /** Leases of expiring objects (created on the first one). */
+  private leaseManager: LeaseManager | undefined;
+
   constructor(
     readonly client: Etcd3,
     readonly prefix: string,
   ) {}
+
+  /** The lease a write attaches to: none without a TTL. */
+  private async leaseFor(ttlSeconds: number | undefined, key: string): Promise<{ lease?: string }> {
+    if (!ttlSeconds) return {};
+    this.leaseManager ??= new LeaseManager(this.client);
+    try {
+      return { lease: await this.leaseManager.leaseFor(ttlSeconds) };
+    } catch (err) {
+      throw classifyEtcdError(err, key);
+    }
+  }
 
   private async timed<T>(operation: Parameters<EtcdRequestObserver>[0], key: string, call: () => Promise<T>): Promise<T> {
     const observer = this.observer;
@@ -137,15 +152,19 @@ export class EtcdStore {
     return namespace ? `${this.prefix}/${resource}/${namespace}/` : `${this.prefix}/${resource}/`;
   }
 
-  /** Stores a new object; StorageError Exists when the key is taken. Returns the object with its resourceVersion. */
-  async create(key: string, obj: KubeObject): Promise<StoredValue> {
+  /**
+   * Stores a new object; StorageError Exists when the key is taken. Returns the object with its
+   * resourceVersion. With `ttlSeconds` etcd deletes it that long (or up to a minute more) from now.
+   */
+  async create(key: string, obj: KubeObject, ttlSeconds?: number): Promise<StoredValue> {
     const k = Buffer.from(key);
+    const lease = await this.leaseFor(ttlSeconds, key);
     let res: ITxnResponse;
     try {
       res = await this.timed('create', key, () =>
         this.client.kv.txn({
           compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: 0 }],
-          success: [{ request_put: { key: k, value: encode(obj) } }],
+          success: [{ request_put: { key: k, value: encode(obj), ...lease } }],
         }),
       );
     } catch (err) {
@@ -207,6 +226,8 @@ export class EtcdStore {
      * round trip whenever it is current and costs nothing otherwise.
      */
     cached?: StoredValue,
+    /** Every put restarts the object's time to live (as create's). */
+    ttlSeconds?: number,
   ): Promise<UpdateResult> {
     const k = Buffer.from(key);
     let current = cached ?? (await this.get(key));
@@ -235,7 +256,9 @@ export class EtcdStore {
       }
       const expected = current?.modRevision ?? 0;
       const operation =
-        decision.action === 'put' ? { request_put: { key: k, value: encode(decision.object) } } : { request_delete_range: { key: k } };
+        decision.action === 'put'
+          ? { request_put: { key: k, value: encode(decision.object), ...(await this.leaseFor(ttlSeconds, key)) } }
+          : { request_delete_range: { key: k } };
       let res: ITxnResponse;
       try {
         res = await this.timed(decision.action === 'put' ? 'update' : 'delete', key, () =>
