@@ -213,9 +213,6 @@ describe('event types', () => {
 
   it(
     'allowWatchBookmarks: a BOOKMARK with only metadata.resourceVersion, at the latest before the watch times out',
-    {
-      
-    },
     async () => {
       const start = await listRevision(cms(ns));
       const w = await watch(`${cms(ns)}?watch=1&resourceVersion=${start}&allowWatchBookmarks=true&timeoutSeconds=5`);

@@ -476,12 +476,10 @@ describe('content negotiation (raw requests)', () => {
       {
         accept: '*/*, application/yaml',
         contentType: 'application/yaml',
-        
       },
       {
         accept: 'application/*, application/yaml',
         contentType: 'application/yaml',
-        
       },
     ];
     for (const c of cases) {
@@ -498,9 +496,6 @@ describe('content negotiation (raw requests)', () => {
 
   it(
     'YAML as upstream writes it (sigs.k8s.io/yaml): keys sorted, timestamps quoted, sequences not indented',
-    {
-      
-    },
     async () => {
       const text = (await get(cmPath, 'application/yaml')).body.toString('utf8');
       assert.ok(text.startsWith('apiVersion: v1\ndata:\n  a: b\nkind: ConfigMap\nmetadata:\n  creationTimestamp: "'), text);
@@ -608,9 +603,6 @@ describe('content negotiation (raw requests)', () => {
 
     it(
       'a body without the k8s\\0 prefix: upstream’s transformDecodeError message',
-      {
-        
-      },
       async () => {
         const res = await post(Buffer.from('XYZ!not protobuf'));
         assert.equal(
@@ -704,9 +696,6 @@ describe('content negotiation (raw requests)', () => {
 
   it(
     'Content-Type text/plain: the Status is exactly upstream’s (no details)',
-    {
-      
-    },
     async () => {
       const res = await raw('POST', CM_PATH, { 'content-type': 'text/plain', accept: 'application/json' }, JSON.stringify({ metadata: { name: 'plain' } }));
       assert.deepEqual(res.json(), {

@@ -745,9 +745,6 @@ describe('a version the server has not reached: 504 Too large resource version w
 
   it(
     'list, Exact (the spec\'s Errors row: a version the server does not recognize)',
-    {
-      
-    },
     async () => {
       const future = await futureRevision();
       expectTooLarge(await api('GET', `${collection}?resourceVersion=${future}&resourceVersionMatch=Exact`), future);

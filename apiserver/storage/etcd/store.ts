@@ -7,7 +7,8 @@
  * compare-and-swap on the mod revision the caller last saw (guaranteedUpdate retries on a lost
  * race with the fresh value the failed txn returned, so each retry costs one round trip).
  */
-import { Etcd3, type IKeyValue, type IRangeResponse, type ITxnResponse } from 'etcd3';
+import { circuitBreaker, ConsecutiveBreaker, handleWhen, type IBackoff } from 'cockatiel';
+import { Etcd3, isRecoverableError, type IKeyValue, type IRangeResponse, type ITxnResponse } from 'etcd3';
 import { isObject, type KubeObject } from '../../../shared/api/types.ts';
 import { classifyEtcdError, StorageError } from './errors.ts';
 import { LeaseManager } from './leases.ts';
@@ -26,7 +27,21 @@ export function connectEtcd(opts: EtcdOptions): Etcd3 {
     grpcOptions: { 'grpc.max_receive_message_length': 512 * 1024 * 1024, 'grpc.max_send_message_length': 16 * 1024 * 1024 },
     defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeoutMs }),
     dialTimeout: 5_000,
+    faultHandling: {
+      // etcd3's defaults fail every call for 5 s after three errors and let a broken watch wait up
+      // to 30 s: after a restart or a leader change etcd would answer long before corral asked.
+      host: () => circuitBreaker(handleWhen(isRecoverableError), { halfOpenAfter: 1_000, breaker: new ConsecutiveBreaker(3) }),
+      watchBackoff: watchBackoff(50),
+    },
   });
+}
+
+/**
+ * Delays between attempts to re-establish a broken etcd watch, doubling to at most 2 s. etcd3 asks
+ * the backoff it is given for its next step before the first wait, so 50 ms makes 100 ms first.
+ */
+function watchBackoff(delayMs: number): IBackoff<unknown> {
+  return { duration: delayMs, next: () => watchBackoff(Math.min(delayMs * 2, 2_000)) };
 }
 
 export interface StoredValue {
