@@ -20,6 +20,7 @@ import { configMapDefinition } from '../apiserver/registry/core/configmap.ts';
 import { nodeDefinition } from '../apiserver/registry/core/node.ts';
 import { fixtures, type StoredFixture } from '../apiserver/registry/conformance-fixtures.ts';
 import { eventsV1EventDefinition } from '../apiserver/registry/events/event.ts';
+import { volumeAttachmentDefinition } from '../apiserver/registry/storage/volumeattachment.ts';
 import { openProtobufWatch, type ProtobufWatchEvent, type WatchConnection } from '../apiserver/testing/watch-stream.ts';
 import { listSchema, partialObjectMetadataListSchema, statusSchema, type Schema } from '../shared/api/schema.ts';
 import type { KubeObject } from '../shared/api/types.ts';
@@ -541,6 +542,21 @@ describe('content negotiation (raw requests)', () => {
       expectStatus(res, 200);
       const json = (await get('/api/v1/nodes/wire-node', 'application/json')).json();
       assert.deepEqual(decodeObject(res.body, nodeDefinition.schema), json);
+    });
+
+    it('Go\'s non-omitempty zeros: a VolumeAttachment created without status reads back with status.attached false, in JSON and protobuf', async () => {
+      const body = {
+        apiVersion: 'storage.k8s.io/v1',
+        kind: 'VolumeAttachment',
+        metadata: { name: 'wire-zeros' },
+        spec: { attacher: 'csi.example.com', nodeName: 'node-1', source: { persistentVolumeName: 'pv-1' } },
+      };
+      const created = await raw('POST', '/apis/storage.k8s.io/v1/volumeattachments', { 'content-type': 'application/json', accept: 'application/json' }, JSON.stringify(body));
+      expectStatus(created, 201);
+      assert.deepEqual(created.json().status, { attached: false });
+      const res = await get('/apis/storage.k8s.io/v1/volumeattachments/wire-zeros', protobufMediaType);
+      expectStatus(res, 200);
+      assert.deepEqual(decodeObject(res.body, volumeAttachmentDefinition.schema).status, { attached: false });
     });
 
     it('as=PartialObjectMetadataList: metadata only, typed meta.k8s.io/v1 PartialObjectMetadataList', async () => {

@@ -432,6 +432,8 @@ export class GenericStore {
     const obj = this.recordOwnership(null, fillGoZeros(sent, def.schema), '', ctx, opts);
     this.initializeMetadata(obj, namespace, ctx);
     def.strategy.prepareForCreate?.(obj, ctx);
+    // A strategy that resets a struct (a new object's status) leaves Go's zeros in it, as upstream's does.
+    fillGoZeros(obj, def.schema);
     const errors = [
       ...validateObjectMeta(obj.metadata, { namespaced: def.namespaced, nameRule: def.nameRule ?? nameIsDNSSubdomain }),
       ...def.strategy.validate(obj, ctx),
@@ -522,6 +524,7 @@ export class GenericStore {
         this.carryOverSystemMetadata(desired, old, namespace);
         if (sub) sub.prepareForUpdate(desired, old, ctx);
         else def.strategy.prepareForUpdate?.(desired, old, ctx);
+        fillGoZeros(desired, def.schema);
         const kindErrors = sub
           ? sub.validateUpdate(desired, old, ctx)
           : def.strategy.validateUpdate
