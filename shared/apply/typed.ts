@@ -489,9 +489,8 @@ function compareAs(node: CompareNode, atom: Atom): ValidationError[] {
     return errors;
   }
   if (atom.scalar) {
-    const l = checkScalar(atom.scalar, lhs, 'lhs: ');
-    const r = checkScalar(atom.scalar, rhs, 'rhs: ');
-    if (l.length && r.length) return [...l, ...r];
+    const errors = scalarErrors(atom.scalar, lhs, rhs);
+    if (errors) return errors;
     compareLeaf(node);
     return [];
   }
@@ -499,7 +498,7 @@ function compareAs(node: CompareNode, atom: Atom): ValidationError[] {
     const t = atom.list;
     const l = Array.isArray(lhs) ? lhs : undefined;
     const r = Array.isArray(rhs) ? rhs : undefined;
-    if (t.atomic || ((!l || l.length === 0) && (!r || r.length === 0))) {
+    if (listIsLeaf(t, l, r)) {
       compareLeaf(node);
       return [];
     }
@@ -507,6 +506,17 @@ function compareAs(node: CompareNode, atom: Atom): ValidationError[] {
   }
   return failure('schema error: invalid atom: inlined');
 }
+
+/** The type errors of a scalar node when neither side fits its type; null when it is a leaf. */
+function scalarErrors(t: ScalarType, lhs: unknown, rhs: unknown): ValidationError[] | null {
+  const l = checkScalar(t, lhs, 'lhs: ');
+  const r = checkScalar(t, rhs, 'rhs: ');
+  return l.length && r.length ? [...l, ...r] : null;
+}
+
+/** An atomic list, or one empty (or absent) on both sides, is compared and merged whole. */
+const listIsLeaf = (t: ListType, l: unknown[] | undefined, r: unknown[] | undefined): boolean =>
+  t.atomic || ((!l || l.length === 0) && (!r || r.length === 0));
 
 const isEmptyRecord = (m: Record<string, unknown> | undefined): boolean => {
   if (!m) return true;
@@ -648,9 +658,8 @@ function mergeAs(node: MergeNode, atom: Atom): ValidationError[] {
     return errors;
   }
   if (atom.scalar) {
-    const l = checkScalar(atom.scalar, lhs, 'lhs: ');
-    const r = checkScalar(atom.scalar, rhs, 'rhs: ');
-    if (l.length && r.length) return [...l, ...r];
+    const errors = scalarErrors(atom.scalar, lhs, rhs);
+    if (errors) return errors;
     mergeLeaf(node);
     return [];
   }
@@ -658,7 +667,7 @@ function mergeAs(node: MergeNode, atom: Atom): ValidationError[] {
     const t = atom.list;
     const l = Array.isArray(lhs) ? lhs : undefined;
     const r = Array.isArray(rhs) ? rhs : undefined;
-    if (t.atomic || ((!l || l.length === 0) && (!r || r.length === 0))) {
+    if (listIsLeaf(t, l, r)) {
       mergeLeaf(node);
       return [];
     }

@@ -1,32 +1,15 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startEtcd, type EtcdProcess } from '../../../shared/etcd/process.ts';
+import { useEtcd } from '../../testing/etcd.ts';
 import { compactOnce, type CompactionState } from './compactor.ts';
-import { connectEtcd } from './store.ts';
 
 describe('compactor (real etcd)', () => {
-  let dir: string;
-  let etcd: EtcdProcess;
-  let client: ReturnType<typeof connectEtcd>;
+  const etcd = useEtcd('compactor');
   const key = '/registry/compact_rev_key';
 
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'corral-compactor-'));
-    etcd = await startEtcd({ dataDir: join(dir, 'etcd') });
-    client = connectEtcd({ endpoints: etcd.endpoints });
-  });
-
-  after(async () => {
-    client.close();
-    await etcd.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   async function write(n: number): Promise<void> {
-    for (let i = 0; i < n; i++) await client.put(`/registry/things/t${i}`).value(String(i));
+    for (let i = 0; i < n; i++) await etcd().client.put(`/registry/things/t${i}`).value(String(i));
   }
 
   it('lets exactly one replica compact per round, at the revision seen one round earlier', async () => {
@@ -34,19 +17,19 @@ describe('compactor (real etcd)', () => {
     let a: CompactionState = { version: 0, revision: 0 };
     let b: CompactionState = { version: 0, revision: 0 };
     // Round 1: A records a revision and compacts nothing; B loses the race and learns A's state.
-    a = await compactOnce(client, key, a, (r) => compacted.push(r));
-    b = await compactOnce(client, key, b, (r) => compacted.push(r));
+    a = await compactOnce(etcd().client, key, a, (r) => compacted.push(r));
+    b = await compactOnce(etcd().client, key, b, (r) => compacted.push(r));
     assert.equal(compacted.length, 0);
     await write(5);
     const seenByB = b.revision;
     // Round 2: B wins (its version is current) and compacts at the revision it saw in round 1.
-    b = await compactOnce(client, key, b, (r) => compacted.push(r));
-    a = await compactOnce(client, key, a, (r) => compacted.push(r));
+    b = await compactOnce(etcd().client, key, b, (r) => compacted.push(r));
+    a = await compactOnce(etcd().client, key, a, (r) => compacted.push(r));
     assert.deepEqual(compacted, [seenByB]);
     // History after that revision is still readable; before it is gone.
-    await client.get('/registry/things/t0').exec();
-    await assert.rejects(client.kv.range({ key: Buffer.from('/registry/things/t0'), revision: seenByB - 1 }), /compacted/);
-    const kept = await client.kv.range({ key: Buffer.from('/registry/things/t0'), revision: seenByB });
+    await etcd().client.get('/registry/things/t0').exec();
+    await assert.rejects(etcd().client.kv.range({ key: Buffer.from('/registry/things/t0'), revision: seenByB - 1 }), /compacted/);
+    const kept = await etcd().client.kv.range({ key: Buffer.from('/registry/things/t0'), revision: seenByB });
     assert.ok(kept.header.revision);
     assert.ok(a.version === b.version);
   });

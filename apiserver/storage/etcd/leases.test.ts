@@ -1,35 +1,17 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startEtcd, type EtcdProcess } from '../../../shared/etcd/process.ts';
+import { useEtcd } from '../../testing/etcd.ts';
 import { LeaseManager } from './leases.ts';
-import { connectEtcd } from './store.ts';
 
 describe('LeaseManager (real etcd)', () => {
-  let dir: string;
-  let etcd: EtcdProcess;
-  let client: ReturnType<typeof connectEtcd>;
+  const etcd = useEtcd('leases');
   let nowMs = 1_000_000;
   const clock = (): number => nowMs;
 
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'corral-leases-'));
-    etcd = await startEtcd({ dataDir: join(dir, 'etcd') });
-    client = connectEtcd({ endpoints: etcd.endpoints });
-  });
-
-  after(async () => {
-    client.close();
-    await etcd.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const grantedTtl = async (id: string): Promise<number> => Number((await client.leaseClient.leaseTimeToLive({ ID: id })).grantedTTL);
+  const grantedTtl = async (id: string): Promise<number> => Number((await etcd().client.leaseClient.leaseTimeToLive({ ID: id })).grantedTTL);
 
   it('grants the TTL plus the reuse window (5%, at most 60 s), and reuses the lease while it outlives a new TTL', async () => {
-    const leases = new LeaseManager(client, clock);
+    const leases = new LeaseManager(etcd().client, clock);
     const first = await leases.leaseFor(3600);
     assert.equal(await grantedTtl(first), 3600 + 60);
     nowMs += 59_000;
@@ -39,12 +21,12 @@ describe('LeaseManager (real etcd)', () => {
     const second = await leases.leaseFor(3600);
     assert.notEqual(second, first);
     assert.equal(await grantedTtl(second), 3660);
-    const short = new LeaseManager(client, clock);
+    const short = new LeaseManager(etcd().client, clock);
     assert.equal(await grantedTtl(await short.leaseFor(100)), 105);
   });
 
   it('a different TTL gets a lease of its own', async () => {
-    const leases = new LeaseManager(client, clock);
+    const leases = new LeaseManager(etcd().client, clock);
     const hour = await leases.leaseFor(3600);
     const minute = await leases.leaseFor(60);
     assert.notEqual(minute, hour);
@@ -52,7 +34,7 @@ describe('LeaseManager (real etcd)', () => {
   });
 
   it('concurrent writes share one grant', async () => {
-    const leases = new LeaseManager(client, clock);
+    const leases = new LeaseManager(etcd().client, clock);
     const ids = await Promise.all(Array.from({ length: 20 }, () => leases.leaseFor(600)));
     assert.equal(new Set(ids).size, 1);
   });
