@@ -7,7 +7,6 @@ describe('compactor (real etcd)', () => {
   const etcd = useEtcd('compactor');
   const key = '/registry/compact_rev_key';
 
-
   async function write(n: number): Promise<void> {
     for (let i = 0; i < n; i++) await etcd().client.put(`/registry/things/t${i}`).value(String(i));
   }
