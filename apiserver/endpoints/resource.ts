@@ -28,7 +28,7 @@ import { buildListFilter } from './list-filter.ts';
 import { bodyFormat, negotiate, patchType, type PatchType } from './negotiation.ts';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table.ts';
 import { watchRequest, type WatchResponse } from './watch.ts';
-import { listType, objectType, partialMetadataType, serialize, serializeStatus, type Serialized } from './serialize.ts';
+import { listType, objectType, partialMetadataType, serialize, serializeList, serializeStatus, type Serialized } from './serialize.ts';
 import { isTrue } from '../server/requestinfo.ts';
 
 export interface ApiRequest {
@@ -148,7 +148,9 @@ function represent(req: ApiRequest, def: ResourceDefinition, content: KubeObject
   const { format } = representation;
   const pretty = isTrue(req.query.get('pretty'));
   const ok = (body: Serialized): ApiResponse => ({ status: 200, body, warnings: [] });
-  if (representation.kind === 'object') return ok(serialize(content, format, isList ? listType(def) : objectType(def), pretty));
+  if (representation.kind === 'object') {
+    return ok(isList ? serializeList(content as KubeList, format, listType(def), pretty) : serialize(content, format, objectType(def), pretty));
+  }
   const items = isList ? (content as KubeList).items : [content as KubeObject];
   const listMeta = isList ? (content as KubeList).metadata : { resourceVersion: (content as KubeObject).metadata.resourceVersion ?? '' };
   if (representation.kind === 'table') {

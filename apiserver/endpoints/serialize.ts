@@ -5,8 +5,8 @@
  */
 import { stringify as toYaml } from 'yaml';
 import { listSchema, partialObjectMetadataListSchema, partialObjectMetadataSchema, statusSchema, type Schema } from '../../shared/api/schema.ts';
-import type { KubeObject, Status } from '../../shared/api/types.ts';
-import { encodeObject, encodeWatchFrame, protobufMediaType, protobufWatchMediaType } from '../../shared/codec/protobuf.ts';
+import type { KubeList, KubeObject, Status } from '../../shared/api/types.ts';
+import { encodeEnvelopeParts, encodeMessage, encodeObject, encodeWatchFrame, protobufMediaType, protobufWatchMediaType } from '../../shared/codec/protobuf.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts';
 import { notAcceptable } from '../../shared/api/errors.ts';
 
@@ -94,27 +94,101 @@ export function watchContentType(format: WireFormat): string {
 }
 
 /**
- * One watch event in the stream's format: a JSON line, or a length-prefixed protobuf frame.
- * Frames are cached per object and event type: watches served from the cache receive the same
- * (never mutated) object for one event, so it is serialized once however many watchers get it.
+ * Encodings kept with the object they encode: watch frames (per format and event type) and list
+ * items (per format). Watches and lists served from the cache receive the same, never mutated,
+ * object for one stored revision, so each is encoded once however many watchers or lists take it;
+ * the encodings go when the object does. Kept in buffers of their own, not slices of Node's shared
+ * pool, which one long-lived object would keep whole.
  */
-const frames = new WeakMap<object, Map<string, Uint8Array>>();
+interface Encodings {
+  json?: Map<string, Uint8Array>;
+  protobuf?: Map<string, Uint8Array>;
+  jsonItem?: Uint8Array;
+  protobufItem?: Uint8Array;
+}
 
-/** Frames are bytes, so that a frame written to many streams is UTF-8 encoded once. */
-export function watchFrame(type: string, object: KubeObject | Status, format: 'json' | 'protobuf', messageType: MessageType): Uint8Array {
-  let byType = frames.get(object);
-  if (!byType) {
-    byType = new Map();
-    frames.set(object, byType);
+const encodings = new WeakMap<object, Encodings>();
+
+function encodingsOf(object: object): Encodings {
+  let found = encodings.get(object);
+  if (!found) {
+    found = {};
+    encodings.set(object, found);
   }
-  const key = `${format}:${type}`;
-  let frame = byType.get(key);
+  return found;
+}
+
+function own(bytes: Uint8Array | string): Uint8Array {
+  const length = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length;
+  const out = Buffer.allocUnsafeSlow(length);
+  if (typeof bytes === 'string') out.write(bytes);
+  else out.set(bytes);
+  return out;
+}
+
+/**
+ * One watch event in the stream's format: a JSON line, or a length-prefixed protobuf frame.
+ * Frames are bytes, so that a frame written to many streams is UTF-8 encoded once.
+ */
+export function watchFrame(type: string, object: KubeObject | Status, format: 'json' | 'protobuf', messageType: MessageType): Uint8Array {
+  const cached = encodingsOf(object);
+  const byType = (cached[format] ??= new Map());
+  let frame = byType.get(type);
   if (frame === undefined) {
-    frame =
+    frame = own(
       format === 'protobuf'
         ? encodeWatchFrame(type, encodeObject(asRecord(object), messageType.schema, { apiVersion: messageType.apiVersion, kind: messageType.kind }))
-        : Buffer.from(`${JSON.stringify({ type, object })}\n`);
-    byType.set(key, frame);
+        : `${JSON.stringify({ type, object })}\n`,
+    );
+    byType.set(type, frame);
   }
   return frame;
+}
+
+/** The list schema reduced to its items (field 2): encodes one item as it appears in its list. */
+const itemFields = new WeakMap<Schema, Schema>();
+
+function itemFieldOf(list: Schema): Schema {
+  let schema = itemFields.get(list);
+  if (!schema) {
+    const items = list.properties?.items;
+    if (!items) throw new Error('a list schema without items');
+    schema = { type: 'object', properties: { items } };
+    itemFields.set(list, schema);
+  }
+  return schema;
+}
+
+const comma = Buffer.from(',');
+const closeList = Buffer.from(']}');
+
+/**
+ * A list in JSON (not pretty) or protobuf, byte for byte what `serialize` writes, assembled from
+ * each item's kept encoding (see `Encodings`), so a list of cached objects costs a copy of its
+ * bytes rather than an encoding of every object. Other formats go to `serialize`.
+ */
+export function serializeList(list: KubeList, format: WireFormat, type: MessageType, pretty = false): Serialized {
+  const { items, ...rest } = list;
+  const keys = Object.keys(list);
+  // JSON keeps the list's own key order; the shortcut needs the items last.
+  if (format === 'yaml' || (format === 'json' && pretty) || keys[keys.length - 1] !== 'items') return serialize(list, format, type, pretty);
+  const parts: Uint8Array[] = [];
+  if (format === 'json') {
+    const head = JSON.stringify({ ...rest, items: [] });
+    parts.push(Buffer.from(head.slice(0, -2)));
+    items.forEach((item, i) => {
+      if (i > 0) parts.push(comma);
+      const cached = encodingsOf(item);
+      parts.push((cached.jsonItem ??= own(JSON.stringify(item))));
+    });
+    parts.push(closeList);
+    return { contentType: contentTypes.json, body: Buffer.concat(parts) };
+  }
+  const itemField = itemFieldOf(type.schema);
+  parts.push(encodeMessage(asRecord(rest), type.schema));
+  for (const item of items) {
+    const cached = encodingsOf(item);
+    parts.push((cached.protobufItem ??= own(encodeMessage({ items: [item] }, itemField))));
+  }
+  return { contentType: contentTypes.protobuf, body: encodeEnvelopeParts(type.apiVersion, type.kind, parts) };
 }

@@ -48,7 +48,8 @@ function eventEncoder(def: ResourceDefinition, representation: Representation, i
   if (representation.kind === 'object') return (type, object) => watchFrame(type, object, format, messageType);
   const { version } = representation;
   if (representation.kind === 'metadata') {
-    return (type, object) => watchFrame(type, partialObjectMetadata(object, version), format, partialMetadataType(version, false));
+    const messageType = partialMetadataType(version, false);
+    return (type, object) => watchFrame(type, sharedPartialMetadata(object, version), format, messageType);
   }
   let first = true;
   return (type, object) => {
@@ -57,6 +58,26 @@ function eventEncoder(def: ResourceDefinition, representation: Representation, i
     first = false;
     return `${JSON.stringify({ type, object: table })}\n`;
   };
+}
+
+/**
+ * One PartialObjectMetadata per object and version, shared by every metadata watch that receives
+ * the object, so that its frame is encoded once (see watchFrame).
+ */
+const partialMetadataByVersion = new Map<string, WeakMap<KubeObject, KubeObject>>();
+
+function sharedPartialMetadata(object: KubeObject, version: string): KubeObject {
+  let byObject = partialMetadataByVersion.get(version);
+  if (!byObject) {
+    byObject = new WeakMap();
+    partialMetadataByVersion.set(version, byObject);
+  }
+  let partial = byObject.get(object);
+  if (!partial) {
+    partial = partialObjectMetadata(object, version);
+    byObject.set(object, partial);
+  }
+  return partial;
 }
 
 function contentTypeOf(representation: Representation): string {
@@ -174,11 +195,12 @@ export function watchRequest(def: ResourceDefinition, store: GenericStore, names
         const send = (): void => {
           if (!closed && lastRevision > 0) stream.write(bookmark(lastRevision, false));
         };
-        const tick = (): void => {
+        // One timer per watch for the periodic bookmark, re-armed rather than replaced.
+        const ticker = setTimeout(function tick() {
           send();
-          if (!closed) timers.push(setTimeout(tick, bookmarkIntervalMs));
-        };
-        timers.push(setTimeout(tick, bookmarkIntervalMs));
+          if (!closed) ticker.refresh();
+        }, bookmarkIntervalMs);
+        timers.push(ticker);
         // Like upstream, a bookmark shortly before the watch times out, so the client resumes from it.
         timers.push(setTimeout(send, Math.max(0, timeoutSeconds * 1000 - bookmarkBeforeTimeoutMs)));
       }

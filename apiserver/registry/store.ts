@@ -207,6 +207,23 @@ export class GenericStore {
     return obj;
   }
 
+  /**
+   * The served form of a value from the watch cache (or a watch), made once per stored revision and
+   * shared from then on, never mutated: every watcher of an event and every list of the object
+   * gets the same object, whose encodings are kept with it (endpoints/serialize.ts). `item` is its
+   * list item, made on the first list.
+   */
+  private readonly servedValues = new WeakMap<StoredValue, { object: KubeObject; item?: KubeObject }>();
+
+  private served(stored: StoredValue): { object: KubeObject; item?: KubeObject } {
+    let served = this.servedValues.get(stored);
+    if (!served) {
+      served = { object: this.fromStorage(stored) };
+      this.servedValues.set(stored, served);
+    }
+    return served;
+  }
+
   /** Translates storage failures into API errors; the one place that knows both. */
   interpretStorageError(err: unknown, name: string): unknown {
     if (!(err instanceof StorageError)) return err;
@@ -370,8 +387,8 @@ export class GenericStore {
   private listFromCache(prefix: string, filter: ListFilter): KubeList {
     const items: KubeObject[] = [];
     for (const value of this.cache?.list(prefix) ?? []) {
-      const obj = this.fromStorage(value);
-      if (filter.matches(obj)) items.push(listItem(obj));
+      const served = this.served(value);
+      if (filter.matches(served.object)) items.push((served.item ??= listItem(served.object)));
     }
     return {
       apiVersion: apiVersionOf(this.definition),
@@ -673,7 +690,7 @@ export class GenericStore {
       after = watchCache.revision;
       if (opts.initialEvents) {
         for (const value of cache.list(prefix)) {
-          const obj = this.fromStorage(value);
+          const obj = this.served(value).object;
           if (opts.filter.matches(obj)) sink.event('ADDED', obj);
         }
         sink.synced(after);
@@ -722,20 +739,34 @@ export class GenericStore {
     return this.interpretStorageError(err, '');
   }
 
+  /** One event to one watch; runs once per event per watcher, so what it derives is shared (see `served`). */
   private deliver(event: StorageEvent, filter: ListFilter, sink: WatchSink): void {
-    const current = this.fromStorage(event.value);
+    const current = this.served(event.value).object;
     if (event.type === 'delete') {
       if (filter.matches(current)) sink.event('DELETED', current);
       return;
     }
-    const matchesNow = filter.matches(current);
-    const matchedBefore = event.previous !== null && (!filter.selective || filter.matches(this.fromStorage(event.previous)));
-    if (matchesNow) sink.event(event.previous && matchedBefore ? 'MODIFIED' : 'ADDED', current);
-    else if (matchedBefore && event.previous) {
-      // Leaving the selection: upstream sends the last state that matched, at the new version.
-      const last = this.fromStorage(event.previous);
-      sink.event('DELETED', { ...last, metadata: { ...last.metadata, resourceVersion: String(event.revision) } });
+    if (!filter.selective) {
+      sink.event(event.previous ? 'MODIFIED' : 'ADDED', current);
+      return;
     }
+    const matchesNow = filter.matches(current);
+    const matchedBefore = event.previous !== null && filter.matches(this.served(event.previous).object);
+    if (matchesNow) sink.event(event.previous && matchedBefore ? 'MODIFIED' : 'ADDED', current);
+    else if (matchedBefore) sink.event('DELETED', this.leftSelection(event));
+  }
+
+  /** Leaving a selection: upstream sends the last state that matched, at the new version; one per event. */
+  private readonly leavers = new WeakMap<StorageEvent, KubeObject>();
+
+  private leftSelection(event: StorageEvent): KubeObject {
+    let left = this.leavers.get(event);
+    if (!left) {
+      const last = this.served(event.previous ?? event.value).object;
+      left = { ...last, metadata: { ...last.metadata, resourceVersion: String(event.revision) } };
+      this.leavers.set(event, left);
+    }
+    return left;
   }
 
   /** The Status a DELETE answers with when the kind does not return the object. */

@@ -41,6 +41,7 @@ import {
   decodeObject,
   decodeWatchEvent,
   encodeEnvelope,
+  encodeEnvelopeParts,
   encodeMessage,
   encodeObject,
   encodeWatchFrame,
@@ -304,6 +305,17 @@ describe('byte-exact against protobufjs with upstream’s messages', () => {
     const expected = hex(upstreamEnvelope('v1', 'ConfigMap', raw));
     assert.equal(hex(encodeEnvelope('v1', 'ConfigMap', raw)), expected);
     assert.equal(hex(encodeObject(richConfigMap, configMapSchema, { apiVersion: 'v1', kind: 'ConfigMap' })), expected);
+  });
+
+  it('envelope around parts: the same bytes as around the parts joined, whatever the length prefix takes', () => {
+    const raw = encodeMessage(richConfigMap, configMapSchema);
+    for (const size of [0, 1, 127, 128, 16_383, 16_384, 2_097_152]) {
+      const filler = Buffer.alloc(size, 0x61);
+      const parts = [raw.subarray(0, 3), filler, raw.subarray(3)];
+      const expected = hex(encodeEnvelope('v1', 'ConfigMapList', Buffer.concat(parts)));
+      assert.equal(hex(encodeEnvelopeParts('v1', 'ConfigMapList', parts)), expected, `${size} bytes of filler`);
+    }
+    assert.equal(hex(encodeEnvelopeParts('v1', 'ConfigMap', [])), hex(encodeEnvelope('v1', 'ConfigMap', new Uint8Array(0))));
   });
 
   it('lists: ConfigMapList with ListMeta', () => {

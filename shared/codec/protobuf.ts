@@ -1438,6 +1438,29 @@ export function encodeEnvelope(apiVersion: string, kind: string, raw: Uint8Array
   });
 }
 
+/**
+ * Wraps a message given in consecutive parts (a list's metadata, then its items, each encoded
+ * once and kept) in the envelope: one buffer of the exact size, each part copied into it once.
+ */
+export function encodeEnvelopeParts(apiVersion: string, kind: string, parts: readonly Uint8Array[]): Uint8Array {
+  const head = withWriter((w) => {
+    writeEnvelopeHead(w, apiVersion, kind);
+    w.byte(0x12);
+  });
+  const tail = withWriter(writeEnvelopeTail);
+  let rawLength = 0;
+  for (const part of parts) rawLength += part.length;
+  const out = Buffer.allocUnsafe(head.length + varintSize(rawLength) + rawLength + tail.length);
+  out.set(head, 0);
+  let pos = putUint32(out, head.length, rawLength);
+  for (const part of parts) {
+    out.set(part, pos);
+    pos += part.length;
+  }
+  out.set(tail, pos);
+  return out;
+}
+
 /** Opens the envelope; throws ProtobufPrefixError without the `k8s\0` prefix. */
 export function decodeEnvelope(bytes: Uint8Array): Envelope {
   if (bytes.length === 0) throw new ProtobufError('empty data');

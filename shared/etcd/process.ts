@@ -2,7 +2,8 @@
  * Runs an etcd member as a child process on loopback ports: the single-node control plane
  * (`npm start`), the e2e harness and benchmarks use it. The binary comes from PATH (Debian's
  * etcd-server package). Ports chosen for a data dir are remembered there, so that a restart on the
- * same data dir finds the same member at the same address.
+ * same data dir finds the same member at the same address. `startEtcdCluster` runs a multi-member
+ * cluster (fault tests: kill the leader, restart a member).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync, createWriteStream } from 'node:fs';
@@ -138,5 +139,136 @@ export async function startEtcd(opts: EtcdProcessOptions): Promise<EtcdProcess> 
     child,
     stop: () => stopWith('SIGTERM', 10_000),
     kill: () => stopWith('SIGKILL', 0),
+  };
+}
+
+/** A multi-member cluster on loopback ports, each member in `<dataDir>/<name>`. */
+export interface EtcdCluster {
+  /** The initial cluster, in member order. */
+  specs: EtcdMemberSpec[];
+  /** Every member's client URL, in member order. */
+  endpoints: string[];
+  /** The running process of each member; undefined while a member is down. */
+  members: (EtcdProcess | undefined)[];
+  /** The index of the member that leads now (asks the running members). */
+  leader(): Promise<number>;
+  /** Hands leadership to member `index` (a running one) and waits until it leads. */
+  moveLeader(index: number): Promise<void>;
+  /** Kills member `index` at once, as a crash would. */
+  kill(index: number): Promise<void>;
+  /** Starts member `index` again on its data dir and waits until it is healthy. */
+  restart(index: number): Promise<void>;
+  /** Stops every running member. */
+  stop(): Promise<void>;
+}
+
+export interface EtcdClusterOptions {
+  dataDir: string;
+  /** Number of members (default 3). */
+  size?: number;
+  etcdBinary?: string;
+  /** How long the cluster may take to elect a leader (default 60 s). */
+  timeoutMs?: number;
+}
+
+interface MemberStatus {
+  header?: { member_id?: string };
+  leader?: string;
+}
+
+/** A member's view of the cluster through etcd's JSON gateway; undefined when it does not answer. */
+async function memberStatus(endpoint: string): Promise<MemberStatus | undefined> {
+  try {
+    const res = await fetch(`${endpoint}/v3/maintenance/status`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(2000) });
+    return res.ok ? ((await res.json()) as MemberStatus) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function startEtcdCluster(opts: EtcdClusterOptions): Promise<EtcdCluster> {
+  const size = opts.size ?? 3;
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  mkdirSync(opts.dataDir, { recursive: true });
+  const specFile = join(opts.dataDir, 'cluster.json');
+  let specs: EtcdMemberSpec[];
+  if (existsSync(specFile)) {
+    specs = JSON.parse(readFileSync(specFile, 'utf8')) as EtcdMemberSpec[];
+  } else {
+    specs = [];
+    for (let i = 0; i < size; i++) specs.push({ name: `member-${i}`, clientPort: await freePort(), peerPort: await freePort() });
+    writeFileSync(specFile, JSON.stringify(specs));
+  }
+  const endpoints = specs.map((m) => `http://127.0.0.1:${m.clientPort}`);
+  const members: (EtcdProcess | undefined)[] = specs.map(() => undefined);
+  const spec = (index: number): EtcdMemberSpec => {
+    const member = specs[index];
+    if (!member) throw new Error(`no etcd member ${index}`);
+    return member;
+  };
+  const launch = async (index: number): Promise<EtcdProcess> => {
+    const member = spec(index);
+    const proc = await startEtcd({
+      dataDir: join(opts.dataDir, member.name),
+      name: member.name,
+      cluster: specs,
+      clientPort: member.clientPort,
+      peerPort: member.peerPort,
+      ...(opts.etcdBinary ? { etcdBinary: opts.etcdBinary } : {}),
+    });
+    members[index] = proc;
+    return proc;
+  };
+  const stop = async (): Promise<void> => {
+    await Promise.all(members.map((m) => m?.stop()));
+    members.fill(undefined);
+  };
+  const leader = async (): Promise<number> => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      for (let i = 0; i < specs.length; i++) {
+        if (!members[i]) continue;
+        const status = await memberStatus(endpoints[i] ?? '');
+        if (status?.leader && status.leader !== '0' && status.leader === status.header?.member_id) return i;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`no etcd member led within ${timeoutMs} ms`);
+  };
+  try {
+    // Members wait for each other (a quorum) before any becomes healthy, so they start together.
+    const started = await Promise.all(specs.map((_, i) => launch(i)));
+    await Promise.all(started.map((proc, i) => waitHealthy(endpoints[i] ?? '', proc.child, timeoutMs)));
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    specs,
+    endpoints,
+    members,
+    leader,
+    async moveLeader(index) {
+      const target = (await memberStatus(endpoints[index] ?? ''))?.header?.member_id;
+      if (!target) throw new Error(`etcd member ${index} does not answer`);
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const current = await leader();
+        if (current === index) return;
+        if (Date.now() > deadline) throw new Error(`etcd member ${index} did not take the lead within ${timeoutMs} ms`);
+        // Only the leader transfers leadership; a failed attempt (an election under way) is retried.
+        await fetch(`${endpoints[current]}/v3/maintenance/transfer-leadership`, { method: 'POST', body: JSON.stringify({ targetID: target }), signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+      }
+    },
+    async kill(index) {
+      await members[index]?.kill();
+      members[index] = undefined;
+    },
+    async restart(index) {
+      if (members[index]) throw new Error(`etcd member ${index} is running`);
+      const proc = await launch(index);
+      await waitHealthy(endpoints[index] ?? '', proc.child, timeoutMs);
+    },
+    stop,
   };
 }

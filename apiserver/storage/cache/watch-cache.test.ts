@@ -1,7 +1,14 @@
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ResourceCache, type CacheEvent } from './watch-cache.ts';
-import type { StoredValue } from '../etcd/store.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Etcd3 } from 'etcd3';
+import { startEtcd, type EtcdProcess } from '../../../shared/etcd/process.ts';
+import { startProxy, type TcpProxy } from '../../../shared/etcd/proxy.ts';
+import { ResourceCache, WatchCache, type CacheEvent } from './watch-cache.ts';
+import { connectEtcd, prefixEnd, type StoredValue } from '../etcd/store.ts';
 
 const prefix = '/registry/configmaps/';
 
@@ -78,5 +85,233 @@ describe('ResourceCache', () => {
     cache.reset([], [], 20);
     assert.match(closed, /re-initialized/);
     assert.equal(cache.subscriberCount, 0);
+  });
+
+  describe('dispatching to more subscribers than one turn serves', () => {
+    /** Lets the event loop take `n` turns (a timer could fire before the turns a dispatch is waiting for). */
+    async function turns(n: number): Promise<void> {
+      for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+    }
+
+    /** A cache that serves 2 subscribers per turn of the event loop, and `n` subscribers from revision 1. */
+    function crowded(n: number): { cache: ResourceCache; seen: number[][] } {
+      const cache = new ResourceCache(prefix, 100, 2);
+      cache.reset([], [], 1);
+      const seen = Array.from({ length: n }, () => [] as number[]);
+      seen.forEach((events) => cache.subscribe(prefix, 1, { onEvent: (e) => events.push(e.revision), onClose: () => {} }));
+      return { cache, seen };
+    }
+
+    it('serves the first subscribers at once, the others in later turns, each event once and in order', async () => {
+      const { cache, seen } = crowded(7);
+      cache.apply(put('a', 2));
+      assert.deepEqual(seen.map((s) => s.length), [1, 1, 0, 0, 0, 0, 0]);
+      // Applied while the first event is still on its way: queued behind it for everyone.
+      cache.apply(put('b', 3));
+      cache.apply(put('c', 4));
+      assert.deepEqual(seen[0], [2]);
+      await turns(20);
+      for (const events of seen) assert.deepEqual(events, [2, 3, 4]);
+      cache.apply(put('d', 5));
+      await turns(20);
+      for (const events of seen) assert.deepEqual(events, [2, 3, 4, 5]);
+    });
+
+    it('a subscriber joining meanwhile gets the events from history, none of them again', async () => {
+      const { cache, seen } = crowded(5);
+      cache.apply(put('a', 2));
+      cache.apply(put('b', 3));
+      const late: number[] = [];
+      cache.subscribe(prefix, 1, { onEvent: (e) => late.push(e.revision), onClose: () => {} });
+      assert.deepEqual(late, [2, 3]);
+      const current: number[] = [];
+      cache.subscribe(prefix, 3, { onEvent: (e) => current.push(e.revision), onClose: () => {} });
+      cache.apply(put('c', 4));
+      await turns(20);
+      assert.deepEqual(late, [2, 3, 4]);
+      assert.deepEqual(current, [4]);
+      for (const events of seen) assert.deepEqual(events, [2, 3, 4]);
+    });
+
+    it('nothing reaches a subscriber after it cancelled or the cache was re-initialized, though the dispatch was under way', async () => {
+      const cache = new ResourceCache(prefix, 100, 1);
+      cache.reset([], [], 1);
+      const seen: number[][] = [[], [], [], []];
+      const closed: string[] = [];
+      const subs = seen.map((events, i) => cache.subscribe(prefix, 1, { onEvent: (e) => events.push(e.revision), onClose: () => closed.push(`sub ${i}`) }));
+      cache.apply(put('a', 2));
+      subs[2]!.cancel();
+      await turns(20);
+      assert.deepEqual(seen, [[2], [2], [], [2]]);
+      cache.apply(put('b', 3));
+      cache.reset([], [], 10);
+      await turns(20);
+      assert.deepEqual(seen, [[2, 3], [2], [], [2]]);
+      assert.deepEqual(closed, ['sub 0', 'sub 1', 'sub 3']);
+      cache.apply(put('c', 11));
+      await turns(20);
+      assert.deepEqual(seen, [[2, 3], [2], [], [2]]);
+    });
+
+    it('a subscriber that fails on an event is closed; the others still get it', async () => {
+      const { cache, seen } = crowded(3);
+      let reason = '';
+      cache.subscribe(prefix, 1, {
+        onEvent: () => {
+          throw new Error('cannot encode');
+        },
+        onClose: (r) => (reason = r),
+      });
+      cache.apply(put('a', 2));
+      await turns(20);
+      assert.match(reason, /revision 2: cannot encode/);
+      assert.equal(cache.subscriberCount, 3);
+      for (const events of seen) assert.deepEqual(events, [2]);
+    });
+  });
+});
+
+/**
+ * The etcd side, against a real etcd reached through a TCP proxy the tests cut and pause. Waits
+ * have generous deadlines that only turn a hang into a failure.
+ */
+describe('WatchCache across etcd connection faults', () => {
+  const WAIT_MS = 60_000;
+  let dir: string;
+  let etcd: EtcdProcess;
+  let proxy: TcpProxy;
+  let direct: Etcd3;
+  let viaProxy: Etcd3;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'corral-watch-cache-'));
+    etcd = await startEtcd({ dataDir: join(dir, 'etcd') });
+    proxy = await startProxy({ targetPort: etcd.clientPort });
+    direct = connectEtcd({ endpoints: etcd.endpoints });
+    viaProxy = connectEtcd({ endpoints: [proxy.url] });
+  });
+  after(async () => {
+    viaProxy?.close();
+    direct?.close();
+    await proxy?.close();
+    await etcd?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const key = (ns: string, name: string): string => `/registry/configmaps/${ns}/${name}`;
+  /** Stores a configmap as the API server would; returns its revision. */
+  const putConfigMap = async (ns: string, name: string, data: Record<string, string>): Promise<number> => {
+    const obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data };
+    return Number((await direct.kv.put({ key: Buffer.from(key(ns, name)), value: Buffer.from(JSON.stringify(obj)) })).header.revision);
+  };
+  const etcdState = async (ns: string): Promise<[string, number][]> => {
+    const res = await direct.kv.range({ key: Buffer.from(key(ns, '')), range_end: prefixEnd(key(ns, '')) });
+    return res.kvs.map((kv) => [kv.key.toString('utf8'), Number(kv.mod_revision)]);
+  };
+  const cacheState = (cache: WatchCache, ns: string): [string, number][] =>
+    cache
+      .resource('configmaps')
+      .list(key(ns, ''))
+      .map((v) => [key(ns, v.object.metadata.name ?? ''), v.modRevision]);
+  const until = async (condition: () => boolean, what: string): Promise<void> => {
+    const deadline = Date.now() + WAIT_MS;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`no ${what} within ${WAIT_MS} ms`);
+      await sleep(20);
+    }
+  };
+
+  it('a stream broken during a catch-up neither loses nor repeats an event, and keeps its subscribers', async () => {
+    const ns = 'catch-up';
+    const cache = new WatchCache(viaProxy, '/registry');
+    await cache.start();
+    const seen: number[] = [];
+    const closed: string[] = [];
+    let marker = Infinity;
+    let cut = false;
+    cache.resource('configmaps').subscribe(key(ns, ''), cache.revision, {
+      onEvent(e) {
+        seen.push(e.revision);
+        if (!cut && e.revision > marker) {
+          // The first response of the catch-up (at most 1000 revisions): break the stream there.
+          cut = true;
+          proxy.cut();
+        }
+      },
+      onClose: (reason) => void closed.push(reason),
+    });
+    try {
+      marker = await putConfigMap(ns, 'first', {});
+      await until(() => cache.revision >= marker, 'the first write');
+      proxy.pause();
+      // More revisions than etcd sends in one catch-up response (watchBatchMaxRevs = 1000).
+      const written: number[] = [];
+      for (let i = 0; i < 1200; i++) written.push(await putConfigMap(ns, `cm-${i % 50}`, { i: String(i) }));
+      proxy.cut();
+      proxy.resume();
+      const last = written[written.length - 1] ?? 0;
+      await until(() => cache.revision >= last, `revision ${last}`);
+      assert.equal(cut, true);
+      assert.deepEqual(seen, [marker, ...written]);
+      assert.deepEqual(closed, []);
+      assert.deepEqual(cacheState(cache, ns), await etcdState(ns));
+    } finally {
+      await cache.stop();
+    }
+  });
+
+  it('stop() returns while etcd is unreachable (shutdown does not wait for the network)', async () => {
+    const cache = new WatchCache(viaProxy, '/registry');
+    await cache.start();
+    const written = await putConfigMap('stop', 'x', {});
+    await until(() => cache.revision >= written, 'the write');
+    proxy.pause();
+    try {
+      let timer: NodeJS.Timeout | undefined;
+      const hung = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('hung'), WAIT_MS)));
+      assert.equal(await Promise.race([cache.stop().then(() => 'stopped'), hung]), 'stopped');
+      clearTimeout(timer);
+    } finally {
+      proxy.resume();
+    }
+  });
+
+  it('a compaction past its revision while cut off: re-lists to exactly etcd, closes subscribers, serves new ones from the list', async () => {
+    const ns = 'compacted';
+    for (const name of ['keep', 'change', 'remove']) await putConfigMap(ns, name, { v: '1' });
+    const cache = new WatchCache(viaProxy, '/registry');
+    await cache.start();
+    const configmaps = cache.resource('configmaps');
+    const closed: string[] = [];
+    const before = cache.revision;
+    configmaps.subscribe(key(ns, ''), before, { onEvent: () => {}, onClose: (reason) => void closed.push(reason) });
+    try {
+      proxy.pause();
+      await putConfigMap(ns, 'change', { v: '2' });
+      await putConfigMap(ns, 'added', { v: '1' });
+      await direct.kv.deleteRange({ key: Buffer.from(key(ns, 'remove')) });
+      // Created and deleted while cut off: no list can show it, so no subscriber can be continued.
+      await putConfigMap(ns, 'ephemeral', { v: '1' });
+      await direct.kv.deleteRange({ key: Buffer.from(key(ns, 'ephemeral')) });
+      const compactedAt = await putConfigMap(ns, 'added', { v: '2' });
+      await direct.kv.compact({ revision: compactedAt, physical: true });
+      proxy.cut();
+      proxy.resume();
+      await until(() => closed.length > 0, 'the re-list');
+      assert.match(closed[0] ?? '', /re-initialized/);
+      await until(() => cache.revision >= compactedAt, `revision ${compactedAt}`);
+      assert.deepEqual(cacheState(cache, ns), await etcdState(ns));
+      assert.equal(configmaps.canResumeFrom(before), false);
+      assert.ok(configmaps.oldestResumableRevision() >= compactedAt);
+      // A new subscriber from the cache's revision gets what follows, once.
+      const seen: number[] = [];
+      configmaps.subscribe(key(ns, ''), cache.revision, { onEvent: (e) => void seen.push(e.revision), onClose: () => {} });
+      const next = await putConfigMap(ns, 'keep', { v: '2' });
+      await until(() => seen.length > 0, 'an event after the re-list');
+      assert.deepEqual(seen, [next]);
+      assert.equal(await cache.waitFor(next, WAIT_MS), true);
+    } finally {
+      await cache.stop();
+    }
   });
 });

@@ -13,13 +13,18 @@
  * Contracts:
  * - `revision` is the newest revision such that every change at or below it has been applied.
  * - A subscriber receives, in order and exactly once, every event after the revision it
- *   subscribed at; replay from history and subscription happen in one synchronous step.
- * - When the etcd watch breaks for good, the cache re-lists and closes its subscribers, which then
- *   resume from their last revision (served from history, etcd, or answered 410).
+ *   subscribed at; replay from history and subscription happen in one synchronous step. Events
+ *   reach many subscribers over several turns of the event loop (`dispatch`), still in order.
+ * - A broken etcd stream (reconnect, etcd restart, another member after a leader change) resumes
+ *   after `revision` (watchEtcd): subscribers see neither a gap nor a duplicate and stay subscribed.
+ * - When etcd cancels the watch (the revision after `revision` was compacted while the cache was
+ *   cut off), the cache re-lists and closes its subscribers, as upstream's cacher terminates its
+ *   watchers: they resume from their last revision, which the fresh history cannot serve, so the
+ *   store watches etcd from it (compacted: 410 Expired, the client re-lists).
  */
-import type { Etcd3, IWatchResponse, Watcher } from 'etcd3';
+import type { Etcd3, IEvent } from 'etcd3';
 import { decodeValue, prefixEnd, type StoredValue } from '../etcd/store.ts';
-import { toStorageEvents, type StorageEvent } from '../etcd/watch.ts';
+import { toStorageEvents, watchEtcd, type EtcdWatch, type StorageEvent } from '../etcd/watch.ts';
 
 export type CacheEvent = StorageEvent;
 
@@ -34,8 +39,19 @@ export interface Subscription {
   cancel(): void;
 }
 
+interface SubscriberEntry {
+  keyPrefix: string;
+  /** The revision of the last event it has (at first its subscription's): only later ones follow. */
+  delivered: number;
+  subscriber: Subscriber;
+  /** False once cancelled or closed: nothing more is delivered. */
+  active: boolean;
+}
+
 /** Maximum events kept per resource for watches that resume from a recent revision. */
 const defaultHistoryCapacity = 10_000;
+/** Subscribers served in one turn of the event loop while events are dispatched (see `dispatch`). */
+const defaultDispatchSlice = 200;
 
 /** One stored resource's objects (sorted by key, as etcd ranges are) and recent events. */
 export class ResourceCache {
@@ -45,11 +61,15 @@ export class ResourceCache {
   private readonly history: CacheEvent[] = [];
   /** Events after this revision are all in `history`. */
   private historyStart = 0;
-  private readonly subscribers = new Set<{ keyPrefix: string; subscriber: Subscriber }>();
+  private readonly subscribers = new Set<SubscriberEntry>();
+  /** Applied events not yet dispatched, oldest first. */
+  private undispatched: CacheEvent[] = [];
+  private dispatching = false;
 
   constructor(
     readonly prefix: string,
     private readonly historyCapacity = defaultHistoryCapacity,
+    private readonly dispatchSlice = defaultDispatchSlice,
   ) {}
 
   reset(values: StoredValue[], keys: string[], revision: number): void {
@@ -59,7 +79,11 @@ export class ResourceCache {
     this.keysDirty = true;
     this.history.length = 0;
     this.historyStart = revision;
-    for (const s of this.subscribers) s.subscriber.onClose('the watch cache was re-initialized');
+    this.undispatched = [];
+    for (const s of this.subscribers) {
+      s.active = false;
+      s.subscriber.onClose('the watch cache was re-initialized');
+    }
     this.subscribers.clear();
   }
 
@@ -75,7 +99,53 @@ export class ResourceCache {
       const dropped = this.history.shift();
       if (dropped) this.historyStart = dropped.revision;
     }
-    for (const s of this.subscribers) if (event.key.startsWith(s.keyPrefix)) s.subscriber.onEvent(event);
+    this.undispatched.push(event);
+    if (!this.dispatching) this.dispatch();
+  }
+
+  /**
+   * Delivers the undispatched events to the subscribers of the moment, `dispatchSlice` of them at
+   * once and the rest in later turns of the event loop: the first watchers' frames go on the wire
+   * while later ones are written, other requests are served in between, and a watcher that missed
+   * turns gets its events back to back (written together). Events applied meanwhile wait for the
+   * next round, so each subscriber still sees every event in order; `delivered` keeps it to once,
+   * also for a subscriber that joined meanwhile and had them from history.
+   */
+  private dispatch(): void {
+    this.dispatching = true;
+    const events = this.undispatched;
+    this.undispatched = [];
+    const entries = [...this.subscribers];
+    let next = 0;
+    const step = (): void => {
+      const end = Math.min(entries.length, next + this.dispatchSlice);
+      for (; next < end; next++) {
+        const entry = entries[next]!;
+        // Once per event per watcher: no allocation, the cheap tests first.
+        for (const event of events) {
+          if (!entry.active) break;
+          if (event.revision > entry.delivered && event.key.startsWith(entry.keyPrefix)) {
+            entry.delivered = event.revision;
+            this.deliver(entry, event);
+          }
+        }
+      }
+      if (next < entries.length) setImmediate(step);
+      else if (this.undispatched.length) this.dispatch();
+      else this.dispatching = false;
+    };
+    step();
+  }
+
+  /** One subscriber's failure (an object it cannot encode) ends that subscription, not the dispatch. */
+  private deliver(entry: SubscriberEntry, event: CacheEvent): void {
+    try {
+      entry.subscriber.onEvent(event);
+    } catch (err) {
+      entry.active = false;
+      this.subscribers.delete(entry);
+      entry.subscriber.onClose(`event at revision ${event.revision}: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   get(key: string): StoredValue | undefined {
@@ -123,10 +193,17 @@ export class ResourceCache {
       const event = this.history[i];
       if (event && event.key.startsWith(keyPrefix)) subscriber.onEvent(event);
     }
-    // Live events at or below the subscription's revision (it may lie ahead of the cache) are skipped.
-    const entry = { keyPrefix, subscriber: { onEvent: (e: CacheEvent) => e.revision > afterRevision && subscriber.onEvent(e), onClose: subscriber.onClose } };
+    // Events at or below the subscription's revision (it may lie ahead of the cache), and those
+    // just replayed (some may not be dispatched yet), are not delivered again.
+    const delivered = Math.max(afterRevision, this.history.at(-1)?.revision ?? 0);
+    const entry: SubscriberEntry = { keyPrefix, delivered, subscriber, active: true };
     this.subscribers.add(entry);
-    return { cancel: () => void this.subscribers.delete(entry) };
+    return {
+      cancel: () => {
+        entry.active = false;
+        this.subscribers.delete(entry);
+      },
+    };
   }
 
   get subscriberCount(): number {
@@ -166,7 +243,7 @@ interface Waiter {
 /** The replica-wide cache: one etcd watch, one ResourceCache per stored resource. */
 export class WatchCache {
   private readonly resources = new Map<string, ResourceCache>();
-  private watcher: Watcher | undefined;
+  private etcdWatch: EtcdWatch | undefined;
   private waiters: Waiter[] = [];
   private stopped = false;
   private ready: Promise<void> | undefined;
@@ -200,6 +277,7 @@ export class WatchCache {
     return this.ready;
   }
 
+  /** Lists the whole prefix into fresh caches (closing their subscribers), then watches after the list. */
   private async initialize(): Promise<void> {
     const root = `${this.prefix}/`;
     const res = await this.client.kv.range({ key: Buffer.from(root), range_end: prefixEnd(root) });
@@ -242,27 +320,28 @@ export class WatchCache {
   }
 
   private watch(fromRevision: number): void {
-    const root = `${this.prefix}/`;
-    const watcher = this.client.watch().prefix(root).startRevision(String(fromRevision)).withPreviousKV().watcher();
-    this.watcher = watcher;
-    watcher.on('data', (res: IWatchResponse) => this.applyResponse(res));
-    watcher.on('error', (err) => {
-      if (this.stopped || this.watcher !== watcher) return;
-      // The stream cannot resume (its revision was compacted, or etcd cancelled it): start over.
-      this.onError(err);
-      this.ready = this.initialize().catch((e: unknown) => {
-        this.onError(e);
-        this.ready = undefined;
-        setTimeout(() => void (this.stopped ? undefined : this.start()), 1000);
-      });
+    const watch = watchEtcd(this.client, `${this.prefix}/`, fromRevision, {
+      onEvents: (events) => this.applyEvents(events),
+      onCancel: (err) => {
+        if (this.stopped || this.etcdWatch !== watch) return;
+        // The history after `revision` is gone (or etcd refuses the watch): start over from a list.
+        this.onError(err);
+        this.ready = this.initialize().catch((e: unknown) => {
+          this.onError(e);
+          this.ready = undefined;
+          setTimeout(() => void (this.stopped ? undefined : this.start()), 1000);
+        });
+      },
     });
+    this.etcdWatch = watch;
   }
 
-  private applyResponse(res: IWatchResponse): void {
+  /** One etcd response's events, all after `revision` (watchEtcd drops re-deliveries). */
+  private applyEvents(events: IEvent[]): void {
     let last = this.revision;
-    for (const event of res.events) last = Math.max(last, Number(event.kv.mod_revision));
+    for (const event of events) last = Math.max(last, Number(event.kv.mod_revision));
     const accept = (key: string): boolean => this.resourceOf(key) !== undefined;
-    for (const event of toStorageEvents(res, accept, this.onError)) {
+    for (const event of toStorageEvents(events, accept, this.onError)) {
       const resource = this.resourceOf(event.key);
       if (resource) this.resource(resource).apply(event);
     }
@@ -309,6 +388,6 @@ export class WatchCache {
       w.resolve(false);
     }
     this.waiters = [];
-    await this.watcher?.cancel().catch(() => {});
+    await this.etcdWatch?.cancel();
   }
 }

@@ -1,10 +1,10 @@
 /**
- * A watch on a key prefix from a revision, straight from etcd: every change after `fromRevision`,
- * in revision order, exactly once. The etcd3 client resumes a broken stream from the last revision
- * it delivered, so reconnects add no gap; a watch that etcd cancels (its start revision was
+ * Watches on a key prefix from a revision, straight from etcd: every change after the start
+ * revision, in revision order, exactly once, across broken streams (etcd restarts, reconnects,
+ * another member after a leader change). A watch that etcd cancels (its next revision was
  * compacted) ends with a StorageError instead of going quiet.
  */
-import type { Etcd3, IWatchResponse, Watcher } from 'etcd3';
+import type { Etcd3, IEvent, IWatchResponse, Watcher } from 'etcd3';
 import { decodeValue, type StoredValue } from './store.ts';
 import { classifyEtcdError, StorageError } from './errors.ts';
 
@@ -29,13 +29,13 @@ export interface StorageWatchHandlers {
 }
 
 /**
- * The changes of one etcd watch response, in revision order, decoded. Keys `accept` refuses are
+ * Etcd watch events (one response's, in revision order), decoded. Keys `accept` refuses are
  * skipped undecoded; values that are not objects are reported to `onBadValue` and skipped, since
  * one corrupt key must not stop a stream.
  */
-export function toStorageEvents(res: IWatchResponse, accept: (key: string) => boolean = () => true, onBadValue: (err: unknown) => void = () => {}): StorageEvent[] {
+export function toStorageEvents(events: readonly IEvent[], accept: (key: string) => boolean = () => true, onBadValue: (err: unknown) => void = () => {}): StorageEvent[] {
   const out: StorageEvent[] = [];
-  for (const event of res.events) {
+  for (const event of events) {
     const key = event.kv.key.toString('utf8');
     if (!accept(key)) continue;
     try {
@@ -48,7 +48,7 @@ export function toStorageEvents(res: IWatchResponse, accept: (key: string) => bo
   return out;
 }
 
-function toStorageEvent(event: IWatchResponse['events'][number], key: string): StorageEvent | null {
+function toStorageEvent(event: IEvent, key: string): StorageEvent | null {
   const revision = Number(event.kv.mod_revision);
   const previous = event.prev_kv && event.prev_kv.value.length ? decodeValue(event.prev_kv) : null;
   if (event.type === 'Delete') {
@@ -61,41 +61,117 @@ function toStorageEvent(event: IWatchResponse['events'][number], key: string): S
   return { type: 'put', key, value: decodeValue(event.kv), previous, revision };
 }
 
+export interface EtcdWatchHandlers {
+  /** The events of one response that follow the last delivered revision; never empty. */
+  onEvents(events: IEvent[]): void;
+  /**
+   * etcd cancelled the watch: Compacted when the next revision is no longer in its history,
+   * another StorageError otherwise. Nothing follows.
+   */
+  onCancel(err: StorageError): void;
+}
+
+export interface EtcdWatch {
+  /** Every change at or below this revision has been delivered (the start revision − 1 at first). */
+  readonly revision: number;
+  /** Stops the watch at once (without waiting for etcd); no handler is called afterwards. */
+  cancel(): Promise<void>;
+}
+
 /**
- * Starts watching `prefix` for changes after `fromRevision`. Throws StorageError Compacted when
- * that revision is no longer in etcd's history.
+ * Watches `prefix` for changes from `fromRevision` on, exactly once and in revision order for as
+ * long as etcd keeps the history, however often the stream breaks. See `followWatcher`.
  */
-export async function watchPrefix(client: Etcd3, prefix: string, fromRevision: number, handlers: StorageWatchHandlers): Promise<StorageWatch> {
-  // etcd reports a compacted start revision only as an anonymous cancellation, so ask first.
-  try {
-    await client.kv.range({ key: Buffer.from(prefix), revision: fromRevision, count_only: true });
-  } catch (err) {
-    const classified = classifyEtcdError(err, prefix);
-    // A revision in the future is fine to watch from: etcd waits for it.
-    if (!/future revision/.test(classified.message)) throw classified;
-  }
+export function watchEtcd(client: Etcd3, prefix: string, fromRevision: number, handlers: EtcdWatchHandlers): EtcdWatch {
+  const watcher = client.watch().prefix(prefix).startRevision(String(fromRevision)).withPreviousKV().watcher();
+  return followWatcher(client, prefix, watcher, fromRevision, handlers);
+}
+
+/**
+ * Drives an etcd3 Watcher built for `prefix` from `fromRevision` (watchEtcd builds it; tests hand
+ * in their own). The etcd3 client re-attaches a broken stream by itself, but from the revision after
+ * the last response *header*, which is etcd's current revision rather than the last delivered
+ * event's: a created response and every batch of a catch-up carry it, so a stream broken before
+ * the catch-up ended would skip events, and a member that is behind would move it backwards.
+ * Hence the contract enforced here:
+ * - every (re)attach asks for the revision after the last delivered one;
+ * - an event at or below the last delivered revision (a re-delivery) is dropped.
+ */
+export function followWatcher(client: Etcd3, prefix: string, watcher: Watcher, fromRevision: number, handlers: EtcdWatchHandlers): EtcdWatch {
+  let revision = fromRevision - 1;
+  /** No more events: etcd cancelled the watch, or the caller did. */
   let ended = false;
-  const watcher: Watcher = client.watch().prefix(prefix).startRevision(String(fromRevision)).withPreviousKV().watcher();
-  watcher.on('data', (res) => {
+  let released = false;
+  // 'connecting' is emitted right before the create request (this very object) is sent.
+  watcher.on('connecting', () => {
+    watcher.request.start_revision = String(revision + 1);
+  });
+  watcher.on('data', (res: IWatchResponse) => {
     if (ended) return;
-    const events = toStorageEvents(res);
-    if (events.length) handlers.onEvents(events);
+    const fresh = res.events.filter((e) => Number(e.kv.mod_revision) > revision);
+    if (!fresh.length) return;
+    for (const e of fresh) revision = Math.max(revision, Number(e.kv.mod_revision));
+    handlers.onEvents(fresh);
   });
   watcher.on('error', (err) => {
     if (ended) return;
     ended = true;
-    const message = err.message.startsWith('Watcher canceled') ? 'mvcc: required revision has been compacted' : err.message;
-    handlers.onError(message.includes('compacted') ? new StorageError('Compacted', prefix, message) : classifyEtcdError(err, prefix));
+    void cancellation(client, prefix, revision + 1, err).then((classified) => {
+      if (!released) handlers.onCancel(classified);
+    });
   });
   return {
+    get revision() {
+      return revision;
+    },
+    // etcd's acknowledgement is not awaited: a partitioned etcd never sends it, and shutdown
+    // must not wait for the network to heal.
     async cancel() {
+      released = true;
       if (ended) return;
       ended = true;
-      try {
-        await watcher.cancel();
-      } catch {
-        // The stream is gone already; nothing to release.
-      }
+      // A failure means the stream is gone already: nothing to release.
+      watcher.cancel().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Why etcd cancelled a watch whose next revision is `next`. etcd reports compaction only as an
+ * anonymous cancellation (the client drops its compact_revision), so ask etcd whether `next` is
+ * still in its history.
+ */
+async function cancellation(client: Etcd3, prefix: string, next: number, err: Error): Promise<StorageError> {
+  const problem = await revisionProblem(client, prefix, next);
+  if (problem) return problem;
+  return new StorageError('Internal', prefix, err.message);
+}
+
+/** A StorageError when `revision` cannot be watched from (compacted, or etcd unreachable); undefined when it can. */
+async function revisionProblem(client: Etcd3, prefix: string, revision: number): Promise<StorageError | undefined> {
+  try {
+    await client.kv.range({ key: Buffer.from(prefix), revision, count_only: true });
+    return undefined;
+  } catch (err) {
+    const classified = classifyEtcdError(err, prefix);
+    // A revision in the future is fine to watch from: etcd waits for it.
+    return classified.code === 'FutureRevision' ? undefined : classified;
+  }
+}
+
+/**
+ * Starts watching `prefix` for changes from `fromRevision` on, decoded, with watchEtcd's
+ * guarantees. Throws StorageError Compacted when that revision is no longer in etcd's history.
+ */
+export async function watchPrefix(client: Etcd3, prefix: string, fromRevision: number, handlers: StorageWatchHandlers): Promise<StorageWatch> {
+  const problem = await revisionProblem(client, prefix, fromRevision);
+  if (problem) throw problem;
+  const watch = watchEtcd(client, prefix, fromRevision, {
+    onEvents: (events) => {
+      const decoded = toStorageEvents(events);
+      if (decoded.length) handlers.onEvents(decoded);
+    },
+    onCancel: (err) => handlers.onError(err),
+  });
+  return { cancel: () => watch.cancel() };
 }

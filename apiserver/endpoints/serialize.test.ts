@@ -1,0 +1,105 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeList, KubeObject } from '../../shared/api/types.ts';
+import { decodeObject, decodeWatchEvent } from '../../shared/codec/protobuf.ts';
+import type { EtcdStore } from '../storage/etcd/store.ts';
+import { allDefinitions } from '../registry/all.ts';
+import { fixtureKey, fixtures } from '../registry/conformance-fixtures.ts';
+import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts';
+import { listType, objectType, serialize, serializeList, watchFrame } from './serialize.ts';
+
+// The store is reached only when ComponentStatus is probed, which this test never does.
+const definitions = allDefinitions({} as EtcdStore);
+
+/** Three list items (no apiVersion and kind, as lists carry them) of the kind's conformance fixture. */
+function itemsOf(def: ResourceDefinition): KubeObject[] | undefined {
+  const fixture = fixtures[fixtureKey(def)];
+  if (!fixture || fixture.readOnly) return undefined;
+  return ['a', 'b', 'c'].map((suffix, i) => {
+    const { apiVersion: _apiVersion, kind: _kind, ...item } = fixture.valid(`item-${suffix}`, def.namespaced ? 'default' : '');
+    item.metadata = { ...item.metadata, uid: `uid-${suffix}`, resourceVersion: String(100 + i), creationTimestamp: '2024-03-04T05:06:07Z' };
+    return item as KubeObject;
+  });
+}
+
+function listOf(def: ResourceDefinition, items: KubeObject[], metadata: KubeList['metadata'] = { resourceVersion: '123' }): KubeList {
+  return { apiVersion: apiVersionOf(def), kind: `${def.kind}List`, metadata, items };
+}
+
+function bytes(body: string | Uint8Array): Buffer {
+  return typeof body === 'string' ? Buffer.from(body) : Buffer.from(body);
+}
+
+describe('serializeList', () => {
+  it('writes every kind\'s list byte for byte as serialize does, in JSON and protobuf, again once its items are kept', () => {
+    let kinds = 0;
+    for (const def of definitions) {
+      const items = itemsOf(def);
+      if (!items) continue;
+      kinds++;
+      const type = listType(def);
+      for (const metadata of [{ resourceVersion: '123' }, { resourceVersion: '9', continue: 'token', remainingItemCount: 4 }]) {
+        const list = listOf(def, items, metadata);
+        for (const format of ['json', 'protobuf'] as const) {
+          const expected = serialize(list, format, type);
+          for (let round = 0; round < 2; round++) {
+            const got = serializeList(list, format, type);
+            assert.equal(got.contentType, expected.contentType);
+            assert.ok(bytes(got.body).equals(bytes(expected.body)), `${def.kind} ${format} round ${round}`);
+          }
+        }
+      }
+    }
+    assert.ok(kinds >= 10, `only ${kinds} kinds had fixtures`);
+  });
+
+  it('writes empty lists and lists that share items with others', () => {
+    const def = definitions.find((d) => d.kind === 'ConfigMap')!;
+    const [a, b, c] = itemsOf(def)!;
+    const type = listType(def);
+    for (const items of [[], [a!], [c!, a!], [a!, b!, c!], [b!]]) {
+      const list = listOf(def, items);
+      for (const format of ['json', 'protobuf'] as const) {
+        assert.ok(bytes(serializeList(list, format, type).body).equals(bytes(serialize(list, format, type).body)), `${format} ${items.length} items`);
+      }
+    }
+    const decoded = decodeObject(bytes(serializeList(listOf(def, [c!, a!]), 'protobuf', type).body), type.schema);
+    assert.deepEqual(
+      (decoded.items as KubeObject[]).map((i) => i.metadata.name),
+      [c!.metadata.name, a!.metadata.name],
+    );
+  });
+
+  it('leaves pretty JSON, YAML and lists whose items are not their last key to serialize', () => {
+    const def = definitions.find((d) => d.kind === 'Secret')!;
+    const items = itemsOf(def)!;
+    const type = listType(def);
+    const list = listOf(def, items);
+    assert.equal(serializeList(list, 'json', type, true).body, serialize(list, 'json', type, true).body);
+    assert.equal(serializeList(list, 'yaml', type).body, serialize(list, 'yaml', type).body);
+    const itemsFirst = { items, apiVersion: list.apiVersion, kind: list.kind, metadata: list.metadata };
+    const body = serializeList(itemsFirst, 'json', type).body;
+    assert.equal(body, JSON.stringify(itemsFirst));
+    assert.ok(String(body).startsWith('{"items":['));
+  });
+});
+
+describe('watchFrame', () => {
+  it('encodes an object once per format and event type, and each frame as the stream expects', () => {
+    const def = definitions.find((d) => d.kind === 'ConfigMap')!;
+    const object = { apiVersion: 'v1', kind: 'ConfigMap', ...itemsOf(def)![0]! } as KubeObject;
+    const type = objectType(def);
+    const added = watchFrame('ADDED', object, 'json', type);
+    assert.equal(watchFrame('ADDED', object, 'json', type), added);
+    assert.equal(Buffer.from(added).toString(), `${JSON.stringify({ type: 'ADDED', object })}\n`);
+    const modified = watchFrame('MODIFIED', object, 'json', type);
+    assert.notEqual(modified, added);
+    assert.equal(JSON.parse(Buffer.from(modified).toString()).type, 'MODIFIED');
+    const frame = watchFrame('DELETED', object, 'protobuf', type);
+    assert.equal(watchFrame('DELETED', object, 'protobuf', type), frame);
+    assert.equal(Buffer.from(frame).readUInt32BE(0), frame.length - 4);
+    const event = decodeWatchEvent(frame.subarray(4));
+    assert.equal(event.type, 'DELETED');
+    assert.deepEqual(decodeObject(event.object, type.schema).metadata, object.metadata);
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * Etcd watches across broken streams, against a real etcd reached through a TCP proxy that the
+ * tests cut and pause: every change exactly once, in revision order, whatever the etcd3 client's
+ * own reconnect logic does; a compaction while cut off ends the watch with Compacted.
+ *
+ * Waits have generous deadlines that only turn a hang into a failure.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Etcd3, IWatchResponse } from 'etcd3';
+import { startEtcd, type EtcdProcess } from '../../../shared/etcd/process.ts';
+import { startProxy, type TcpProxy } from '../../../shared/etcd/proxy.ts';
+import { StorageError } from './errors.ts';
+import { connectEtcd } from './store.ts';
+import { followWatcher, watchEtcd, watchPrefix } from './watch.ts';
+
+const WAIT_MS = 60_000;
+/** More revisions than etcd sends in one catch-up response (watchBatchMaxRevs = 1000). */
+const BEYOND_ONE_BATCH = 1200;
+
+let dir: string;
+let etcd: EtcdProcess;
+let proxy: TcpProxy;
+/** Straight to etcd: the writers and the checks. */
+let direct: Etcd3;
+/** Through the proxy: the watches under test. */
+let viaProxy: Etcd3;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'corral-etcd-watch-'));
+  etcd = await startEtcd({ dataDir: join(dir, 'etcd') });
+  proxy = await startProxy({ targetPort: etcd.clientPort });
+  direct = connectEtcd({ endpoints: etcd.endpoints });
+  viaProxy = connectEtcd({ endpoints: [proxy.url] });
+});
+after(async () => {
+  viaProxy?.close();
+  direct?.close();
+  await proxy?.close();
+  await etcd?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Puts `count` distinct values under `prefix` (some keys several times), a few at a time; returns their revisions. */
+async function writeMany(prefix: string, count: number): Promise<number[]> {
+  const revisions: number[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const i = next++;
+      const res = await direct.kv.put({ key: Buffer.from(`${prefix}k${i % 300}`), value: Buffer.from(JSON.stringify({ metadata: { name: `k${i % 300}` }, i })) });
+      revisions.push(Number(res.header.revision));
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  return revisions.sort((a, b) => a - b);
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`no ${what} within ${WAIT_MS} ms`);
+    await sleep(20);
+  }
+}
+
+async function currentRevision(): Promise<number> {
+  return Number((await direct.kv.range({ key: Buffer.from('/'), count_only: true })).header.revision);
+}
+
+describe('watchEtcd across broken streams', () => {
+  it('a stream broken in the middle of a catch-up resumes after the last delivered event', async () => {
+    const prefix = '/catch-up/';
+    const start = (await currentRevision()) + 1;
+    const seen: number[] = [];
+    let cutDuringCatchUp = false;
+    let cancelled: StorageError | undefined;
+    // No cut until the first write is seen.
+    let marker = Infinity;
+    const watch = watchEtcd(viaProxy, prefix, start, {
+      onEvents(events) {
+        for (const e of events) seen.push(Number(e.kv.mod_revision));
+        // The first response of the catch-up holds at most 1000 revisions: break the stream there.
+        if (!cutDuringCatchUp && seen.some((r) => r > marker)) {
+          cutDuringCatchUp = true;
+          proxy.cut();
+        }
+      },
+      onCancel: (err) => void (cancelled = err),
+    });
+    try {
+      // Connected and streaming: a first write arrives.
+      marker = (await writeMany(prefix, 1))[0] ?? 0;
+      await until(() => seen.includes(marker), 'first event');
+      // Cut off while BEYOND_ONE_BATCH revisions pile up, then let it reconnect and catch up.
+      proxy.pause();
+      const written = await writeMany(prefix, BEYOND_ONE_BATCH);
+      proxy.cut();
+      proxy.resume();
+      const last = written[written.length - 1] ?? 0;
+      await until(() => watch.revision >= last, `revision ${last}`);
+      assert.equal(cutDuringCatchUp, true);
+      assert.equal(cancelled, undefined);
+      assert.deepEqual(seen, [marker, ...written]);
+    } finally {
+      await watch.cancel();
+    }
+  });
+
+  it('drops events at or below the last delivered revision (a re-delivery)', async () => {
+    const prefix = '/redelivery/';
+    const start = (await currentRevision()) + 1;
+    const responses: IWatchResponse[] = [];
+    const watcher = direct.watch().prefix(prefix).startRevision(String(start)).withPreviousKV().watcher();
+    watcher.on('data', (res: IWatchResponse) => void responses.push(res));
+    const seen: number[] = [];
+    const watch = followWatcher(direct, prefix, watcher, start, { onEvents: (events) => seen.push(...events.map((e) => Number(e.kv.mod_revision))), onCancel: () => {} });
+    try {
+      const written = await writeMany(prefix, 3);
+      await until(() => seen.length >= 3, '3 events');
+      // The same responses again, older first, as a client that resumed too early delivers them.
+      for (const res of [...responses].reverse()) watcher.emit('data', res);
+      const more = await writeMany(prefix, 1);
+      await until(() => seen.length >= 4, '4 events');
+      assert.deepEqual(seen, [...written, ...more]);
+    } finally {
+      await watch.cancel();
+    }
+  });
+
+  it('a compaction past its revision while cut off ends the watch with Compacted; watchPrefix refuses a compacted start', async () => {
+    const prefix = '/compacted/';
+    const start = (await currentRevision()) + 1;
+    const seen: number[] = [];
+    let cancelled: StorageError | undefined;
+    const watch = watchEtcd(viaProxy, prefix, start, { onEvents: (events) => seen.push(...events.map((e) => Number(e.kv.mod_revision))), onCancel: (err) => void (cancelled = err) });
+    try {
+      const first = await writeMany(prefix, 1);
+      await until(() => seen.length === 1, 'first event');
+      proxy.pause();
+      const missed = await writeMany(prefix, 5);
+      await direct.kv.compact({ revision: missed[missed.length - 1] ?? 0, physical: true });
+      proxy.cut();
+      proxy.resume();
+      await until(() => cancelled !== undefined, 'cancellation');
+      assert.ok(cancelled instanceof StorageError);
+      assert.equal(cancelled.code, 'Compacted');
+      assert.deepEqual(seen, first);
+    } finally {
+      await watch.cancel();
+    }
+    await assert.rejects(
+      watchPrefix(viaProxy, prefix, start, { onEvents: () => {}, onError: () => {} }),
+      (err: unknown) => err instanceof StorageError && err.code === 'Compacted',
+    );
+  });
+});
