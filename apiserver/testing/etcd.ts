@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Etcd3 } from 'etcd3';
 import { startEtcd, type EtcdProcess } from '../../shared/etcd/process.ts';
+import { startProxy, type TcpProxy } from '../../shared/etcd/proxy.ts';
 import { connectEtcd } from '../storage/etcd/store.ts';
 
 export interface TestEtcd {
@@ -17,22 +18,56 @@ export interface TestEtcd {
   client: Etcd3;
 }
 
+async function startTestEtcd(name: string): Promise<TestEtcd> {
+  const dir = mkdtempSync(join(tmpdir(), `corral-${name}-`));
+  const process = await startEtcd({ dataDir: join(dir, 'etcd') });
+  return { dir, process, client: connectEtcd({ endpoints: process.endpoints }) };
+}
+
+async function stopTestEtcd(etcd: TestEtcd): Promise<void> {
+  etcd.client.close();
+  await etcd.process.stop();
+  rmSync(etcd.dir, { recursive: true, force: true });
+}
+
 /** Registers the before/after hooks; the returned getter is valid inside the tests. */
 export function useEtcd(name: string): () => TestEtcd {
   let current: TestEtcd | undefined;
   before(async () => {
-    const dir = mkdtempSync(join(tmpdir(), `corral-${name}-`));
-    const process = await startEtcd({ dataDir: join(dir, 'etcd') });
-    current = { dir, process, client: connectEtcd({ endpoints: process.endpoints }) };
+    current = await startTestEtcd(name);
   });
   after(async () => {
-    if (!current) return;
-    current.client.close();
-    await current.process.stop();
-    rmSync(current.dir, { recursive: true, force: true });
+    if (current) await stopTestEtcd(current);
   });
   return () => {
     if (!current) throw new Error('useEtcd: etcd is only there while the tests run');
+    return current;
+  };
+}
+
+export interface ProxiedEtcd extends TestEtcd {
+  /** A TCP proxy in front of etcd that tests cut and pause. */
+  proxy: TcpProxy;
+  /** A client through the proxy: what is under test. (`client` goes straight to etcd.) */
+  viaProxy: Etcd3;
+}
+
+/** As useEtcd, with a TCP proxy in front of etcd and a second client through it. */
+export function useProxiedEtcd(name: string): () => ProxiedEtcd {
+  let current: ProxiedEtcd | undefined;
+  before(async () => {
+    const base = await startTestEtcd(name);
+    const proxy = await startProxy({ targetPort: base.process.clientPort });
+    current = { ...base, proxy, viaProxy: connectEtcd({ endpoints: [proxy.url] }) };
+  });
+  after(async () => {
+    if (!current) return;
+    current.viaProxy.close();
+    await current.proxy.close();
+    await stopTestEtcd(current);
+  });
+  return () => {
+    if (!current) throw new Error('useProxiedEtcd: etcd is only there while the tests run');
     return current;
   };
 }

@@ -1,14 +1,9 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Etcd3 } from 'etcd3';
-import { startEtcd, type EtcdProcess } from '../../../shared/etcd/process.ts';
-import { startProxy, type TcpProxy } from '../../../shared/etcd/proxy.ts';
+import { useProxiedEtcd } from '../../testing/etcd.ts';
 import { ResourceCache, WatchCache, type CacheEvent } from './watch-cache.ts';
-import { connectEtcd, prefixEnd, type StoredValue } from '../etcd/store.ts';
+import { prefixEnd, type StoredValue } from '../etcd/store.ts';
 
 const prefix = '/registry/configmaps/';
 
@@ -177,35 +172,16 @@ describe('ResourceCache', () => {
  */
 describe('WatchCache across etcd connection faults', () => {
   const WAIT_MS = 60_000;
-  let dir: string;
-  let etcd: EtcdProcess;
-  let proxy: TcpProxy;
-  let direct: Etcd3;
-  let viaProxy: Etcd3;
-
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'corral-watch-cache-'));
-    etcd = await startEtcd({ dataDir: join(dir, 'etcd') });
-    proxy = await startProxy({ targetPort: etcd.clientPort });
-    direct = connectEtcd({ endpoints: etcd.endpoints });
-    viaProxy = connectEtcd({ endpoints: [proxy.url] });
-  });
-  after(async () => {
-    viaProxy?.close();
-    direct?.close();
-    await proxy?.close();
-    await etcd?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const env = useProxiedEtcd('watch-cache');
 
   const key = (ns: string, name: string): string => `/registry/configmaps/${ns}/${name}`;
   /** Stores a configmap as the API server would; returns its revision. */
   const putConfigMap = async (ns: string, name: string, data: Record<string, string>): Promise<number> => {
     const obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data };
-    return Number((await direct.kv.put({ key: Buffer.from(key(ns, name)), value: Buffer.from(JSON.stringify(obj)) })).header.revision);
+    return Number((await env().client.kv.put({ key: Buffer.from(key(ns, name)), value: Buffer.from(JSON.stringify(obj)) })).header.revision);
   };
   const etcdState = async (ns: string): Promise<[string, number][]> => {
-    const res = await direct.kv.range({ key: Buffer.from(key(ns, '')), range_end: prefixEnd(key(ns, '')) });
+    const res = await env().client.kv.range({ key: Buffer.from(key(ns, '')), range_end: prefixEnd(key(ns, '')) });
     return res.kvs.map((kv) => [kv.key.toString('utf8'), Number(kv.mod_revision)]);
   };
   const cacheState = (cache: WatchCache, ns: string): [string, number][] =>
@@ -223,7 +199,7 @@ describe('WatchCache across etcd connection faults', () => {
 
   it('a stream broken during a catch-up neither loses nor repeats an event, and keeps its subscribers', async () => {
     const ns = 'catch-up';
-    const cache = new WatchCache(viaProxy, '/registry');
+    const cache = new WatchCache(env().viaProxy, '/registry');
     await cache.start();
     const seen: number[] = [];
     const closed: string[] = [];
@@ -235,7 +211,7 @@ describe('WatchCache across etcd connection faults', () => {
         if (!cut && e.revision > marker) {
           // The first response of the catch-up (at most 1000 revisions): break the stream there.
           cut = true;
-          proxy.cut();
+          env().proxy.cut();
         }
       },
       onClose: (reason) => void closed.push(reason),
@@ -243,12 +219,12 @@ describe('WatchCache across etcd connection faults', () => {
     try {
       marker = await putConfigMap(ns, 'first', {});
       await until(() => cache.revision >= marker, 'the first write');
-      proxy.pause();
+      env().proxy.pause();
       // More revisions than etcd sends in one catch-up response (watchBatchMaxRevs = 1000).
       const written: number[] = [];
       for (let i = 0; i < 1200; i++) written.push(await putConfigMap(ns, `cm-${i % 50}`, { i: String(i) }));
-      proxy.cut();
-      proxy.resume();
+      env().proxy.cut();
+      env().proxy.resume();
       const last = written[written.length - 1] ?? 0;
       await until(() => cache.revision >= last, `revision ${last}`);
       assert.equal(cut, true);
@@ -261,42 +237,42 @@ describe('WatchCache across etcd connection faults', () => {
   });
 
   it('stop() returns while etcd is unreachable (shutdown does not wait for the network)', async () => {
-    const cache = new WatchCache(viaProxy, '/registry');
+    const cache = new WatchCache(env().viaProxy, '/registry');
     await cache.start();
     const written = await putConfigMap('stop', 'x', {});
     await until(() => cache.revision >= written, 'the write');
-    proxy.pause();
+    env().proxy.pause();
     try {
       let timer: NodeJS.Timeout | undefined;
       const hung = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('hung'), WAIT_MS)));
       assert.equal(await Promise.race([cache.stop().then(() => 'stopped'), hung]), 'stopped');
       clearTimeout(timer);
     } finally {
-      proxy.resume();
+      env().proxy.resume();
     }
   });
 
   it('a compaction past its revision while cut off: re-lists to exactly etcd, closes subscribers, serves new ones from the list', async () => {
     const ns = 'compacted';
     for (const name of ['keep', 'change', 'remove']) await putConfigMap(ns, name, { v: '1' });
-    const cache = new WatchCache(viaProxy, '/registry');
+    const cache = new WatchCache(env().viaProxy, '/registry');
     await cache.start();
     const configmaps = cache.resource('configmaps');
     const closed: string[] = [];
     const before = cache.revision;
     configmaps.subscribe(key(ns, ''), before, { onEvent: () => {}, onClose: (reason) => void closed.push(reason) });
     try {
-      proxy.pause();
+      env().proxy.pause();
       await putConfigMap(ns, 'change', { v: '2' });
       await putConfigMap(ns, 'added', { v: '1' });
-      await direct.kv.deleteRange({ key: Buffer.from(key(ns, 'remove')) });
+      await env().client.kv.deleteRange({ key: Buffer.from(key(ns, 'remove')) });
       // Created and deleted while cut off: no list can show it, so no subscriber can be continued.
       await putConfigMap(ns, 'ephemeral', { v: '1' });
-      await direct.kv.deleteRange({ key: Buffer.from(key(ns, 'ephemeral')) });
+      await env().client.kv.deleteRange({ key: Buffer.from(key(ns, 'ephemeral')) });
       const compactedAt = await putConfigMap(ns, 'added', { v: '2' });
-      await direct.kv.compact({ revision: compactedAt, physical: true });
-      proxy.cut();
-      proxy.resume();
+      await env().client.kv.compact({ revision: compactedAt, physical: true });
+      env().proxy.cut();
+      env().proxy.resume();
       await until(() => closed.length > 0, 'the re-list');
       assert.match(closed[0] ?? '', /re-initialized/);
       await until(() => cache.revision >= compactedAt, `revision ${compactedAt}`);

@@ -5,45 +5,20 @@
  *
  * Waits have generous deadlines that only turn a hang into a failure.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Etcd3, IWatchResponse } from 'etcd3';
-import { startEtcd, type EtcdProcess } from '../../../shared/etcd/process.ts';
-import { startProxy, type TcpProxy } from '../../../shared/etcd/proxy.ts';
+import type { IWatchResponse } from 'etcd3';
+import { useProxiedEtcd } from '../../testing/etcd.ts';
 import { StorageError } from './errors.ts';
-import { connectEtcd } from './store.ts';
 import { followWatcher, watchEtcd, watchPrefix } from './watch.ts';
 
 const WAIT_MS = 60_000;
 /** More revisions than etcd sends in one catch-up response (watchBatchMaxRevs = 1000). */
 const BEYOND_ONE_BATCH = 1200;
 
-let dir: string;
-let etcd: EtcdProcess;
-let proxy: TcpProxy;
-/** Straight to etcd: the writers and the checks. */
-let direct: Etcd3;
-/** Through the proxy: the watches under test. */
-let viaProxy: Etcd3;
-
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'corral-etcd-watch-'));
-  etcd = await startEtcd({ dataDir: join(dir, 'etcd') });
-  proxy = await startProxy({ targetPort: etcd.clientPort });
-  direct = connectEtcd({ endpoints: etcd.endpoints });
-  viaProxy = connectEtcd({ endpoints: [proxy.url] });
-});
-after(async () => {
-  viaProxy?.close();
-  direct?.close();
-  await proxy?.close();
-  await etcd?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+/** `client` goes straight to etcd (writers and checks); `viaProxy` carries the watches under test. */
+const env = useProxiedEtcd('etcd-watch');
 
 /** Puts `count` distinct values under `prefix` (some keys several times), a few at a time; returns their revisions. */
 async function writeMany(prefix: string, count: number): Promise<number[]> {
@@ -52,7 +27,7 @@ async function writeMany(prefix: string, count: number): Promise<number[]> {
   const worker = async (): Promise<void> => {
     while (next < count) {
       const i = next++;
-      const res = await direct.kv.put({ key: Buffer.from(`${prefix}k${i % 300}`), value: Buffer.from(JSON.stringify({ metadata: { name: `k${i % 300}` }, i })) });
+      const res = await env().client.kv.put({ key: Buffer.from(`${prefix}k${i % 300}`), value: Buffer.from(JSON.stringify({ metadata: { name: `k${i % 300}` }, i })) });
       revisions.push(Number(res.header.revision));
     }
   };
@@ -69,7 +44,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 }
 
 async function currentRevision(): Promise<number> {
-  return Number((await direct.kv.range({ key: Buffer.from('/'), count_only: true })).header.revision);
+  return Number((await env().client.kv.range({ key: Buffer.from('/'), count_only: true })).header.revision);
 }
 
 describe('watchEtcd across broken streams', () => {
@@ -81,13 +56,13 @@ describe('watchEtcd across broken streams', () => {
     let cancelled: StorageError | undefined;
     // No cut until the first write is seen.
     let marker = Infinity;
-    const watch = watchEtcd(viaProxy, prefix, start, {
+    const watch = watchEtcd(env().viaProxy, prefix, start, {
       onEvents(events) {
         for (const e of events) seen.push(Number(e.kv.mod_revision));
         // The first response of the catch-up holds at most 1000 revisions: break the stream there.
         if (!cutDuringCatchUp && seen.some((r) => r > marker)) {
           cutDuringCatchUp = true;
-          proxy.cut();
+          env().proxy.cut();
         }
       },
       onCancel: (err) => void (cancelled = err),
@@ -97,10 +72,10 @@ describe('watchEtcd across broken streams', () => {
       marker = (await writeMany(prefix, 1))[0] ?? 0;
       await until(() => seen.includes(marker), 'first event');
       // Cut off while BEYOND_ONE_BATCH revisions pile up, then let it reconnect and catch up.
-      proxy.pause();
+      env().proxy.pause();
       const written = await writeMany(prefix, BEYOND_ONE_BATCH);
-      proxy.cut();
-      proxy.resume();
+      env().proxy.cut();
+      env().proxy.resume();
       const last = written[written.length - 1] ?? 0;
       await until(() => watch.revision >= last, `revision ${last}`);
       assert.equal(cutDuringCatchUp, true);
@@ -115,10 +90,10 @@ describe('watchEtcd across broken streams', () => {
     const prefix = '/redelivery/';
     const start = (await currentRevision()) + 1;
     const responses: IWatchResponse[] = [];
-    const watcher = direct.watch().prefix(prefix).startRevision(String(start)).withPreviousKV().watcher();
+    const watcher = env().client.watch().prefix(prefix).startRevision(String(start)).withPreviousKV().watcher();
     watcher.on('data', (res: IWatchResponse) => void responses.push(res));
     const seen: number[] = [];
-    const watch = followWatcher(direct, prefix, watcher, start, { onEvents: (events) => seen.push(...events.map((e) => Number(e.kv.mod_revision))), onCancel: () => {} });
+    const watch = followWatcher(env().client, prefix, watcher, start, { onEvents: (events) => seen.push(...events.map((e) => Number(e.kv.mod_revision))), onCancel: () => {} });
     try {
       const written = await writeMany(prefix, 3);
       await until(() => seen.length >= 3, '3 events');
@@ -137,15 +112,15 @@ describe('watchEtcd across broken streams', () => {
     const start = (await currentRevision()) + 1;
     const seen: number[] = [];
     let cancelled: StorageError | undefined;
-    const watch = watchEtcd(viaProxy, prefix, start, { onEvents: (events) => seen.push(...events.map((e) => Number(e.kv.mod_revision))), onCancel: (err) => void (cancelled = err) });
+    const watch = watchEtcd(env().viaProxy, prefix, start, { onEvents: (events) => seen.push(...events.map((e) => Number(e.kv.mod_revision))), onCancel: (err) => void (cancelled = err) });
     try {
       const first = await writeMany(prefix, 1);
       await until(() => seen.length === 1, 'first event');
-      proxy.pause();
+      env().proxy.pause();
       const missed = await writeMany(prefix, 5);
-      await direct.kv.compact({ revision: missed[missed.length - 1] ?? 0, physical: true });
-      proxy.cut();
-      proxy.resume();
+      await env().client.kv.compact({ revision: missed[missed.length - 1] ?? 0, physical: true });
+      env().proxy.cut();
+      env().proxy.resume();
       await until(() => cancelled !== undefined, 'cancellation');
       assert.ok(cancelled instanceof StorageError);
       assert.equal(cancelled.code, 'Compacted');
@@ -154,7 +129,7 @@ describe('watchEtcd across broken streams', () => {
       await watch.cancel();
     }
     await assert.rejects(
-      watchPrefix(viaProxy, prefix, start, { onEvents: () => {}, onError: () => {} }),
+      watchPrefix(env().viaProxy, prefix, start, { onEvents: () => {}, onError: () => {} }),
       (err: unknown) => err instanceof StorageError && err.code === 'Compacted',
     );
   });
