@@ -725,6 +725,19 @@ describe('content negotiation (raw requests)', () => {
       });
     },
   );
+
+  it('quantities are stored and served in canonical form, numbers as strings', async () => {
+    const json = { 'content-type': 'application/json', accept: 'application/json' };
+    expectStatus(await raw('POST', '/api/v1/nodes', json, JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'wire-quantities' } })), 201);
+    const status = { status: { capacity: { cpu: '4000m', memory: '1024Mi', pods: 110 } } };
+    const patched = await raw('PATCH', '/api/v1/nodes/wire-quantities/status', { ...json, 'content-type': 'application/merge-patch+json' }, JSON.stringify(status));
+    expectStatus(patched, 200);
+    const canonical = { cpu: '4', memory: '1Gi', pods: '110' };
+    assert.deepEqual((patched.json().status as Record<string, unknown>).capacity, canonical);
+    const read = await get('/api/v1/nodes/wire-quantities', 'application/json');
+    expectStatus(read, 200);
+    assert.deepEqual((read.json().status as Record<string, unknown>).capacity, canonical);
+  });
 });
 
 describe('protobuf watch frames', () => {

@@ -2,9 +2,10 @@
  * The generic store: every verb of every stored kind, driven by its ResourceDefinition. It owns the
  * order of steps, so that no kind can skip one:
  *
- *   create: Go's zeros (fillGoZeros) → system metadata → strategy.prepareForCreate →
- *           validation (metadata + kind) → admission (mutate, validate) → etcd create
- *   update: (inside the compare-and-swap loop) Go's zeros → preconditions → system metadata carried over →
+ *   create: Go's shape (canonical quantities, non-omitempty zeros) → system metadata →
+ *           strategy.prepareForCreate → validation (metadata + kind) → admission (mutate, validate) →
+ *           etcd create
+ *   update: (inside the compare-and-swap loop) Go's shape → preconditions → system metadata carried over →
  *           strategy / subresource prepareForUpdate → validation → admission → etcd put,
  *           or nothing when the object did not change, or removal when its last finalizer went
  *   delete: preconditions → admission → mark for deletion (finalizers pending) or remove
@@ -30,6 +31,7 @@ import {
   type GroupResource,
 } from '../../shared/api/errors.ts';
 import { FieldPath, invalid as invalidField, type FieldError } from '../../shared/api/field.ts';
+import { canonicalizeQuantities } from '../../shared/api/canonical-quantities.ts';
 import { fillGoZeros } from '../../shared/api/go-zeros.ts';
 import type { KubeList, KubeObject, Status } from '../../shared/api/types.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../shared/validation/objectmeta.ts';
@@ -446,7 +448,7 @@ export class GenericStore {
   /** Every step of a create but the write: system metadata, strategy, validation, admission. */
   private async admitNew(namespace: string, sent: KubeObject, ctx: RequestContext, opts: WriteOptions): Promise<KubeObject> {
     const def = this.definition;
-    const obj = this.recordOwnership(null, fillGoZeros(sent, def.schema), '', ctx, opts);
+    const obj = this.recordOwnership(null, fillGoZeros(canonicalizeQuantities(sent, def.schema), def.schema), '', ctx, opts);
     this.initializeMetadata(obj, namespace, ctx);
     def.strategy.prepareForCreate?.(obj, ctx);
     // A strategy that resets a struct (a new object's status) leaves Go's zeros in it, as upstream's does.
@@ -527,7 +529,7 @@ export class GenericStore {
           decided = { object: created, created: true, wrote: !opts.dryRun };
           return opts.dryRun ? { action: 'none', object: created } : { action: 'put', object: this.toStorage(created) };
         }
-        const desired = this.recordOwnership(old, fillGoZeros(transformed, def.schema), subresource, ctx, opts);
+        const desired = this.recordOwnership(old, fillGoZeros(canonicalizeQuantities(transformed, def.schema), def.schema), subresource, ctx, opts);
         const sentVersion = desired.metadata.resourceVersion;
         if (sentVersion && sentVersion !== old.metadata.resourceVersion) {
           throw conflict(this.groupResource, name, optimisticLockMessage);
