@@ -8,22 +8,12 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startCluster, type Cluster, type CommandResult } from './harness.ts';
+import { failed, startCluster, succeeded, type Cluster, type CommandResult } from './harness.ts';
 
 const NS = 'apply';
 const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
 
 type Json = Record<string, unknown>;
-
-function succeeded(result: CommandResult): string {
-  assert.equal(result.code, 0, `kubectl failed (${result.code}):\n${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
-
-function failed(result: CommandResult): string {
-  assert.notEqual(result.code, 0, `kubectl unexpectedly succeeded:\n${result.stdout}`);
-  return result.stderr;
-}
 
 const metadataOf = (obj: Json): Json => obj.metadata as Json;
 const annotationsOf = (obj: Json): Record<string, string> => (metadataOf(obj).annotations ?? {}) as Record<string, string>;

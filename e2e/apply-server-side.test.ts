@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { KubeObject, ManagedFieldsEntry } from '../shared/api/types.ts';
 import { fixtures, type StoredFixture } from '../apiserver/registry/conformance-fixtures.ts';
-import { kubectlEnv, run, startCluster, type Cluster, type CommandResult, type HttpResponse } from './harness.ts';
+import { failed, kubectlEnv, run, startCluster, succeeded, type Cluster, type CommandResult, type HttpResponse } from './harness.ts';
 
 const NS = 'ssa';
 const CM = `/api/v1/namespaces/${NS}/configmaps`;
@@ -29,15 +29,9 @@ type Json = Record<string, unknown>;
 /** metav1.Time as the API writes it: UTC, whole seconds. */
 const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
-function succeeded(result: CommandResult): string {
-  assert.equal(result.code, 0, `kubectl failed (${result.code}):\n${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
-
 /** The first line of kubectl's error output (conflict errors go on with advice on how to resolve them). */
 function failedWith(result: CommandResult): string {
-  assert.notEqual(result.code, 0, `kubectl unexpectedly succeeded:\n${result.stdout}`);
-  return result.stderr.split('\n', 1)[0] ?? '';
+  return failed(result).split('\n', 1)[0] ?? '';
 }
 
 function ok(res: HttpResponse, code = 200): KubeObject {

@@ -8,6 +8,7 @@
  * stop by SIGINT/SIGTERM, are killed and their directories removed, so a failing test never leaks
  * processes.
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
@@ -38,6 +39,18 @@ export interface CommandResult {
   code: number;
   stdout: string;
   stderr: string;
+}
+
+/** A kubectl run that must succeed: its stdout (the assertion names the exit code and output otherwise). */
+export function succeeded(result: CommandResult): string {
+  assert.equal(result.code, 0, `kubectl failed (${result.code}):\n${result.stderr}${result.stdout}`);
+  return result.stdout;
+}
+
+/** A kubectl run that must fail: its stderr. */
+export function failed(result: CommandResult): string {
+  assert.notEqual(result.code, 0, `kubectl unexpectedly succeeded:\n${result.stdout}`);
+  return result.stderr;
 }
 
 export interface KubectlOptions {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { generateKeyPair, x509 } from '../shared/pki/certificates.ts';
-import { startCluster, type Cluster, type CommandResult } from './harness.ts';
+import { failed, startCluster, succeeded, type Cluster, type CommandResult } from './harness.ts';
 
 const NS = 'e2e';
 
@@ -189,16 +189,6 @@ function parseApiResources(stdout: string): ApiResourceRow[] {
   assert.ok(starts.every((s) => s >= 0), `unexpected header: ${header}`);
   const cell = (line: string, i: number): string => line.slice(starts[i], i + 1 < starts.length ? starts[i + 1] : undefined).trim();
   return lines.map((line) => ({ name: cell(line, 0), shortNames: cell(line, 1), apiVersion: cell(line, 2), namespaced: cell(line, 3), kind: cell(line, 4) }));
-}
-
-function succeeded(result: CommandResult): string {
-  assert.equal(result.code, 0, `kubectl failed (${result.code}):\n${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
-
-function failed(result: CommandResult): string {
-  assert.notEqual(result.code, 0, `kubectl unexpectedly succeeded:\n${result.stdout}`);
-  return result.stderr;
 }
 
 describe('kubectl against one replica', () => {

@@ -25,7 +25,7 @@ import { openProtobufWatch, type ProtobufWatchEvent, type WatchConnection } from
 import { listSchema, partialObjectMetadataListSchema, statusSchema, type Schema } from '../shared/api/schema.ts';
 import type { KubeObject } from '../shared/api/types.ts';
 import { decodeEnvelope, decodeObject, encodeEnvelope, encodeMessage, encodeObject, protobufMediaType } from '../shared/codec/protobuf.ts';
-import { adminTls, startCluster, type Cluster, type CommandResult, type TlsMaterial } from './harness.ts';
+import { adminTls, failed, startCluster, succeeded, type Cluster, type CommandResult, type TlsMaterial } from './harness.ts';
 
 const NS = 'wire';
 const CM_PATH = `/api/v1/namespaces/${NS}/configmaps`;
@@ -34,16 +34,6 @@ const tableAccept = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 let cluster: Cluster;
 let tls: Required<TlsMaterial>;
 let manifestDir = '';
-
-function succeeded(result: CommandResult): string {
-  assert.equal(result.code, 0, `kubectl failed (${result.code}):\n${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
-
-function failed(result: CommandResult): string {
-  assert.notEqual(result.code, 0, `kubectl unexpectedly succeeded:\n${result.stdout}`);
-  return result.stderr;
-}
 
 const kubectl = (args: string[]): Promise<CommandResult> => cluster.kubectl(args);
 

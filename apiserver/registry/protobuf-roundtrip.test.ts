@@ -25,7 +25,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { listSchema, statusSchema, type Schema } from '../../shared/api/schema.ts';
-import { fillGoZeros } from '../../shared/api/go-zeros.ts';
+import { toGoShape } from '../../shared/api/go-shape.ts';
 import { deepCopy, type KubeObject } from '../../shared/api/types.ts';
 import { decodeEnvelope, decodeObject, encodeObject } from '../../shared/codec/protobuf.ts';
 import type { EtcdStore } from '../storage/etcd/store.ts';
@@ -230,7 +230,7 @@ describe('protobuf round trip of every served kind', () => {
         const before = deepCopy(obj);
         const { decoded } = roundTrip(obj, def.schema, typeMetaOf(def));
         // Go's non-omitempty zeros travel in protobuf even where the JSON fixture leaves them out.
-        assert.deepEqual(decoded, fillGoZeros(deepCopy(obj), def.schema));
+        assert.deepEqual(decoded, toGoShape(deepCopy(obj), def.schema));
         // The value encoded is not changed by encoding.
         assert.deepEqual(obj, before);
       });
@@ -247,7 +247,7 @@ describe('protobuf round trip of every served kind', () => {
         const metadata = { resourceVersion: '987', continue: 'eyJydiI6OTg3fQ', remainingItemCount: 4 };
         const list = listOf(def, [first, second], metadata);
         const { decoded } = roundTrip(list, listSchemaOf(def), typeMetaOf(def, true));
-        assert.deepEqual(decoded, listOf(def, [fillGoZeros(deepCopy(first), def.schema), second], metadata));
+        assert.deepEqual(decoded, listOf(def, [toGoShape(deepCopy(first), def.schema), second], metadata));
       });
 
       it('an empty list: items decode as absent, an explicit remainingItemCount of 0 is kept', () => {

@@ -31,8 +31,7 @@ import {
   type GroupResource,
 } from '../../shared/api/errors.ts';
 import { FieldPath, invalid as invalidField, type FieldError } from '../../shared/api/field.ts';
-import { canonicalizeQuantities } from '../../shared/api/canonical-quantities.ts';
-import { fillGoZeros } from '../../shared/api/go-zeros.ts';
+import { toGoShape } from '../../shared/api/go-shape.ts';
 import type { KubeList, KubeObject, Status } from '../../shared/api/types.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../shared/validation/objectmeta.ts';
 import { nameIsDNSSubdomain } from '../../shared/validation/names.ts';
@@ -448,11 +447,11 @@ export class GenericStore {
   /** Every step of a create but the write: system metadata, strategy, validation, admission. */
   private async admitNew(namespace: string, sent: KubeObject, ctx: RequestContext, opts: WriteOptions): Promise<KubeObject> {
     const def = this.definition;
-    const obj = this.recordOwnership(null, fillGoZeros(canonicalizeQuantities(sent, def.schema), def.schema), '', ctx, opts);
+    const obj = this.recordOwnership(null, toGoShape(sent, def.schema), '', ctx, opts);
     this.initializeMetadata(obj, namespace, ctx);
     def.strategy.prepareForCreate?.(obj, ctx);
     // A strategy that resets a struct (a new object's status) leaves Go's zeros in it, as upstream's does.
-    fillGoZeros(obj, def.schema);
+    toGoShape(obj, def.schema);
     const errors = [
       ...validateObjectMeta(obj.metadata, { namespaced: def.namespaced, nameRule: def.nameRule ?? nameIsDNSSubdomain }),
       ...def.strategy.validate(obj, ctx),
@@ -529,7 +528,7 @@ export class GenericStore {
           decided = { object: created, created: true, wrote: !opts.dryRun };
           return opts.dryRun ? { action: 'none', object: created } : { action: 'put', object: this.toStorage(created) };
         }
-        const desired = this.recordOwnership(old, fillGoZeros(canonicalizeQuantities(transformed, def.schema), def.schema), subresource, ctx, opts);
+        const desired = this.recordOwnership(old, toGoShape(transformed, def.schema), subresource, ctx, opts);
         const sentVersion = desired.metadata.resourceVersion;
         if (sentVersion && sentVersion !== old.metadata.resourceVersion) {
           throw conflict(this.groupResource, name, optimisticLockMessage);
@@ -543,7 +542,7 @@ export class GenericStore {
         this.carryOverSystemMetadata(desired, old, namespace);
         if (sub) sub.prepareForUpdate(desired, old, ctx);
         else def.strategy.prepareForUpdate?.(desired, old, ctx);
-        fillGoZeros(desired, def.schema);
+        toGoShape(desired, def.schema);
         const kindErrors = sub
           ? sub.validateUpdate(desired, old, ctx)
           : def.strategy.validateUpdate

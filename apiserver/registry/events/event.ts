@@ -5,7 +5,7 @@
  * naming the core fields (`message`, `count`), as upstream validates the converted object.
  */
 import type { FieldError } from '../../../shared/api/field.ts';
-import { fillGoZeros } from '../../../shared/api/go-zeros.ts';
+import { toGoShape } from '../../../shared/api/go-shape.ts';
 import { deepCopy, type KubeObject } from '../../../shared/api/types.ts';
 import { describe, int32, kindSchema, microTime, named, neverOmitted, object, objectReference, pb, string, time, type Schema } from '../../../shared/api/schema.ts';
 import { allVerbs, defineResource } from '../definition.ts';
@@ -72,7 +72,7 @@ function copyRenamed(from: Readonly<Record<string, unknown>>, into: Record<strin
 export function toCoreEvent(event: EventsV1Event): CoreEvent {
   const core: CoreEvent = { apiVersion: 'v1', kind: 'Event', metadata: deepCopy(event.metadata) };
   copyRenamed(event, core, true);
-  return fillGoZeros(core, coreEventDefinition.schema);
+  return toGoShape(core, coreEventDefinition.schema);
 }
 
 export function fromCoreEvent(stored: KubeObject): EventsV1Event {

@@ -1,11 +1,54 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalizeQuantities } from './canonical-quantities.ts';
-import { array, intOrString, map, object, quantity, string } from './schema.ts';
-import type { Schema } from './schema.ts';
+import { toGoShape } from './go-shape.ts';
+import { array, boolean, int32, intOrString, keyedArray, map, object, pb, quantity, string, type Schema } from './schema.ts';
+
+const schema = object({
+  spec: pb(1, object({ name: pb(1, string(), 'keepZero'), note: pb(2, string()) })),
+  status: pb(
+    2,
+    object({
+      attached: pb(1, boolean(), 'keepZero'),
+      endpoint: pb(2, object({ port: pb(1, int32(), 'keepZero') })),
+      pointer: pb(3, object({ port: pb(1, int32(), 'keepZero') }), 'optional'),
+      labels: pb(4, map(string())),
+      items: pb(5, keyedArray(object({ key: pb(1, string(), 'keepZero'), value: pb(2, string()) }), ['key'])),
+    }),
+  ),
+  plain: pb(3, object({ a: pb(1, string()) })),
+});
+
+describe('toGoShape: non-omitempty zeros', () => {
+  it('adds keepZero zeros, and the non-pointer structs that hold them, but no other field', () => {
+    assert.deepEqual(toGoShape({}, schema), {
+      spec: { name: '' },
+      status: { attached: false, endpoint: { port: 0 } },
+    });
+  });
+
+  it('keeps values that are set, fills list items one by one and leaves pointer structs absent', () => {
+    const value = { spec: { name: 'x', note: 'n' }, status: { attached: true, items: [{ value: 'v' }, { key: 'k' }] } };
+    assert.deepEqual(toGoShape(value, schema), {
+      spec: { name: 'x', note: 'n' },
+      status: { attached: true, endpoint: { port: 0 }, items: [{ key: '', value: 'v' }, { key: 'k' }] },
+    });
+  });
+
+  it('fills a present pointer struct and changes nothing of the wrong type (validation reports it)', () => {
+    assert.deepEqual(toGoShape({ status: { pointer: {} }, spec: 'oops' }, schema), {
+      status: { pointer: { port: 0 }, attached: false, endpoint: { port: 0 } },
+      spec: 'oops',
+    });
+  });
+
+  it('returns the very value it was given', () => {
+    const value = {};
+    assert.equal(toGoShape(value, schema), value);
+  });
+});
 
 const resources = object({ limits: map(quantity()), requests: map(quantity()) });
-const schema = object({
+const quantitySchema = object({
   spec: object({
     containers: array(object({ name: string(), resources })),
     size: quantity(),
@@ -16,7 +59,7 @@ const schema = object({
   data: map(string()),
 });
 
-describe('canonicalizeQuantities', () => {
+describe('toGoShape: canonical quantities', () => {
   it('rewrites quantities in place, in nested objects, maps and list items', () => {
     const value = {
       spec: {
@@ -29,7 +72,7 @@ describe('canonicalizeQuantities', () => {
       status: { capacity: { cpu: '4000m', memory: '1024Mi', pods: 110 } },
     };
     const containers = value.spec.containers;
-    assert.equal(canonicalizeQuantities(value, schema), value);
+    assert.equal(toGoShape(value, quantitySchema), value);
     assert.equal(value.spec.containers, containers);
     assert.deepEqual(value, {
       spec: {
@@ -45,7 +88,7 @@ describe('canonicalizeQuantities', () => {
 
   it('reads JSON numbers as their decimal text and trims whitespace around strings, as upstream decoding does', () => {
     const value = { status: { capacity: { a: 0.5, b: 1000, c: -1, d: 0, e: ' 1 ', f: 1.5 } } };
-    canonicalizeQuantities(value, schema);
+    toGoShape(value, quantitySchema);
     assert.deepEqual(value.status.capacity, { a: '500m', b: '1k', c: '-1', d: '0', e: '1', f: '1500m' });
   });
 
@@ -55,7 +98,7 @@ describe('canonicalizeQuantities', () => {
       status: { capacity: { cpu: true, memory: 'lots', pods: ' 2x ' }, allocatable: null },
       data: { size: '1000m' },
     };
-    canonicalizeQuantities(value, schema);
+    toGoShape(value, quantitySchema);
     assert.deepEqual(value, {
       spec: { size: '1 Gi', port: '1000', note: '1000', containers: 'oops' },
       status: { capacity: { cpu: true, memory: 'lots', pods: ' 2x ' }, allocatable: null },
@@ -67,11 +110,11 @@ describe('canonicalizeQuantities', () => {
     const node: Schema = object({ amount: quantity() });
     node.properties = { ...node.properties, children: array(node) };
     const value = { amount: '2000m', children: [{ amount: '1e3', children: [{ amount: 1024 }] }] };
-    canonicalizeQuantities(value, node);
+    toGoShape(value, node);
     assert.deepEqual(value, { amount: '2', children: [{ amount: '1e3', children: [{ amount: '1024' }] }] });
 
     const plain = object({ data: map(string()) });
     const untouched = { data: { a: '1000m' } };
-    assert.deepEqual(canonicalizeQuantities(untouched, plain), { data: { a: '1000m' } });
+    assert.deepEqual(toGoShape(untouched, plain), { data: { a: '1000m' } });
   });
 });

@@ -1,0 +1,87 @@
+/**
+ * An object in the shape upstream gives it by decoding into Go structs and encoding them again,
+ * for the two places where that shape is visible on the wire:
+ * - resource.Quantity values are written in canonical form (`4000m` → `4`, `1024Mi` → `1Gi`, the
+ *   number 110 → "110"), as Quantity.String() writes them;
+ * - a non-pointer scalar whose JSON tag has no omitempty (schema marker `keepZero`, e.g.
+ *   VolumeAttachmentStatus.attached) is always there, its zero included, and so is the non-pointer
+ *   struct holding it.
+ * corral applies it once, when an object is written, so JSON answers, protobuf answers and
+ * managedFields agree with upstream's.
+ */
+import { tryCanonicalQuantity } from './quantity.ts';
+import type { Schema } from './schema.ts';
+import { isObject } from './types.ts';
+
+/** Whether a schema's subtree holds a Quantity or a keepZero property (cached: schemas are long-lived). */
+const shapedSchemas = new WeakMap<Schema, boolean>();
+
+const isQuantitySchema = (schema: Schema): boolean => schema['x-corral-type'] === 'Quantity';
+
+function isShaped(schema: Schema): boolean {
+  let known = shapedSchemas.get(schema);
+  if (known === undefined) {
+    shapedSchemas.set(schema, false); // guards recursive schemas
+    known =
+      isQuantitySchema(schema) ||
+      Object.values(schema.properties ?? {}).some((p) => p['x-corral-protobuf']?.keepZero === true || isShaped(p)) ||
+      (schema.additionalProperties !== undefined && isShaped(schema.additionalProperties)) ||
+      (schema.items !== undefined && isShaped(schema.items));
+    shapedSchemas.set(schema, known);
+  }
+  return known;
+}
+
+function zeroOf(schema: Schema): false | 0 | '' {
+  return schema.type === 'boolean' ? false : schema.type === 'integer' || schema.type === 'number' ? 0 : '';
+}
+
+/**
+ * A quantity's canonical text. A JSON number is read as its decimal text (Go reads the literal;
+ * JSON.parse has kept only the number). Surrounding whitespace goes, as upstream's UnmarshalJSON
+ * trims it; anything else, or text upstream would not parse, is returned as it came.
+ */
+function canonicalValue(value: unknown): unknown {
+  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.trim() : undefined;
+  const canonical = text === undefined ? null : tryCanonicalQuantity(text);
+  return canonical ?? value;
+}
+
+function shape(value: unknown, schema: Schema): unknown {
+  if (isQuantitySchema(schema)) return canonicalValue(value);
+  if (!isShaped(schema)) return value;
+  if (Array.isArray(value)) {
+    if (schema.items) for (let i = 0; i < value.length; i++) value[i] = shape(value[i], schema.items);
+    return value;
+  }
+  if (!isObject(value)) return value;
+  const properties = schema.properties ?? {};
+  for (const [name, property] of Object.entries(properties)) {
+    const present = value[name];
+    if (present !== undefined) {
+      value[name] = shape(present, property);
+      continue;
+    }
+    const marker = property['x-corral-protobuf'];
+    if (!marker) continue;
+    if (marker.keepZero) value[name] = zeroOf(property);
+    else if (!marker.optional && property.properties && !property['x-corral-type'] && isShaped(property)) {
+      // A struct held by value is there in Go: it appears when it holds a zero of its own.
+      const filled = shape({}, property);
+      if (isObject(filled) && Object.keys(filled).length > 0) value[name] = filled;
+    }
+  }
+  const values = schema.additionalProperties;
+  if (values) for (const [key, present] of Object.entries(value)) if (!Object.hasOwn(properties, key)) value[key] = shape(present, values);
+  return value;
+}
+
+/**
+ * Gives `value` (in place) Go's shape described above and returns it. Subtrees without quantities
+ * or keepZero fields are skipped; values of the wrong type are left for validation to report; a
+ * pointer struct (`optional`) that is absent stays absent.
+ */
+export function toGoShape<T extends Record<string, unknown>>(value: T, schema: Schema): T {
+  shape(value, schema);
+  return value;
+}
