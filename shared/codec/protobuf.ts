@@ -1430,12 +1430,7 @@ function writeEnvelopeTail(w: Writer): void {
 
 /** Wraps an encoded object in the `k8s\0` envelope. */
 export function encodeEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
-  return withWriter((w) => {
-    writeEnvelopeHead(w, apiVersion, kind);
-    w.byte(0x12);
-    w.bytes(raw);
-    writeEnvelopeTail(w);
-  });
+  return encodeEnvelopeParts(apiVersion, kind, [raw]);
 }
 
 /**
