@@ -10,6 +10,7 @@ import { configFromFlags, flagsOrUsage } from './apiserver/config.ts';
 import { startApiServer } from './apiserver/app.ts';
 import { createLogger } from './apiserver/server/logging.ts';
 import { startEtcd, type EtcdProcess } from './shared/etcd/process.ts';
+import { keepRunningOnStrayErrors } from './shared/process/stray-errors.ts';
 
 async function main(): Promise<void> {
   const values = flagsOrUsage(process.argv.slice(2), 'npm start --');
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
   // Every flag is checked before etcd starts; the etcd address is only known afterwards.
   const config = configFromFlags({ ...values, 'etcd-servers': values['etcd-servers'] || 'http://127.0.0.1:2379' });
   const logger = createLogger(config.logLevel, 'corral');
+  keepRunningOnStrayErrors(logger);
   let etcd: EtcdProcess | undefined;
   if (!values['etcd-servers']) {
     etcd = await startEtcd({ dataDir: join(dataDir, 'etcd') });

@@ -23,6 +23,7 @@ import { createLogger } from './server/logging.ts';
 import { ApiServerMetrics, type StorageObjectCount } from './server/metrics.ts';
 import { ApiServer } from './server/server.ts';
 import { gracefulShutdown } from './server/shutdown.ts';
+import type { WatchBudget } from './server/watch-budget.ts';
 import { connectEtcd, EtcdStore } from './storage/etcd/store.ts';
 import { WatchCache } from './storage/cache/watch-cache.ts';
 import { Compactor } from './storage/etcd/compactor.ts';
@@ -39,6 +40,8 @@ export interface RunningApiServer {
   kubeconfigPath: string;
   registry: Registry;
   metrics: ApiServerMetrics;
+  /** The unsent bytes of this server's watches (tests narrow its limits). */
+  watchBudget: WatchBudget;
   /**
    * Graceful shutdown (SIGTERM): /readyz fails at once, after --shutdown-delay-duration the server
    * stops accepting and ends watches, requests in flight finish, then storage is released.
@@ -243,6 +246,7 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
     kubeconfigPath,
     registry,
     metrics,
+    watchBudget: server.watchBudget,
     shutdown: () =>
       (shutdown ??= gracefulShutdown({
         delayMs: config.shutdownDelayMs,

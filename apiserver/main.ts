@@ -5,11 +5,16 @@
  */
 import { configFromFlags, flagsOrUsage } from './config.ts';
 import { startApiServer } from './app.ts';
+import { createLogger } from './server/logging.ts';
+import { keepRunningOnStrayErrors } from '../shared/process/stray-errors.ts';
 
 async function main(): Promise<void> {
   const values = flagsOrUsage(process.argv.slice(2), 'npm run apiserver --');
   if (!values) return;
-  const server = await startApiServer(configFromFlags(values));
+  const config = configFromFlags(values);
+  const logger = createLogger(config.logLevel, 'apiserver');
+  keepRunningOnStrayErrors(logger);
+  const server = await startApiServer(config, logger);
   process.stdout.write(`corral API server listening on ${server.url}\nadmin kubeconfig: ${server.kubeconfigPath}\n`);
   let stopping = false;
   const stop = (): void => {

@@ -619,9 +619,9 @@ describe('server-side apply', () => {
       assert.equal((res.json() as Json).message, 'invalid object type: /v2, Kind=ConfigMap');
     });
 
-    it('a field the schema lacks: 500 with the typed conversion error', async () => {
+    it('a field the schema lacks: 400 with the typed conversion error (upstream: 500, kubernetes#139253)', async () => {
       const res = await applyRaw(`${CM}/raw-apply`, 'fieldManager=raw', { ...configMap('raw-apply', { a: '3' }), extra: 1 });
-      assert.equal(res.status, 500, res.text);
+      assert.equal(res.status, 400, res.text);
       assert.equal((res.json() as Json).message, `failed to create typed patch object (${NS}/raw-apply; /v1, Kind=ConfigMap): .extra: field not declared in schema`);
     });
 

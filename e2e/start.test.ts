@@ -1,7 +1,8 @@
 /**
  * The `npm start` contract (start.ts): it starts etcd and one API server on a data dir, prints the
  * admin kubeconfig path, serves kubectl with it, stops everything (etcd included) on SIGTERM, and a
- * second start on the same data dir resumes the same cluster and data.
+ * second start on the same data dir resumes the same cluster and data; etcd never outlives start.ts,
+ * even when start.ts is killed outright.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -112,5 +113,22 @@ describe('start.ts', () => {
     second.child.kill('SIGTERM');
     assert.deepEqual(await second.exited, { code: 0, signal: null });
     assert.deepEqual(await processesMentioning(dataDir), []);
+  });
+
+  it('SIGKILL of start.ts takes its etcd down too, and the next start recovers by itself', { timeout: 120_000 }, async () => {
+    const crashed = await startCorral(dataDir, port, (c) => children.push(c));
+    crashed.child.kill('SIGKILL');
+    await crashed.exited;
+    const deadline = Date.now() + 15_000;
+    while ((await processesMentioning(dataDir)).length > 0) {
+      assert.ok(Date.now() < deadline, `etcd outlived start.ts:\n${(await processesMentioning(dataDir)).join('\n')}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const next = await startCorral(dataDir, port, (c) => children.push(c));
+    const cm = await kubectl(['get', 'configmap', 'survivor', '-n', 'default', '-o', 'jsonpath={.data.run}']);
+    assert.equal(cm.code, 0, cm.stderr);
+    assert.equal(cm.stdout, 'first');
+    next.child.kill('SIGTERM');
+    assert.deepEqual(await next.exited, { code: 0, signal: null });
   });
 });

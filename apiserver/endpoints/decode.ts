@@ -4,11 +4,12 @@
  * by fieldValidation, ignored (Ignore), reported as Warning headers (Warn, the default) or
  * rejected together in one 400 (Strict).
  */
-import { parse as parseYaml, parseDocument } from 'yaml';
+import { isCollection, isMap, isPair, isScalar, LineCounter, parseDocument } from 'yaml';
 import { badRequest, isStatusError } from '../../shared/api/errors.ts';
 import { goQuote } from '../../shared/api/goformat.ts';
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
 import { findDuplicateKeys, JsonSyntaxError, parseJson } from '../../shared/codec/json.ts';
+import { exceedsNestingDepth, maxNestingDepth, nestingTooDeepMessage } from '../../shared/codec/nesting.ts';
 import { checkAgainstSchema, SchemaTypeError } from '../../shared/codec/schema-check.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts';
 import type { Schema } from '../../shared/api/schema.ts';
@@ -43,6 +44,7 @@ function summarize(text: string): string {
  * clients and people know these texts from upstream.
  */
 export function goJsonSyntaxMessage(text: string, jsMessage: string): string {
+  if (jsMessage === nestingTooDeepMessage) return jsMessage;
   const at = /position (\d+)/.exec(jsMessage);
   const position = at ? Number(at[1]) : text.length;
   if (/end of JSON input/i.test(jsMessage) || position >= text.trimEnd().length) return 'unexpected end of JSON input';
@@ -55,12 +57,7 @@ export function goJsonSyntaxMessage(text: string, jsMessage: string): string {
  * them (`duplicate field "data.a"` for JSON, `line 7: key "a" already set in map` for YAML).
  */
 export function parseBody(text: string, format: 'json' | 'yaml', wantDuplicates: boolean): { value: unknown; duplicates: string[] } {
-  if (format === 'yaml') {
-    const doc = parseDocument(text, { uniqueKeys: false });
-    if (doc.errors.length) throw badRequest(`error converting YAML to JSON: yaml: ${doc.errors[0]?.message ?? 'invalid document'}`);
-    const duplicates = wantDuplicates ? yamlDuplicates(text) : [];
-    return { value: doc.toJS({ maxAliasCount: 100 }) as unknown, duplicates };
-  }
+  if (format === 'yaml') return yamlToValue(text, wantDuplicates);
   try {
     const value = parseJson(text);
     return { value, duplicates: wantDuplicates ? findDuplicateKeys(text).map((path) => `duplicate field "${path}"`) : [] };
@@ -70,12 +67,69 @@ export function parseBody(text: string, format: 'json' | 'yaml', wantDuplicates:
   }
 }
 
-/** Each duplicated key, in upstream's YAML wording: `line 7: key "a" already set in map`. */
-function yamlDuplicates(text: string): string[] {
-  const doc = parseDocument(text, { uniqueKeys: true });
-  return doc.errors
-    .filter((e) => e.code === 'DUPLICATE_KEY')
-    .map((e) => `line ${e.linePos?.[0].line ?? 0}: key ${goQuote(text.slice(e.pos[0], e.pos[1]).trim())} already set in map`);
+/**
+ * A YAML document as a plain value, as sigs.k8s.io/yaml converts it to JSON: malformed documents,
+ * tags that have no JSON form (`!!binary`, `!!set`, custom tags), undefined aliases, alias bombs and
+ * documents nested beyond maxNestingDepth are 400s, never a failure of the server. Duplicated keys
+ * come in upstream's wording (`line 7: key "a" already set in map`) when asked for.
+ */
+function yamlToValue(text: string, wantDuplicates: boolean): { value: unknown; duplicates: string[] } {
+  const fail = (detail: string): never => {
+    throw badRequest(`error converting YAML to JSON: yaml: ${detail}`);
+  };
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { uniqueKeys: false, customTags: [], resolveKnownTags: false, stringKeys: true, lineCounter });
+  const error = doc.errors[0];
+  // The parser is recursive: a deep enough document exhausts the stack, which it reports as an error.
+  if (error) fail(/call stack/i.test(error.message) ? nestingTooDeepMessage : error.message);
+  const inspected = inspectYaml(doc.contents, wantDuplicates);
+  if (inspected.tooDeep) fail(nestingTooDeepMessage);
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  } catch (err) {
+    // Excessive alias count, an alias to nothing: the document's fault.
+    fail(err instanceof Error ? err.message : String(err));
+  }
+  if (exceedsNestingDepth(value)) fail(nestingTooDeepMessage);
+  const duplicates = inspected.duplicateKeys.map(
+    ([start, end]) => `line ${lineCounter.linePos(start).line}: key ${goQuote(text.slice(start, end).trim())} already set in map`,
+  );
+  return { value, duplicates };
+}
+
+/**
+ * One iterative walk over a YAML node tree: whether collections nest beyond maxNestingDepth, and
+ * (when asked) the source ranges of keys repeated within their map, in document order. The
+ * parser's own uniqueKeys check compares every key with every other (120,000 labels: minutes).
+ */
+function inspectYaml(root: unknown, wantDuplicates: boolean): { tooDeep: boolean; duplicateKeys: [number, number][] } {
+  const duplicateKeys: [number, number][] = [];
+  const pending: unknown[] = [root];
+  const depths: number[] = [0];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    const depth = depths.pop() ?? 0;
+    if (!isCollection(node)) continue;
+    if (depth + 1 > maxNestingDepth) return { tooDeep: true, duplicateKeys };
+    const keys = wantDuplicates && isMap(node) ? new Set<string>() : undefined;
+    for (const item of node.items) {
+      if (isPair(item)) {
+        if (keys && isScalar(item.key) && item.key.range) {
+          const key = String(item.key.value);
+          if (keys.has(key)) duplicateKeys.push([item.key.range[0], item.key.range[1]]);
+          else keys.add(key);
+        }
+        pending.push(item.key, item.value);
+        depths.push(depth + 1, depth + 1);
+      } else {
+        pending.push(item);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  duplicateKeys.sort((a, b) => a[0] - b[0]);
+  return { tooDeep: false, duplicateKeys };
 }
 
 /** Decodes a protobuf body (envelope + message) with `schema`; a malformed one is a 400. */
@@ -139,7 +193,3 @@ export function checkDecoded(def: ResourceDefinition, value: Record<string, unkn
   return { object: value as KubeObject, warnings: validation === 'Warn' ? problems : [] };
 }
 
-/** Parses a YAML or JSON body into a plain value (DeleteOptions, patches). */
-export function parseLoose(text: string): unknown {
-  return parseYaml(text) as unknown;
-}

@@ -33,6 +33,7 @@ import {
 } from '../../shared/api/schema.ts';
 import type { ResourceDefinition } from '../registry/definition.ts';
 import type { GroupVersion, Registry } from '../registry/registry.ts';
+import { notAcceptable as notAcceptableError } from '../../shared/api/errors.ts';
 
 /** `info.version`: the release corral follows (app.ts kubernetesVersion) without its build suffix, as upstream trims it. */
 const infoVersion = 'v1.32.0';
@@ -1379,10 +1380,15 @@ export function serveOpenApi(
   now: Date = new Date(),
 ): OpenApiResponse | undefined {
   const path = url.pathname;
-  const notAcceptable: OpenApiResponse = { status: 406, headers: { vary: 'Accept' }, body: '' };
+  // Upstream answers a bodiless 406 here; like every other failure of corral's, it is a Status.
+  const refuse = (offered: readonly string[]): OpenApiResponse => ({
+    status: 406,
+    headers: { 'content-type': 'application/json', vary: 'Accept' },
+    body: JSON.stringify(notAcceptableError(offered).status),
+  });
   if (path === '/openapi/v2') {
     const choice = pickV2(request.accept);
-    if (!choice) return notAcceptable;
+    if (!choice) return refuse([...new Set(v2Choices.map((c) => c.contentType))]);
     const doc = openApiV2Document(registry);
     const body = choice.contentType === 'application/json' ? openApiJson(doc) : cachedV2Protobuf(registry);
     return withETag(200, body, choice.contentType, openApiHash(doc), request.ifNoneMatch);
@@ -1395,7 +1401,7 @@ export function serveOpenApi(
   const key = path.slice('/openapi/v3/'.length);
   const doc = openApiV3Document(registry, key);
   if (!doc) return undefined;
-  if (!acceptsV3Json(request.accept)) return notAcceptable;
+  if (!acceptsV3Json(request.accept)) return refuse(['application/json']);
   const hash = openApiHash(doc);
   const asked = url.searchParams.get('hash');
   if (asked && asked !== hash) {

@@ -9,6 +9,8 @@ import { badRequest, conflict, invalid, methodNotAllowed, notFound, pathNotFound
 import { FieldPath, forbidden, notSupported, type FieldError } from '../../shared/api/field.ts';
 import { isObject, type KubeList, type KubeObject, type Status } from '../../shared/api/types.ts';
 import { applyMergePatch } from '../../shared/codec/mergepatch.ts';
+import { parseJson } from '../../shared/codec/json.ts';
+import { checkResourceVersion } from './resource-version.ts';
 import { applyStrategicMergePatch } from '../../shared/codec/strategic-merge-patch.ts';
 import type { RequestContext, ResourceDefinition, Verb } from '../registry/definition.ts';
 import type { Registry, ServedResource } from '../registry/registry.ts';
@@ -30,6 +32,7 @@ import { partialObjectMetadata, toTable, type IncludeObject } from './table.ts';
 import { watchRequest, type WatchResponse } from './watch.ts';
 import { listType, objectType, partialMetadataType, serialize, serializeList, serializeStatus, type Serialized } from './serialize.ts';
 import { isTrue } from '../server/requestinfo.ts';
+import { append } from '../../shared/api/append.ts';
 
 export interface ApiRequest {
   info: RequestInfo;
@@ -77,9 +80,9 @@ interface RequestWriteOptions extends WriteOptions {
 function writeOptions(req: ApiRequest, optionsKind: string, apply?: { isApply: boolean }): RequestWriteOptions {
   const fieldManager = req.query.get('fieldManager');
   const errors: FieldError[] = apply ? patchOptionsErrors(apply.isApply, fieldManager, req.query.has('force')) : [];
-  errors.push(...validateFieldManager(fieldManager ?? undefined, FieldPath.root('fieldManager')));
+  append(errors, validateFieldManager(fieldManager ?? undefined, FieldPath.root('fieldManager')));
   const dryRunValues = req.query.getAll('dryRun');
-  errors.push(...dryRunErrors(dryRunValues));
+  append(errors, dryRunErrors(dryRunValues));
   const fieldValidation = req.query.get('fieldValidation') ?? 'Warn';
   if (fieldValidation !== 'Ignore' && fieldValidation !== 'Warn' && fieldValidation !== 'Strict' && fieldValidation !== '') {
     errors.push(notSupported(FieldPath.root('fieldValidation'), fieldValidation, ['', 'Ignore', 'Strict', 'Warn']));
@@ -122,9 +125,7 @@ function listOptions(req: ApiRequest, def: ResourceDefinition): ListOptions {
   if (continueToken && resourceVersion && resourceVersion !== '0') {
     throw badRequest('specifying resource version is not allowed when using continue');
   }
-  if (resourceVersion && resourceVersion !== '0' && !/^\d+$/.test(resourceVersion)) {
-    throw badRequest(`invalid resource version: ${resourceVersion}`);
-  }
+  checkResourceVersion(resourceVersion);
   return {
     filter: buildListFilter(def, req.query.get('labelSelector') ?? '', req.query.get('fieldSelector') ?? ''),
     ...(limit && limit > 0 ? { limit } : {}),
@@ -216,7 +217,7 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
         return represent(req, def, found, false);
       }
       const resourceVersion = req.query.get('resourceVersion') || undefined;
-      if (resourceVersion && !/^\d+$/.test(resourceVersion)) throw badRequest(`invalid resource version: ${resourceVersion}`);
+      checkResourceVersion(resourceVersion);
       return represent(req, def, await requireStore(served).get(namespace, info.name, resourceVersion), false);
     }
     case 'list': {
@@ -315,7 +316,8 @@ async function apply(served: ServedResource, namespace: string, req: ApiRequest,
       if (duplicates.length && opts.fieldValidation === 'Strict') {
         throw badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`);
       }
-      return applied;
+      // The merged object becomes the typed object upstream's decoding makes of it (nulls as Go's zeros).
+      return checkDecoded(def, applied, [], 'Ignore').object;
     },
     req.context,
     opts,
@@ -342,7 +344,7 @@ function parseApplyBody(text: string, wantDuplicates: boolean): { value: Record<
 function parsePatch(type: PatchType, text: string): unknown {
   let patch: unknown;
   try {
-    patch = JSON.parse(text);
+    patch = parseJson(text);
   } catch (err) {
     throw badRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -398,7 +400,7 @@ async function deleteOptions(req: ApiRequest): Promise<DeleteOptions> {
   const grace = parseIntParam(req, 'gracePeriodSeconds') ?? (typeof options.gracePeriodSeconds === 'number' ? options.gracePeriodSeconds : undefined);
   if (grace !== undefined && grace < 0) errors.push({ type: 'FieldValueInvalid', field: 'gracePeriodSeconds', value: grace, detail: 'must be greater than or equal to 0' });
   const dryRun = [...req.query.getAll('dryRun'), ...(Array.isArray(options.dryRun) ? options.dryRun.map(String) : [])];
-  errors.push(...dryRunErrors(dryRun));
+  append(errors, dryRunErrors(dryRun));
   if (errors.length) throw optionsInvalid('DeleteOptions', errors);
   const pre = isObject(options.preconditions) ? options.preconditions : {};
   const preconditions = {

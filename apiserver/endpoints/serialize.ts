@@ -99,10 +99,14 @@ export function watchContentType(format: WireFormat): string {
  * object for one stored revision, so each is encoded once however many watchers or lists take it;
  * the encodings go when the object does. Kept in buffers of their own, not slices of Node's shared
  * pool, which one long-lived object would keep whole.
+ *
+ * Watch frames are held weakly: the watch cache keeps an object in its history long after its
+ * event went out, and a frame is needed only while its event is written and sent. Streams hold it
+ * until then, so every watcher of the event shares it; one resuming later encodes it again.
  */
 interface Encodings {
-  json?: Map<string, Uint8Array>;
-  protobuf?: Map<string, Uint8Array>;
+  json?: Map<string, WeakRef<Uint8Array>>;
+  protobuf?: Map<string, WeakRef<Uint8Array>>;
   jsonItem?: Uint8Array;
   protobufItem?: Uint8Array;
 }
@@ -118,7 +122,11 @@ function encodingsOf(object: object): Encodings {
   return found;
 }
 
-function own(bytes: Uint8Array | string): Uint8Array {
+/**
+ * Bytes in a buffer of their own, for encodings kept beyond one response: a slice of Node's shared
+ * pool would keep the whole pool alive as long as the encoding lives.
+ */
+export function ownBytes(bytes: Uint8Array | string): Uint8Array {
   const length = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length;
   const out = Buffer.allocUnsafeSlow(length);
   if (typeof bytes === 'string') out.write(bytes);
@@ -133,14 +141,14 @@ function own(bytes: Uint8Array | string): Uint8Array {
 export function watchFrame(type: string, object: KubeObject | Status, format: 'json' | 'protobuf', messageType: MessageType): Uint8Array {
   const cached = encodingsOf(object);
   const byType = (cached[format] ??= new Map());
-  let frame = byType.get(type);
+  let frame = byType.get(type)?.deref();
   if (frame === undefined) {
-    frame = own(
+    frame = ownBytes(
       format === 'protobuf'
         ? encodeWatchFrame(type, encodeObject(asRecord(object), messageType.schema, { apiVersion: messageType.apiVersion, kind: messageType.kind }))
         : `${JSON.stringify({ type, object })}\n`,
     );
-    byType.set(type, frame);
+    byType.set(type, new WeakRef(frame));
   }
   return frame;
 }
@@ -179,7 +187,7 @@ export function serializeList(list: KubeList, format: WireFormat, type: MessageT
     items.forEach((item, i) => {
       if (i > 0) parts.push(comma);
       const cached = encodingsOf(item);
-      parts.push((cached.jsonItem ??= own(JSON.stringify(item))));
+      parts.push((cached.jsonItem ??= ownBytes(JSON.stringify(item))));
     });
     parts.push(closeList);
     return { contentType: contentTypes.json, body: Buffer.concat(parts) };
@@ -188,7 +196,7 @@ export function serializeList(list: KubeList, format: WireFormat, type: MessageT
   parts.push(encodeMessage(asRecord(rest), type.schema));
   for (const item of items) {
     const cached = encodingsOf(item);
-    parts.push((cached.protobufItem ??= own(encodeMessage({ items: [item] }, itemField))));
+    parts.push((cached.protobufItem ??= ownBytes(encodeMessage({ items: [item] }, itemField))));
   }
   return { contentType: contentTypes.protobuf, body: encodeEnvelopeParts(type.apiVersion, type.kind, parts) };
 }

@@ -73,6 +73,11 @@ function defaultCells(obj: KubeObject): unknown[] {
   return [obj.metadata.name ?? '', obj.metadata.creationTimestamp ?? null];
 }
 
+/** The cells of one object's row as of `now` (the only part of a row that depends on the time). */
+export function rowCells(def: Pick<ResourceDefinition, 'table'>, obj: KubeObject, now: Date): unknown[] {
+  return def.table ? def.table.cells(obj, now) : defaultCells(obj);
+}
+
 /** The Table of `objects` (one for a get, the items of a list), as of the request's time `now`. */
 export function toTable(
   def: Pick<ResourceDefinition, 'table'>,
@@ -82,16 +87,14 @@ export function toTable(
   version: string,
   now: Date,
 ): Record<string, unknown> {
-  const table = def.table;
-  const cells = table ? (obj: KubeObject) => table.cells(obj, now) : defaultCells;
   return {
     kind: 'Table',
     apiVersion: `meta.k8s.io/${version}`,
     metadata: { resourceVersion: listMeta.resourceVersion, ...(listMeta.continue ? { continue: listMeta.continue } : {}), ...(listMeta.remainingItemCount !== undefined ? { remainingItemCount: listMeta.remainingItemCount } : {}) },
-    columnDefinitions: (table?.columns ?? defaultColumns).map(servedColumn),
+    columnDefinitions: (def.table?.columns ?? defaultColumns).map(servedColumn),
     rows: objects.map((obj) => {
       const object = rowObject(obj, include, version);
-      return { cells: cells(obj), ...(object ? { object } : {}) };
+      return { cells: rowCells(def, obj, now), ...(object ? { object } : {}) };
     }),
   };
 }

@@ -12,9 +12,11 @@ import type { ResourceDefinition } from '../registry/definition.ts';
 import { isTrue } from '../server/requestinfo.ts';
 import { apiVersionOf } from '../registry/definition.ts';
 import { buildListFilter } from './list-filter.ts';
+import { checkResourceVersion } from './resource-version.ts';
 import { negotiate, type Representation } from './negotiation.ts';
-import { objectType, partialMetadataType, statusType, watchContentType, watchFrame } from './serialize.ts';
-import { partialObjectMetadata, toTable, type IncludeObject } from './table.ts';
+import { objectType, statusType, watchContentType, watchFrame } from './serialize.ts';
+import type { IncludeObject } from './table.ts';
+import { eventEncoder } from './watch-frames.ts';
 
 /** Upstream's MinRequestTimeout: a watch without timeoutSeconds ends between 30 and 60 minutes. */
 const minWatchTimeoutSeconds = 1800;
@@ -24,8 +26,11 @@ const bookmarkIntervalMs = 60_000;
 const bookmarkBeforeTimeoutMs = 2_000;
 
 export interface WatchStream {
-  /** Sends one frame; false when the client has fallen too far behind to keep the stream. */
-  write(frame: string | Uint8Array): boolean;
+  /**
+   * Sends one frame; false when the frame was not sent because the stream is closed or closing (the
+   * client left, or fell too far behind and was cut off: it resumes from its last version).
+   */
+  write(frame: Uint8Array): boolean;
   end(): void;
   /** Registers what to do when the client goes away. */
   onClose(handler: () => void): void;
@@ -35,49 +40,6 @@ export interface WatchResponse {
   kind: 'watch';
   contentType: string;
   start(stream: WatchStream): Promise<void>;
-}
-
-/**
- * How one event becomes a frame for this watch's representation: the object itself (JSON or
- * protobuf, cached per event), its PartialObjectMetadata, or a one-row Table (column definitions
- * in the first event only, as upstream sends them).
- */
-function eventEncoder(def: ResourceDefinition, representation: Representation, includeObject: IncludeObject): (type: string, object: KubeObject) => string | Uint8Array {
-  const format = representation.format === 'protobuf' ? 'protobuf' : 'json';
-  const messageType = objectType(def);
-  if (representation.kind === 'object') return (type, object) => watchFrame(type, object, format, messageType);
-  const { version } = representation;
-  if (representation.kind === 'metadata') {
-    const messageType = partialMetadataType(version, false);
-    return (type, object) => watchFrame(type, sharedPartialMetadata(object, version), format, messageType);
-  }
-  let first = true;
-  return (type, object) => {
-    const table = toTable(def, [object], { resourceVersion: object.metadata.resourceVersion ?? '' }, includeObject, version, new Date());
-    if (!first) table.columnDefinitions = [];
-    first = false;
-    return `${JSON.stringify({ type, object: table })}\n`;
-  };
-}
-
-/**
- * One PartialObjectMetadata per object and version, shared by every metadata watch that receives
- * the object, so that its frame is encoded once (see watchFrame).
- */
-const partialMetadataByVersion = new Map<string, WeakMap<KubeObject, KubeObject>>();
-
-function sharedPartialMetadata(object: KubeObject, version: string): KubeObject {
-  let byObject = partialMetadataByVersion.get(version);
-  if (!byObject) {
-    byObject = new WeakMap();
-    partialMetadataByVersion.set(version, byObject);
-  }
-  let partial = byObject.get(object);
-  if (!partial) {
-    partial = partialObjectMetadata(object, version);
-    byObject.set(object, partial);
-  }
-  return partial;
 }
 
 function contentTypeOf(representation: Representation): string {
@@ -112,7 +74,7 @@ export function watchRequest(def: ResourceDefinition, store: GenericStore, names
     if (query.get('continue')) errors.push(forbidden(rvm, 'resourceVersionMatch is forbidden when continue is provided'));
   }
   if (errors.length) throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errors);
-  if (resourceVersion && resourceVersion !== '0' && !/^\d+$/.test(resourceVersion)) throw badRequest(`invalid resource version: ${resourceVersion}`);
+  checkResourceVersion(resourceVersion);
   // Upstream 1.32 (WatchList on by default) turns a watch without a version (unset or 0) and without
   // sendInitialEvents/resourceVersionMatch into sendInitialEvents=true, NotOlderThan: the same
   // initial ADDED events as before, now closed by the initial-events-end bookmark when bookmarks
@@ -124,7 +86,7 @@ export function watchRequest(def: ResourceDefinition, store: GenericStore, names
   const timeoutSeconds = timeoutText && Number(timeoutText) > 0 ? Number(timeoutText) : minWatchTimeoutSeconds * (1 + Math.random());
   const filter = buildListFilter(def, query.get('labelSelector') ?? '', query.get('fieldSelector') ?? '');
   const resumeFrom = resourceVersion && resourceVersion !== '0' ? Number(resourceVersion) : undefined;
-  const bookmark = (revision: number, initialEventsEnd: boolean): string | Uint8Array =>
+  const bookmark = (revision: number, initialEventsEnd: boolean): Uint8Array =>
     watchFrame(
       'BOOKMARK',
       {
@@ -174,7 +136,7 @@ export function watchRequest(def: ResourceDefinition, store: GenericStore, names
             if (closed) return;
             lastRevision = Number(object.metadata.resourceVersion);
             // A client too slow to take its events is cut off; it resumes from its last version.
-            if (!stream.write(encode(type, object))) finish();
+            if (!stream.write(encode(type, object, new Date()))) finish();
           },
           synced(revision) {
             if (closed) return;

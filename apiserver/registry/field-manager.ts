@@ -31,6 +31,10 @@ export interface FieldManager {
    * its metadata.managedFields are replaced in place and the same object is returned.
    */
   update(live: KubeObject | null, updated: KubeObject, request: FieldManagerRequest): KubeObject;
-  /** Merges an applied configuration into the live object (null: create by apply). */
+  /**
+   * Merges an applied configuration into the live object (null: create by apply). Takes `applied`
+   * and `live` over: the result may share values with both, so neither may be used after the call
+   * by anyone who changes the result.
+   */
   apply(live: KubeObject | null, applied: KubeObject, request: FieldManagerRequest & { force: boolean }): KubeObject;
 }

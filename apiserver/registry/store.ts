@@ -20,6 +20,7 @@ import {
   badRequest,
   conflict,
   continueExpired,
+  entityTooLarge,
   internalError,
   invalid,
   isStatusError,
@@ -38,11 +39,12 @@ import { nameIsDNSSubdomain } from '../../shared/validation/names.ts';
 import type { AdmissionChain, Operation } from '../admission/admission.ts';
 import { decodeContinue, encodeContinue } from '../storage/continue.ts';
 import { StorageError } from '../storage/etcd/errors.ts';
-import type { EtcdStore, StoredValue, UpdateDecision } from '../storage/etcd/store.ts';
+import type { EtcdStore, StoredValue, UpdateDecision, UpdateResult } from '../storage/etcd/store.ts';
 import { watchPrefix, type StorageEvent, type StorageWatch } from '../storage/etcd/watch.ts';
 import type { ResourceCache, WatchCache } from '../storage/cache/watch-cache.ts';
 import type { FieldManager } from './field-manager.ts';
 import { ignoreManagedFieldsTimestamps } from './managed-fields.ts';
+import { TimeSlice } from './time-slice.ts';
 import { apiVersionOf, type RequestContext, type ResourceDefinition } from './definition.ts';
 
 /** Which objects a list or deletecollection selects; built from label and field selectors. */
@@ -155,6 +157,11 @@ function listItem(obj: KubeObject): KubeObject {
   return item as KubeObject;
 }
 
+/** A write etcd refused as too large (StorageError TooLarge). */
+function isTooLarge(err: unknown): boolean {
+  return err instanceof StorageError && err.code === 'TooLarge';
+}
+
 function hasFinalizers(obj: KubeObject): boolean {
   return (obj.metadata.finalizers?.length ?? 0) > 0;
 }
@@ -242,6 +249,11 @@ export class GenericStore {
       case 'Timeout':
       case 'Unavailable':
         return timeout(`request did not complete within requested timeout - ${err.message}`, 1);
+      case 'TooLarge':
+        // Upstream passes etcd's error through as a 500; a write too large for etcd is the
+        // client's to fix, so it is a 413 here, whose message keeps etcd's words.
+        return entityTooLarge(err.message);
+      case 'InvalidRequest':
       case 'Internal':
         return internalError(err.message);
     }
@@ -423,7 +435,7 @@ export class GenericStore {
       // Every attempt of a generated name starts from the object as sent: a create changes it.
       const candidate = generated ? structuredClone(obj) : obj;
       try {
-        return await this.createOnce(namespace, candidate, ctx, opts, generated);
+        return await this.createOnce(namespace, candidate, ctx, opts, generated, new TimeSlice());
       } catch (err) {
         // A generated name that collides is retried with a fresh suffix, as upstream does.
         if (!generated || attempt >= generateNameAttempts || !isStatusError(err, 'AlreadyExists')) throw err;
@@ -431,9 +443,10 @@ export class GenericStore {
     }
   }
 
-  private async createOnce(namespace: string, sent: KubeObject, ctx: RequestContext, opts: WriteOptions, generated: boolean): Promise<KubeObject> {
+  private async createOnce(namespace: string, sent: KubeObject, ctx: RequestContext, opts: WriteOptions, generated: boolean, slice: TimeSlice): Promise<KubeObject> {
     if (generated) sent.metadata.name = generateName(sent.metadata.generateName ?? '');
-    const obj = await this.admitNew(namespace, sent, ctx, opts);
+    const obj = await this.admitNew(namespace, sent, ctx, opts, slice);
+    await slice.boundary();
     const name = obj.metadata.name ?? '';
     if (opts.dryRun) {
       // Reject a dry-run create of an existing object exactly as the real one would be.
@@ -441,22 +454,43 @@ export class GenericStore {
       if (existing) throw alreadyExists(this.groupResource, name);
       return obj;
     }
-    return this.guarded(name, async () => this.fromStorage(await this.etcd.create(this.key(namespace, name), this.toStorage(obj), this.ttlSeconds)));
+    return this.guarded(name, async () => this.fromStorage(await this.storeNew(this.key(namespace, name), obj)));
   }
 
-  /** Every step of a create but the write: system metadata, strategy, validation, admission. */
-  private async admitNew(namespace: string, sent: KubeObject, ctx: RequestContext, opts: WriteOptions): Promise<KubeObject> {
+  /**
+   * Writes a new object. One too large for etcd is written again without its managedFields, which
+   * can be large and which the object is whole without (upstream's create handler does the same).
+   */
+  private async storeNew(key: string, obj: KubeObject): Promise<StoredValue> {
+    try {
+      return await this.etcd.create(key, this.toStorage(obj), this.ttlSeconds);
+    } catch (err) {
+      if (!isTooLarge(err) || !obj.metadata.managedFields) throw err;
+      delete obj.metadata.managedFields;
+      return this.etcd.create(key, this.toStorage(obj), this.ttlSeconds);
+    }
+  }
+
+  /**
+   * Every step of a create but the write: system metadata, strategy, validation, admission. The
+   * long steps of a large object are apart (`slice`).
+   */
+  private async admitNew(namespace: string, sent: KubeObject, ctx: RequestContext, opts: WriteOptions, slice: TimeSlice): Promise<KubeObject> {
     const def = this.definition;
-    const obj = this.recordOwnership(null, toGoShape(sent, def.schema), '', ctx, opts);
+    const shaped = toGoShape(sent, def.schema);
+    await slice.boundary();
+    const obj = this.recordOwnership(null, shaped, '', ctx, opts);
+    await slice.boundary();
     this.initializeMetadata(obj, namespace, ctx);
     def.strategy.prepareForCreate?.(obj, ctx);
     // A strategy that resets a struct (a new object's status) leaves Go's zeros in it, as upstream's does.
     toGoShape(obj, def.schema);
-    const errors = [
-      ...validateObjectMeta(obj.metadata, { namespaced: def.namespaced, nameRule: def.nameRule ?? nameIsDNSSubdomain }),
-      ...def.strategy.validate(obj, ctx),
-    ];
+    await slice.boundary();
+    const metaErrors = validateObjectMeta(obj.metadata, { namespaced: def.namespaced, nameRule: def.nameRule ?? nameIsDNSSubdomain });
+    await slice.boundary();
+    const errors = [...metaErrors, ...def.strategy.validate(obj, ctx)];
     if (errors.length) this.validationError(obj, errors);
+    await slice.boundary();
     await this.runAdmission('CREATE', '', namespace, obj.metadata.name ?? '', obj, undefined, ctx, opts);
     obj.apiVersion = apiVersionOf(def);
     obj.kind = def.kind;
@@ -513,10 +547,16 @@ export class GenericStore {
     const sub = subresource ? def.subresources?.[subresource] : undefined;
     // What the last run of the decision produced; the loop may run it more than once.
     let decided: { object: KubeObject; created: boolean; wrote: boolean } | null = null;
-    const outcome = await this.guarded(name, () =>
+    // Set for the second attempt of a write too large for etcd: it goes without managedFields.
+    let withoutManagedFields = false;
+    const slice = new TimeSlice();
+    const attempt = (): Promise<UpdateResult> =>
       this.etcd.guaranteedUpdate(this.key(namespace, name), async (current): Promise<UpdateDecision> => {
         const old = current ? this.fromStorage(current) : null;
-        const transformed = await transform(old ? structuredClone(old) : null);
+        const copy = old ? structuredClone(old) : null;
+        await slice.boundary();
+        const transformed = await transform(copy);
+        await slice.boundary();
         this.checkNamespace(transformed, namespace);
         if (transformed.metadata.name && transformed.metadata.name !== name) {
           throw badRequest(`the name of the object (${transformed.metadata.name}) does not match the name on the URL (${name})`);
@@ -524,11 +564,16 @@ export class GenericStore {
         transformed.metadata.name = name;
         if (!old) {
           if (subresource || !(def.strategy.allowCreateOnUpdate || opts.apply)) throw notFound(this.groupResource, name);
-          const created = await this.admitNew(namespace, transformed, ctx, opts);
+          const created = await this.admitNew(namespace, transformed, ctx, opts, slice);
+          if (withoutManagedFields) delete created.metadata.managedFields;
           decided = { object: created, created: true, wrote: !opts.dryRun };
           return opts.dryRun ? { action: 'none', object: created } : { action: 'put', object: this.toStorage(created) };
         }
-        const desired = this.recordOwnership(old, toGoShape(transformed, def.schema), subresource, ctx, opts);
+        const shaped = toGoShape(transformed, def.schema);
+        await slice.boundary();
+        const desired = this.recordOwnership(old, shaped, subresource, ctx, opts);
+        if (withoutManagedFields) delete desired.metadata.managedFields;
+        await slice.boundary();
         const sentVersion = desired.metadata.resourceVersion;
         if (sentVersion && sentVersion !== old.metadata.resourceVersion) {
           throw conflict(this.groupResource, name, optimisticLockMessage);
@@ -543,13 +588,16 @@ export class GenericStore {
         if (sub) sub.prepareForUpdate(desired, old, ctx);
         else def.strategy.prepareForUpdate?.(desired, old, ctx);
         toGoShape(desired, def.schema);
+        await slice.boundary();
         const kindErrors = sub
           ? sub.validateUpdate(desired, old, ctx)
           : def.strategy.validateUpdate
             ? def.strategy.validateUpdate(desired, old, ctx)
             : def.strategy.validate(desired, ctx);
+        await slice.boundary();
         const errors = [...validateObjectMetaUpdate(desired.metadata, old.metadata, FieldPath.root('metadata')), ...kindErrors];
         if (errors.length) this.validationError(desired, errors);
+        await slice.boundary();
         await this.runAdmission('UPDATE', subresource, namespace, name, desired, old, ctx, opts);
         desired.apiVersion = apiVersionOf(def);
         desired.kind = def.kind;
@@ -560,15 +608,28 @@ export class GenericStore {
         }
         // A write that changes nothing but managedFields timestamps is no write.
         ignoreManagedFieldsTimestamps(desired, old);
-        if (isDeepStrictEqual(desired, old)) {
+        await slice.boundary();
+        const unchanged = isDeepStrictEqual(desired, old);
+        await slice.boundary();
+        if (unchanged) {
           // Nothing changed: no write, no new resourceVersion (upstream skips such writes too).
           decided = { object: old, created: false, wrote: false };
           return { action: 'none', object: old };
         }
         decided = { object: desired, created: false, wrote: !opts.dryRun };
         return opts.dryRun ? { action: 'none', object: desired } : { action: 'put', object: this.toStorage(desired) };
-      }, this.cached(namespace, name), this.ttlSeconds),
-    );
+      }, this.cached(namespace, name), this.ttlSeconds);
+    const outcome = await this.guarded(name, async () => {
+      try {
+        return await attempt();
+      } catch (err) {
+        // Upstream's update and patch handlers retry a write too large for etcd once without
+        // managedFields (an apply is not retried: its ownership is what it is about).
+        if (!isTooLarge(err) || opts.apply) throw err;
+        withoutManagedFields = true;
+        return attempt();
+      }
+    });
     const result = decided as { object: KubeObject; created: boolean; wrote: boolean } | null;
     if (!result) throw internalError('update produced no object');
     if (result.wrote) result.object.metadata.resourceVersion = String(outcome.revision);

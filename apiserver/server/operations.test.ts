@@ -18,6 +18,7 @@ import { startApiServer, withLivezGrace, type RunningApiServer } from '../app.ts
 import { pkiPaths } from '../auth/pki-setup.ts';
 import { configFromFlags, parseFlags } from '../config.ts';
 import { createLogger } from './logging.ts';
+import { configMapDefinition } from '../registry/core/configmap.ts';
 
 const workDir = mkdtempSync(join(tmpdir(), 'corral-operations-'));
 const dataDir = join(workDir, 'data');
@@ -248,9 +249,8 @@ describe('a default server', () => {
   });
 
   it('times out with upstream 504 when the timeout parameter is shorter than the request', async () => {
-    const started = Date.now();
+    // The message tells this timeout from the cache's own 504 (`Too large resource version`, after 3 s).
     const res = await call(s.server.url, 'GET', '/api/v1/namespaces/default/configmaps?resourceVersion=999999999&resourceVersionMatch=NotOlderThan&timeout=300ms');
-    assert.ok(Date.now() - started < 2500);
     assert.equal(res.status, 504);
     assert.deepEqual(JSON.parse(res.text), {
       kind: 'Status',
@@ -266,6 +266,27 @@ describe('a default server', () => {
     const bad = await call(s.server.url, 'GET', '/api/v1/configmaps?timeout=5');
     assert.equal(bad.status, 400);
     assert.equal((JSON.parse(bad.text) as { message: string }).message, 'invalid timeout specified in the request URL - time: missing unit in duration "5"');
+  });
+
+  it('answers a bug in a handler with a 500 Status for that request alone, logs its stack and keeps serving', async () => {
+    const strategy = configMapDefinition.strategy;
+    const validate = strategy.validate;
+    strategy.validate = () => {
+      throw new TypeError('a bug in validation');
+    };
+    try {
+      const res = await call(s.server.url, 'POST', '/api/v1/namespaces/default/configmaps', { body: configMap('buggy') });
+      assert.equal(res.status, 500);
+      const status = JSON.parse(res.text) as { code: number; reason: string; message: string };
+      assert.deepEqual([status.code, status.reason, status.message], [500, 'InternalError', 'Internal error occurred: a bug in validation']);
+      assert.ok(!res.text.includes('    at '), 'no stack trace reaches the client');
+      const logged = s.logs.find((l) => l.msg === 'request failed' && l.requestId === res.headers['audit-id']);
+      assert.match(String((logged?.err as { stack?: string } | undefined)?.stack), /TypeError: a bug in validation\n\s+at /);
+    } finally {
+      strategy.validate = validate;
+    }
+    assert.equal((await call(s.server.url, 'POST', '/api/v1/namespaces/default/configmaps', { body: configMap('after-the-bug') })).status, 201);
+    assert.equal((await call(s.server.url, 'GET', '/api/v1/namespaces/default/configmaps/buggy')).status, 404);
   });
 
   it('logs nothing per request at the default request log level', () => {
@@ -319,7 +340,7 @@ describe('limits and logs', () => {
     const took = Date.now() - started;
     assert.equal(res.status, 504);
     assert.equal((JSON.parse(res.text) as { message: string }).message, 'Timeout: request did not complete within the allotted timeout');
-    assert.ok(took >= 1400 && took < 2900, `took ${took} ms`);
+    assert.ok(took >= 1400, `took ${took} ms`);
     const text = (await call(s.server.url, 'GET', '/metrics')).text;
     assert.ok((sample(text, 'apiserver_request_terminations_total{verb="LIST",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",code="504"}') ?? 0) >= 1);
   });

@@ -25,6 +25,9 @@ import type { Registry, ServedResource } from '../registry/registry.ts';
 import type { UserInfo } from '../registry/definition.ts';
 import { healthResponse, type HealthCheck } from './health.ts';
 import { parseRequestInfo, type RequestInfo } from './requestinfo.ts';
+import { parseRequestTarget } from './request-target.ts';
+import { warningHeaderValues } from './warning-header.ts';
+import { answerProtocolErrors, maxHeaderBytes } from './protocol-errors.ts';
 import { authorize, type Authorizer } from './authorization.ts';
 import { apiServerComponent, type ApiServerMetrics, type RequestLabels } from './metrics.ts';
 import { sourceIPs, type Auditor, type RequestAudit } from './audit.ts';
@@ -39,6 +42,8 @@ import {
   type RequestKind,
 } from './limits.ts';
 import { ConnectionTracker } from './shutdown.ts';
+import { WatchBudget } from './watch-budget.ts';
+import { append } from '../../shared/api/append.ts';
 
 export interface ServerOptions {
   registry: Registry;
@@ -77,8 +82,37 @@ function tlsSocketOf(req: AnyRequest): TLSSocket {
   return req.socket as TLSSocket;
 }
 
-/** A watch whose client leaves this much unsent is ended (upstream closes watchers that fall behind). */
-const maxBufferedWatchBytes = 32 * 1024 * 1024;
+/** Streams an HTTP/2 client may have open on one connection (kube-apiserver's default). */
+const http2MaxStreamsPerConnection = 1000;
+/** Memory one HTTP/2 session may buffer, in MB: room for the body limit many times over. */
+const http2MaxSessionMemoryMb = 128;
+
+/** The largest oversized body read and dropped before its 413 is sent (see discardBody). */
+const maxDiscardedBodyBytes = 8 * 1024 * 1024;
+/** How long a body being dropped may take before its 413 is sent anyway. */
+const discardBodyTimeoutMs = 5_000;
+
+/**
+ * Reads and drops a body declared too large before the 413 is sent. A client still sending when
+ * the answer comes and the connection closes gets a broken pipe instead of the 413 (an HTTP/1.1
+ * race), so a moderately oversized body is let in first; a body beyond maxDiscardedBodyBytes, or
+ * one that takes too long, is not waited for.
+ */
+function discardBody(req: AnyRequest, declared: number): Promise<void> {
+  if (declared > maxDiscardedBodyBytes || req.readableEnded) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      req.off('end', done);
+      req.off('error', done);
+      resolve();
+    };
+    const timer = setTimeout(done, discardBodyTimeoutMs);
+    req.once('end', done);
+    req.once('error', done);
+    req.resume();
+  });
+}
 
 /** Paths anyone may read without credentials, as upstream's system:public-info-viewer allows. */
 const publicPaths = /^\/(livez|readyz|healthz)(\/.*)?$|^\/version\/?$/;
@@ -171,6 +205,11 @@ export class ApiServer {
   private readonly connections: ConnectionTracker;
   private readonly limiter: InflightLimiter;
   private readonly watches = new Set<() => void>();
+  /**
+   * The unsent watch bytes of this server, per watcher and in total: a watcher that does not keep
+   * up is closed (see watch-budget.ts). Tests read its accounting and may narrow its limits.
+   */
+  readonly watchBudget = new WatchBudget();
   /** Undefined when the request log level is off, so that disabled lines cost nothing. */
   private readonly logRequest: ((obj: object, msg: string) => void) | undefined;
 
@@ -183,8 +222,14 @@ export class ApiServer {
         ca: opts.tls.clientCA,
         requestCert: true,
         rejectUnauthorized: false,
+        // kube-apiserver's --http2-max-streams-per-connection default; Node's own is unbounded.
+        // Go's limit on a request's headers is 1 MiB on HTTP/2 too (Node's own: 64 KiB).
+        settings: { maxConcurrentStreams: http2MaxStreamsPerConnection, maxHeaderListSize: maxHeaderBytes },
+        // Node's 10 MB per session is less than a few concurrent writes of 3 MiB each; beyond it
+        // every new stream of the session is refused (ENHANCE_YOUR_CALM), including a client's reads.
+        maxSessionMemory: http2MaxSessionMemoryMb,
       },
-      (req, res) => void this.serve(req, res),
+      (req, res) => this.serve(req, res),
     );
     this.connections = new ConnectionTracker(this.server);
     this.limiter = new InflightLimiter(opts.maxRequestsInflight, opts.maxMutatingRequestsInflight);
@@ -194,6 +239,7 @@ export class ApiServer {
     // A client that breaks the TLS handshake or the HTTP/2 session is that client's problem.
     this.server.on('tlsClientError', () => {});
     this.server.on('sessionError', () => {});
+    answerProtocolErrors(this.server);
   }
 
   async listen(port: number, host: string): Promise<number> {
@@ -226,11 +272,46 @@ export class ApiServer {
     await closed;
   }
 
-  private async serve(req: AnyRequest, res: AnyResponse): Promise<void> {
+  /**
+   * The error boundary of every request: whatever escapes the pipeline (it should be nothing: the
+   * pipeline answers its own failures) is logged with its stack and answered as a 500 Status for
+   * this request alone, or ends its stream when the answer had started.
+   */
+  private serve(req: AnyRequest, res: AnyResponse): void {
+    let pipeline: Promise<void>;
+    try {
+      pipeline = this.handle(req, res);
+    } catch (err) {
+      pipeline = Promise.reject(err);
+    }
+    pipeline.catch((err: unknown) => {
+      this.opts.logger.error({ err, method: req.method, target: req.url }, 'request escaped the pipeline');
+      try {
+        if (res.headersSent) res.destroy();
+        else {
+          const body = serializeStatus(toStatusError(err).status, 'json');
+          (res as ServerResponse).writeHead(500, { 'content-type': body.contentType });
+          res.end(body.body);
+        }
+      } catch {
+        res.destroy();
+      }
+    });
+  }
+
+  private async handle(req: AnyRequest, res: AnyResponse): Promise<void> {
     const started = process.hrtime.bigint();
     const received = this.opts.auditor ? new Date() : undefined;
     const method = req.method ?? 'GET';
-    const url = new URL(req.url ?? '/', 'https://corral');
+    // A target that is no URL is answered in the pipeline below, as a root path request that failed.
+    let url: URL;
+    let badTarget: StatusError | undefined;
+    try {
+      url = parseRequestTarget(req.url ?? '/');
+    } catch (err) {
+      badTarget = toStatusError(err);
+      url = parseRequestTarget('/');
+    }
     const info = parseRequestInfo(method, url.pathname, url.searchParams);
     const warnings: string[] = [];
     // Upstream returns the audit ID of every request; it ties a response to its log and audit lines.
@@ -257,12 +338,23 @@ export class ApiServer {
     };
     this.connections.track(req, res, longRunning);
     let deadline: NodeJS.Timeout | undefined;
+    // A body the pipeline did not read (a request refused before it needed its body) is read and
+    // dropped once the answer is out: over HTTP/2 unread data holds the connection's flow-control
+    // window and the session's memory, which would stall every other stream of that client.
+    res.once('finish', () => {
+      if (!req.readableEnded) req.resume();
+    });
     res.once('close', () => {
       ex.closed = true;
       if (deadline) clearTimeout(deadline);
-      this.finish(res, ex);
+      try {
+        this.finish(res, ex);
+      } catch (err) {
+        this.opts.logger.error({ err, requestId }, 'finishing a request failed');
+      }
     });
     try {
+      if (badTarget) throw badTarget;
       if (!longRunning) {
         const ms = requestDeadlineMs(url.searchParams, this.opts.requestTimeoutMs);
         deadline = setTimeout(() => this.timeOut(req, res, ex), ms);
@@ -275,7 +367,7 @@ export class ApiServer {
         ...(clientCertificate ? { clientCertificate } : {}),
         ...(authorization ? { authorization } : {}),
       });
-      warnings.push(...authn.warnings);
+      append(warnings, authn.warnings);
       if (!authn.user) {
         this.beginAudit(req, ex, undefined, received);
         throw unauthorized();
@@ -411,7 +503,7 @@ export class ApiServer {
   private async stream(res: AnyResponse, watch: WatchResponse, warnings: string[], ex: Exchange): Promise<void> {
     if (res.headersSent || res.destroyed) return;
     const headers: Record<string, string | string[]> = { 'content-type': watch.contentType, 'cache-control': 'no-cache, private' };
-    if (warnings.length) headers.warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+    if (warnings.length) headers.warning = warningHeaderValues(warnings);
     (res as ServerResponse).writeHead(200, headers);
     // Send the headers now: clients wait for them before they read events.
     (res as ServerResponse).flushHeaders();
@@ -423,18 +515,29 @@ export class ApiServer {
     const end = (): void => {
       if (!res.destroyed && !res.writableEnded) res.end();
     };
+    // A watcher closed by the budget is destroyed rather than ended: what it holds unsent (HTTP/1.1
+    // socket and TLS queues, an HTTP/2 stream waiting for window) is dropped at once. Like
+    // upstream's terminated watchers, its client re-watches from its last version.
+    const account = this.watchBudget.open((reason) => {
+      this.opts.logger.info({ requestId: ex.requestId, resource: ex.info.resource, reason }, 'forcing watcher close due to unresponsiveness');
+      res.destroy();
+    });
+    let closed = false;
     this.watches.add(end);
     res.once('close', () => {
+      closed = true;
+      account.close();
       this.watches.delete(end);
       stopWatching();
     });
     if (this.connections.draining) end();
     await watch.start({
       write: (frame) => {
-        if (res.destroyed || res.writableEnded) return false;
+        if (closed || res.writableEnded || !account.charge(frame.length)) return false;
         recordEvent(frame.length);
-        (res as ServerResponse).write(frame);
-        return res.writableLength <= maxBufferedWatchBytes;
+        // The callback runs once the transport handed the frame to the network, or dropped it.
+        (res as ServerResponse).write(frame, () => account.release(frame.length));
+        return true;
       },
       end,
       onClose: (handler) => {
@@ -447,7 +550,7 @@ export class ApiServer {
   private readBody(req: AnyRequest, ex: Exchange): Promise<Buffer> {
     const limit = this.opts.maxRequestBodyBytes;
     const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > limit) return Promise.reject(requestEntityTooLarge(limit));
+    if (declared > limit) return discardBody(req, declared).then(() => Promise.reject(requestEntityTooLarge(limit)));
     return new Promise<Buffer>((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -510,8 +613,15 @@ export class ApiServer {
       'cache-control': 'no-cache, private',
       ...extra,
     };
-    if (warnings.length) headers.warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
-    (res as ServerResponse).writeHead(status, headers);
+    if (warnings.length) headers.warning = warningHeaderValues(warnings);
+    try {
+      (res as ServerResponse).writeHead(status, headers);
+    } catch (err) {
+      // The answer may report a committed write: it goes out, without the header that could not be written.
+      this.opts.logger.error({ err, requestId: ex.requestId }, 'response headers refused; sending without warnings');
+      delete headers.warning;
+      (res as ServerResponse).writeHead(status, headers);
+    }
     ex.bytes = body.length;
     if (ex.audit?.level === 'RequestResponse') {
       ex.contentType = contentType;

@@ -142,3 +142,32 @@ test('FieldsV1 decoding: sorted on read, unknown element types skipped, malforme
   assert.throws(() => fromFieldsV1([]), FieldsV1Error);
   assert.ok(fromFieldsV1(undefined).empty());
 });
+
+test('sets built in any order read in element order, each element once, in both of their modes', () => {
+  // In order: appended; out of order: indexed by identity, sorted on the next ordered read.
+  const names = Array.from({ length: 1000 }, (_, i) => `l${i}`);
+  const shuffled = [...names].sort((a, b) => (a.length === b.length ? b.localeCompare(a) : a.length - b.length));
+  const s = new FieldSet();
+  for (const name of shuffled) s.insert(makePath('metadata', 'labels', name));
+  // Inserted again, some while the level is out of order: still once.
+  for (const name of names.slice(0, 10)) s.insert(makePath('metadata', 'labels', name));
+  const labels = s.withPrefix(makePath('metadata')[0]!).withPrefix(makePath('labels')[0]!);
+  assert.deepEqual(
+    labels.members.map((m) => (m.type === 'field' ? m.name : '')),
+    [...names].sort(compareStrings),
+  );
+  assert.equal(s.size(), 1000);
+  assert.ok(s.has(makePath('metadata', 'labels', 'l999')));
+  assert.ok(!s.has(makePath('metadata', 'labels', 'l1000')));
+  // Keyed and value elements find themselves by identity while out of order too.
+  const set = new FieldSet();
+  for (const name of ['c', 'a', 'b', 'a']) set.insert(makePath('spec', 'containers', keyElement([{ name: 'name', value: name }])));
+  for (const value of [3, 1, 2, 1]) set.insert(makePath('spec', 'ports', valueElement(value)));
+  assert.ok(set.has(makePath('spec', 'containers', keyElement([{ name: 'name', value: 'a' }]))));
+  assert.equal(set.toString(), ['.spec.containers[name="a"]', '.spec.containers[name="b"]', '.spec.containers[name="c"]', '.spec.ports[=1]', '.spec.ports[=2]', '.spec.ports[=3]'].join('\n'));
+  // Set algebra over a level read out of order.
+  const other = FieldSet.of(makePath('metadata', 'labels', 'l5'), makePath('metadata', 'labels', 'zz'));
+  assert.equal(s.intersection(other).size(), 1);
+  assert.equal(s.union(other).size(), 1001);
+  assert.equal(s.difference(other).size(), 999);
+});

@@ -9,6 +9,7 @@
  * FieldsV1 tree in managedFields and the `.spec.list[name="x"]` paths of conflict messages.
  */
 import { goQuote } from '../api/goformat.ts';
+import { parseJson } from '../codec/json.ts';
 
 export { goQuote };
 
@@ -254,15 +255,109 @@ interface SetNode {
   readonly set: FieldSet;
 }
 
-function search<T>(items: readonly T[], element: PathElement, elementOf: (item: T) => PathElement): number {
-  let lo = 0;
-  let hi = items.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareElements(elementOf(items[mid] as T), element) < 0) lo = mid + 1;
-    else hi = mid;
+/**
+ * The position of each element of an out-of-order ElementList, by identity: field elements (nearly
+ * all of them) by name, with no string built per lookup; the others by their FieldsV1 key, whose
+ * JSON writes map keys sorted, so that it is equal exactly when the elements are (elementsEqual).
+ */
+class ElementIndex {
+  private readonly fields = new Map<string, number>();
+  private readonly others = new Map<string, number>();
+
+  get(e: PathElement): number | undefined {
+    return e.type === 'field' ? this.fields.get(e.name) : this.others.get(serializeElement(e));
   }
-  return lo;
+
+  set(e: PathElement, at: number): void {
+    if (e.type === 'field') this.fields.set(e.name, at);
+    else this.others.set(serializeElement(e), at);
+  }
+}
+
+/**
+ * The distinct elements of one level of a set (or its child nodes), in element order when read.
+ * Inserting in order appends; an insert out of order switches to an identity index and appends,
+ * and the next ordered read sorts once. So n inserts in any order, then a read, cost O(n log n),
+ * where inserting each at its place would move O(n²) items (120,000 labels: seconds).
+ */
+class ElementList<T> {
+  private items: T[] = [];
+  /** While `items` is out of order: the position of each element by identity. */
+  private index: ElementIndex | undefined;
+
+  constructor(private readonly elementOf: (item: T) => PathElement) {}
+
+  get length(): number {
+    return this.items.length;
+  }
+
+  /** The items in any order. */
+  unordered(): readonly T[] {
+    return this.items;
+  }
+
+  /** The items in element order. */
+  ordered(): readonly T[] {
+    if (this.index) {
+      const elementOf = this.elementOf;
+      this.items.sort((a, b) => compareElements(elementOf(a), elementOf(b)));
+      this.index = undefined;
+    }
+    return this.items;
+  }
+
+  /** Items already in element order and distinct (a set operation's output). */
+  static of<T>(elementOf: (item: T) => PathElement, items: T[]): ElementList<T> {
+    const list = new ElementList(elementOf);
+    list.items = items;
+    return list;
+  }
+
+  /** The position of the item of `element`, or -1. */
+  private find(element: PathElement): number {
+    if (this.index) return this.index.get(element) ?? -1;
+    const items = this.items;
+    let lo = 0;
+    let hi = items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareElements(this.elementOf(items[mid] as T), element) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const found = items[lo];
+    return found !== undefined && elementsEqual(this.elementOf(found), element) ? lo : -1;
+  }
+
+  get(element: PathElement): T | undefined {
+    const at = this.find(element);
+    return at < 0 ? undefined : this.items[at];
+  }
+
+  /** Puts `item` in, replacing the item of the same element when `replace`; returns the item kept. */
+  put(item: T, replace: boolean): T {
+    const element = this.elementOf(item);
+    const items = this.items;
+    const last = items[items.length - 1];
+    // The common case, and the whole of a build in order: after the last item.
+    if (!this.index && (last === undefined || compareElements(this.elementOf(last), element) < 0)) {
+      items.push(item);
+      return item;
+    }
+    const at = this.find(element);
+    if (at >= 0) {
+      if (!replace) return items[at] as T;
+      items[at] = item;
+      return item;
+    }
+    if (!this.index) {
+      const index = new ElementIndex();
+      for (let i = 0; i < items.length; i++) index.set(this.elementOf(items[i] as T), i);
+      this.index = index;
+    }
+    this.index.set(element, items.length);
+    items.push(item);
+    return item;
+  }
 }
 
 const self = (e: PathElement): PathElement => e;
@@ -270,13 +365,21 @@ const nodeElement = (n: SetNode): PathElement => n.element;
 
 /**
  * A set of paths as a tree: `members` are the paths ending here, `children` the subtrees below an
- * element. Both are kept sorted in element order, which is also the order of the FieldsV1 encoding.
- * Operations return new sets that may share subtrees with their inputs: only `insert` mutates, and
- * only sets built fresh should be inserted into.
+ * element. Both read in element order, which is also the order of the FieldsV1 encoding; inserts
+ * may come in any order (see ElementList). Operations return new sets that may share subtrees with
+ * their inputs: only `insert` mutates, and only sets built fresh should be inserted into.
  */
 export class FieldSet {
-  readonly members: PathElement[] = [];
-  readonly children: SetNode[] = [];
+  private memberList = new ElementList(self);
+  private childList = new ElementList(nodeElement);
+
+  /** A set of `members` and `children` that are in element order and distinct already. */
+  private static from(members: PathElement[], children: SetNode[]): FieldSet {
+    const s = new FieldSet();
+    s.memberList = ElementList.of(self, members);
+    s.childList = ElementList.of(nodeElement, children);
+    return s;
+  }
 
   static of(...paths: Path[]): FieldSet {
     const s = new FieldSet();
@@ -284,11 +387,14 @@ export class FieldSet {
     return s;
   }
 
-  private static from(members: PathElement[], children: SetNode[]): FieldSet {
-    const s = new FieldSet();
-    s.members.push(...members);
-    s.children.push(...children);
-    return s;
+  /** The paths ending at this level, in element order. */
+  get members(): readonly PathElement[] {
+    return this.memberList.ordered();
+  }
+
+  /** The subtrees below this level, in element order. */
+  get children(): readonly SetNode[] {
+    return this.childList.ordered();
   }
 
   insert(path: Path): void {
@@ -299,40 +405,26 @@ export class FieldSet {
   }
 
   insertMember(element: PathElement): void {
-    const at = search(this.members, element, self);
-    const existing = this.members[at];
-    if (existing && elementsEqual(existing, element)) return;
-    this.members.splice(at, 0, element);
+    this.memberList.put(element, false);
   }
 
   /** The subtree below `element`, created when missing. */
   descend(element: PathElement): FieldSet {
-    const at = search(this.children, element, nodeElement);
-    const existing = this.children[at];
-    if (existing && elementsEqual(existing.element, element)) return existing.set;
-    const set = new FieldSet();
-    this.children.splice(at, 0, { element, set });
-    return set;
+    const existing = this.childList.get(element);
+    return existing ? existing.set : this.childList.put({ element, set: new FieldSet() }, false).set;
   }
 
   /** Replaces the subtree below `element`. */
   setChild(element: PathElement, set: FieldSet): void {
-    const at = search(this.children, element, nodeElement);
-    const existing = this.children[at];
-    if (existing && elementsEqual(existing.element, element)) this.children[at] = { element, set };
-    else this.children.splice(at, 0, { element, set });
+    this.childList.put({ element, set }, true);
   }
 
   hasMember(element: PathElement): boolean {
-    const at = search(this.members, element, self);
-    const existing = this.members[at];
-    return !!existing && elementsEqual(existing, element);
+    return this.memberList.get(element) !== undefined;
   }
 
   child(element: PathElement): FieldSet | undefined {
-    const at = search(this.children, element, nodeElement);
-    const existing = this.children[at];
-    return existing && elementsEqual(existing.element, element) ? existing.set : undefined;
+    return this.childList.get(element)?.set;
   }
 
   has(path: Path): boolean {
@@ -351,11 +443,11 @@ export class FieldSet {
   }
 
   empty(): boolean {
-    return this.members.length === 0 && this.children.every((n) => n.set.empty());
+    return this.memberList.length === 0 && this.childList.unordered().every((n) => n.set.empty());
   }
 
   size(): number {
-    return this.members.length + this.children.reduce((n, c) => n + c.set.size(), 0);
+    return this.memberList.length + this.childList.unordered().reduce((n, c) => n + c.set.size(), 0);
   }
 
   union(other: FieldSet): FieldSet {
@@ -459,8 +551,9 @@ function mergeSorted(a: readonly PathElement[], b: readonly PathElement[], op: '
       j++;
     }
   }
-  if (op !== 'intersection') out.push(...a.slice(i));
-  if (op === 'union') out.push(...b.slice(j));
+  // Loops, not push(...rest): spreading 100,000 arguments overflows the stack.
+  if (op !== 'intersection') for (; i < a.length; i++) out.push(a[i] as PathElement);
+  if (op === 'union') for (; j < b.length; j++) out.push(b[j] as PathElement);
   return out;
 }
 
@@ -484,7 +577,8 @@ function unionNodes(a: readonly SetNode[], b: readonly SetNode[]): SetNode[] {
       j++;
     }
   }
-  out.push(...a.slice(i), ...b.slice(j));
+  for (; i < a.length; i++) out.push(a[i] as SetNode);
+  for (; j < b.length; j++) out.push(b[j] as SetNode);
   return out;
 }
 
@@ -579,7 +673,7 @@ export function deserializeElement(s: string): PathElement | null {
 
 function parseJSON(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    return parseJson(text);
   } catch (err) {
     throw new FieldsV1Error(err instanceof Error ? err.message : String(err));
   }

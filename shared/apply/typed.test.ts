@@ -193,6 +193,23 @@ test('dropNullFields drops null struct fields only', () => {
   });
 });
 
+test('dropNullFields copies only what holds a dropped null, in key order, and shares the rest', () => {
+  const labels: Record<string, string> = {};
+  for (let i = 0; i < 1000; i++) labels[`l${i}`] = `v${i}`;
+  const clean = { metadata: { name: 'x', labels }, data: { a: null } };
+  assert.equal(dropNullFields(clean, thingSchema), clean);
+  const value = { data: { a: 'b' }, metadata: { labels, namespace: null, name: 'x' }, spec: { raw: { n: null } } };
+  const dropped = dropNullFields(value, thingSchema) as typeof value;
+  assert.notEqual(dropped, value);
+  assert.deepEqual(Object.keys(dropped), ['data', 'metadata', 'spec']);
+  assert.deepEqual(dropped.metadata, { labels, name: 'x' });
+  assert.deepEqual(Object.keys(dropped.metadata), ['labels', 'name']);
+  assert.equal(dropped.metadata.labels, labels);
+  assert.equal(dropped.data, value.data);
+  assert.equal(dropped.spec, value.spec);
+  assert.deepEqual(value.metadata, { labels, namespace: null, name: 'x' });
+});
+
 test('withGoStructs fills struct fields Go holds by value, not pointers, maps or lists', () => {
   const goSchema = kindSchema({
     spec: pb(1, object({ inner: pb(1, object({ a: pb(1, string()) })), pointer: pb(2, object({ b: pb(1, string()) }), 'optional'), labels: pb(3, map(string())) })),

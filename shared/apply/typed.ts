@@ -30,6 +30,7 @@ import {
   type KeyField,
   type PathElement,
 } from './fieldpath.ts';
+import { append } from '../api/append.ts';
 
 /** A node's type: a kind's schema, or one of upstream's two schemaless types (`null`: undeclared). */
 export type TypeRef = Schema | 'untyped' | 'deduced' | null;
@@ -71,16 +72,23 @@ const deducedAtom: Atom = {
 };
 
 const atoms = new WeakMap<Schema, Atom>();
+/**
+ * The last schema resolved and its atom: the entries of a map (100,000 labels) resolve the same
+ * schema one after another, and an identity check is much cheaper than a WeakMap lookup.
+ */
+let lastResolved: { ref: Schema; atom: Atom } | undefined;
 
 function resolve(ref: TypeRef): Atom {
   if (ref === 'untyped') return untypedAtom;
   // Undeclared fields are rejected by validation; elsewhere they are walked as free-form values.
   if (ref === 'deduced' || ref === null) return deducedAtom;
+  if (lastResolved?.ref === ref) return lastResolved.atom;
   let atom = atoms.get(ref);
   if (!atom) {
     atom = atomOf(ref);
     atoms.set(ref, atom);
   }
+  lastResolved = { ref, atom };
   return atom;
 }
 
@@ -145,7 +153,11 @@ function deduce(atom: Atom, v: unknown): Atom {
 /** An atom's single-kind forms, made once per atom (deduce runs for every node of every write). */
 const narrowedAtoms = new WeakMap<Atom, { scalar: Atom; list: Atom; map: Atom }>();
 
+/** The last atom narrowed and its forms (see lastResolved). */
+let lastNarrowed: { atom: Atom; forms: { scalar: Atom; list: Atom; map: Atom } } | undefined;
+
 function narrowed(atom: Atom): { scalar: Atom; list: Atom; map: Atom } {
+  if (lastNarrowed?.atom === atom) return lastNarrowed.forms;
   let forms = narrowedAtoms.get(atom);
   if (!forms) {
     forms = {
@@ -155,6 +167,7 @@ function narrowed(atom: Atom): { scalar: Atom; list: Atom; map: Atom } {
     };
     narrowedAtoms.set(atom, forms);
   }
+  lastNarrowed = { atom, forms };
   return forms;
 }
 
@@ -282,13 +295,6 @@ function tryItemElement(list: ListType, item: unknown): PathElement | Error {
   }
 }
 
-/** Dispatches on an atom in upstream's order of precedence: map, scalar, list. */
-function handle<R>(atom: Atom, on: { map(t: MapType): R; scalar(t: ScalarType): R; list(t: ListType): R }, none: () => R): R {
-  if (atom.map) return on.map(atom.map);
-  if (atom.scalar) return on.scalar(atom.scalar);
-  if (atom.list) return on.list(atom.list);
-  return none();
-}
 
 // ---------------------------------------------------------------------------------------------
 // Validation.
@@ -298,50 +304,52 @@ function handle<R>(atom: Atom, on: { map(t: MapType): R; scalar(t: ScalarType): 
  * items (unless allowed, as for live objects).
  */
 export function validate(value: unknown, ref: TypeRef, allowDuplicates = false): ValidationError[] {
+  // Upstream's order of precedence (map, scalar, list), without closures: this runs for every field.
   const atom = deduce(resolve(ref), value);
-  return handle<ValidationError[]>(
-    atom,
-    {
-      scalar: (t) => checkScalar(t, value, ''),
-      list: (t) => {
-        if (value === null || value === undefined) return [];
-        if (!Array.isArray(value)) return failure(`expected list, got &{${goV(value)}}`);
-        const errors: ValidationError[] = [];
-        const seen = new FieldSet();
-        for (let i = 0; i < value.length; i++) {
-          let element: PathElement;
-          if (t.atomic) element = { type: 'index', index: i };
-          else {
-            const pe = tryItemElement(t, value[i]);
-            if (pe instanceof Error) {
-              errors.push(...failure(`element ${i}: ${pe.message}`));
-              return errors;
-            }
-            element = pe;
-            if (seen.hasMember(element) && !allowDuplicates) errors.push(...failure(`duplicate entries for key ${elementString(element)}`));
-            seen.insertMember(element);
-          }
-          errors.push(...prefixed(elementString(element), validate(value[i], t.element, allowDuplicates)));
-        }
+  if (atom.map) return validateMap(atom.map, value, allowDuplicates);
+  if (atom.scalar) return checkScalar(atom.scalar, value, '');
+  if (atom.list) return validateList(atom.list, value, allowDuplicates);
+  return failure('schema error: invalid atom: inlined');
+}
+
+function validateList(t: ListType, value: unknown, allowDuplicates: boolean): ValidationError[] {
+  if (value === null || value === undefined) return [];
+  if (!Array.isArray(value)) return failure(`expected list, got &{${goV(value)}}`);
+  const errors: ValidationError[] = [];
+  const seen = new FieldSet();
+  for (let i = 0; i < value.length; i++) {
+    let element: PathElement;
+    if (t.atomic) element = { type: 'index', index: i };
+    else {
+      const pe = tryItemElement(t, value[i]);
+      if (pe instanceof Error) {
+        append(errors, failure(`element ${i}: ${pe.message}`));
         return errors;
-      },
-      map: (t) => {
-        if (value === null || value === undefined) return [];
-        if (!isRecord(value)) return failure(`expected map, got &{${goV(value)}}`);
-        const errors: ValidationError[] = [];
-        for (const [key, item] of Object.entries(value)) {
-          const prefix = elementString(fieldElement(key));
-          if (!Object.hasOwn(t.fields, key) && t.element === null) {
-            errors.push(...prefixed(prefix, failure('field not declared in schema')));
-            break;
-          }
-          errors.push(...prefixed(prefix, validate(item, fieldType(t, key), allowDuplicates)));
-        }
-        return errors;
-      },
-    },
-    () => failure('schema error: invalid atom: inlined'),
-  );
+      }
+      element = pe;
+      if (seen.hasMember(element) && !allowDuplicates) append(errors, failure(`duplicate entries for key ${elementString(element)}`));
+      seen.insertMember(element);
+    }
+    const below = validate(value[i], t.element, allowDuplicates);
+    if (below.length) append(errors, prefixed(elementString(element), below));
+  }
+  return errors;
+}
+
+function validateMap(t: MapType, value: unknown, allowDuplicates: boolean): ValidationError[] {
+  if (value === null || value === undefined) return [];
+  if (!isRecord(value)) return failure(`expected map, got &{${goV(value)}}`);
+  const errors: ValidationError[] = [];
+  for (const key of Object.keys(value)) {
+    if (!Object.hasOwn(t.fields, key) && t.element === null) {
+      append(errors, prefixed(elementString(fieldElement(key)), failure('field not declared in schema')));
+      break;
+    }
+    // The prefix is built only for errors: a map of 100,000 valid labels needs none.
+    const below = validate(value[key], fieldType(t, key), allowDuplicates);
+    if (below.length) append(errors, prefixed(elementString(fieldElement(key)), below));
+  }
+  return errors;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -357,49 +365,68 @@ export function toFieldSet(value: unknown, ref: TypeRef): FieldSet {
   return set;
 }
 
-function collectFields(value: unknown, ref: TypeRef, path: PathElement[], set: FieldSet): void {
-  handle<void>(
-    deduce(resolve(ref), value),
-    {
-      scalar: () => set.insert(path),
-      list: (t) => {
-        if (t.atomic) {
-          set.insert(path);
-          return;
-        }
-        if (!Array.isArray(value)) return;
-        const seen = new FieldSet();
-        const duplicates = new FieldSet();
-        const elements = value.map((item) => tryItemElement(t, item));
-        for (const pe of elements) {
-          if (pe instanceof Error) continue;
-          if (!seen.hasMember(pe)) seen.insertMember(pe);
-          else if (!duplicates.hasMember(pe)) {
-            set.insert([...path, pe]);
-            duplicates.insertMember(pe);
-          }
-        }
-        elements.forEach((pe, i) => {
-          if (pe instanceof Error || duplicates.hasMember(pe)) return;
-          collectFields(value[i], t.element, [...path, pe], set);
-          set.insert([...path, pe]);
-        });
-      },
-      map: (t) => {
-        if (t.atomic) {
-          set.insert(path);
-          return;
-        }
-        if (!isRecord(value)) return;
-        for (const [key, item] of Object.entries(value)) {
-          const childPath = [...path, fieldElement(key)];
-          collectFields(item, fieldType(t, key), childPath, set);
-          if (item === null || (isRecord(item) && Object.keys(item).length === 0) || !Object.hasOwn(t.fields, key)) set.insert(childPath);
-        }
-      },
-    },
-    () => undefined,
-  );
+/**
+ * Adds the fields of `value` at `path` to `set`. `path` is shared along the walk (children push and
+ * pop their element; FieldSet.insert keeps no reference to it), and the atom is dispatched in
+ * upstream's order of precedence (map, scalar, list) without closures: this runs for every field of
+ * every write (120,000 labels: closures and path copies per field cost more than the walk).
+ * Returns the number of entries of a map walked field by field, -1 for anything else, so that the
+ * caller need not count a large map's keys again to know whether it is empty.
+ */
+function collectFields(value: unknown, ref: TypeRef, path: PathElement[], set: FieldSet): number {
+  const atom = deduce(resolve(ref), value);
+  if (atom.map) {
+    const t = atom.map;
+    if (t.atomic) {
+      set.insert(path);
+      return -1;
+    }
+    if (!isRecord(value)) return -1;
+    const keys = Object.keys(value);
+    for (const key of keys) {
+      const item = value[key];
+      path.push(fieldElement(key));
+      const entries = collectFields(item, fieldType(t, key), path, set);
+      if (item === null || !Object.hasOwn(t.fields, key) || (isRecord(item) && (entries >= 0 ? entries === 0 : isEmptyRecord(item)))) set.insert(path);
+      path.pop();
+    }
+    return keys.length;
+  }
+  if (atom.scalar) {
+    set.insert(path);
+    return -1;
+  }
+  if (atom.list) {
+    const t = atom.list;
+    if (t.atomic) {
+      set.insert(path);
+      return -1;
+    }
+    if (!Array.isArray(value)) return -1;
+    const seen = new FieldSet();
+    const duplicates = new FieldSet();
+    const elements: (PathElement | Error)[] = [];
+    for (const item of value) elements.push(tryItemElement(t, item));
+    for (const pe of elements) {
+      if (pe instanceof Error) continue;
+      if (!seen.hasMember(pe)) seen.insertMember(pe);
+      else if (!duplicates.hasMember(pe)) {
+        path.push(pe);
+        set.insert(path);
+        path.pop();
+        duplicates.insertMember(pe);
+      }
+    }
+    for (let i = 0; i < elements.length; i++) {
+      const pe = elements[i] as PathElement | Error;
+      if (pe instanceof Error || duplicates.hasMember(pe)) continue;
+      path.push(pe);
+      collectFields(value[i], t.element, path, set);
+      set.insert(path);
+      path.pop();
+    }
+  }
+  return -1;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -474,12 +501,14 @@ function compareAs(node: CompareNode, atom: Atom): ValidationError[] {
     const t = atom.map;
     const l = isRecord(lhs) ? lhs : undefined;
     const r = isRecord(rhs) ? rhs : undefined;
-    if (t.atomic || (isEmptyRecord(l) && isEmptyRecord(r))) {
+    // Both maps are empty exactly when they have no keys between them.
+    const keys = t.atomic ? [] : zipKeys(l, r);
+    if (keys.length === 0) {
       compareLeaf(node);
       return [];
     }
     let errors: ValidationError[] = [];
-    for (const key of zipKeys(l, r)) {
+    for (const key of keys) {
       const child = fieldElement(key);
       path.push(child);
       const childErrors = compareNode(l ? own(l, key) : undefined, r ? own(r, key) : undefined, fieldType(t, key), path, node.out);
@@ -527,7 +556,11 @@ const isEmptyRecord = (m: Record<string, unknown> | undefined): boolean => {
 /** The keys of two maps, the left map's first, each once. */
 function zipKeys(l: Record<string, unknown> | undefined, r: Record<string, unknown> | undefined): string[] {
   const keys = Object.keys(l ?? {});
-  for (const key of Object.keys(r ?? {})) if (!l || !Object.hasOwn(l, key)) keys.push(key);
+  const right = Object.keys(r ?? {});
+  // One side empty (a create, a new map): the other's keys as they are, not copied one by one.
+  if (keys.length === 0) return right;
+  if (right.length === 0) return keys;
+  for (const key of right) if (!Object.hasOwn(l ?? {}, key)) keys.push(key);
   return keys;
 }
 
@@ -543,7 +576,7 @@ function compareListItems(t: ListType, lhs: unknown[], rhs: unknown[], path: Pat
     list.forEach((item, i) => {
       const pe = tryItemElement(t, item);
       if (pe instanceof Error) {
-        errors.push(...failure(`element ${i}: ${pe.message}`));
+        append(errors, failure(`element ${i}: ${pe.message}`));
         return;
       }
       const key = serializeElement(pe);
@@ -569,7 +602,7 @@ function compareListItems(t: ListType, lhs: unknown[], rhs: unknown[], path: Pat
       path.push(pe);
       const itemErrors = compareNode(a, b, t.element, path, out);
       path.pop();
-      if (itemErrors.length) errors.push(...prefixed(elementString(pe), itemErrors));
+      if (itemErrors.length) append(errors, prefixed(elementString(pe), itemErrors));
     };
     if (l.length <= 1 && r.length <= 1) item(l[0], r[0]);
     else if (l.length >= 2 && r.length >= 2) {
@@ -639,14 +672,16 @@ function mergeAs(node: MergeNode, atom: Atom): ValidationError[] {
     const t = atom.map;
     const l = isRecord(lhs) ? lhs : undefined;
     const r = isRecord(rhs) ? rhs : undefined;
-    if (t.atomic || (isEmptyRecord(l) && isEmptyRecord(r))) {
+    // Both maps are empty exactly when they have no keys between them.
+    const keys = t.atomic ? [] : zipKeys(l, r);
+    if (keys.length === 0) {
       mergeLeaf(node);
       return [];
     }
     let errors: ValidationError[] = [];
     const result: Record<string, unknown> = {};
     let empty = true;
-    for (const key of zipKeys(l, r)) {
+    for (const key of keys) {
       const child = mergeNode(l ? own(l, key) : undefined, r ? own(r, key) : undefined, fieldType(t, key));
       if (child.errors.length) errors = errors.concat(prefixed(elementString(fieldElement(key)), child.errors));
       if (child.out !== undefined) {
@@ -690,13 +725,13 @@ function indexList(t: ListType, list: unknown[], allowDuplicates: boolean): Inde
   list.forEach((item, i) => {
     const pe = tryItemElement(t, item);
     if (pe instanceof Error) {
-      indexed.errors.push(...failure(`element ${i}: ${pe.message}`));
+      append(indexed.errors, failure(`element ${i}: ${pe.message}`));
       return;
     }
     const key = serializeElement(pe);
     const found = indexed.observed.has(key);
     if (found && !allowDuplicates) {
-      indexed.errors.push(...failure(`duplicate entries for key ${elementString(pe)}`));
+      append(indexed.errors, failure(`duplicate entries for key ${elementString(pe)}`));
       return;
     }
     indexed.observed.set(key, found ? null : item);
@@ -717,7 +752,10 @@ function mergeListItems(t: ListType, lhs: unknown[], rhs: unknown[]): { items: u
   if (errors.length) return { items: [], errors };
   const key = serializeElement;
   const shared = right.elements.filter((pe) => left.observed.has(key(pe)));
-  let nextShared = shared.shift();
+  // A cursor rather than shift(), which moves every remaining item: quadratic on long lists.
+  let sharedAt = 0;
+  const nextSharedItem = (): PathElement | undefined => shared[sharedAt++];
+  let nextShared = nextSharedItem();
   const mergedRight = new Set<string>();
   const items: unknown[] = [];
   const push = (l: unknown, r: unknown): void => {
@@ -734,7 +772,7 @@ function mergeListItems(t: ListType, lhs: unknown[], rhs: unknown[]): { items: u
         push(left.observed.get(key(pe)), right.observed.get(key(pe)));
         li++;
         ri++;
-        nextShared = shared.shift();
+        nextShared = nextSharedItem();
         continue;
       }
       if (right.observed.has(key(pe)) && nextShared !== undefined && !elementsEqual(nextShared, pe)) {
@@ -757,7 +795,7 @@ function mergeListItems(t: ListType, lhs: unknown[], rhs: unknown[]): { items: u
       mergedRight.add(key(pe));
       push(left.observed.has(key(pe)) ? left.observed.get(key(pe)) : undefined, right.observed.get(key(pe)));
       ri++;
-      if (nextShared !== undefined && elementsEqual(nextShared, pe)) nextShared = shared.shift();
+      if (nextShared !== undefined && elementsEqual(nextShared, pe)) nextShared = nextSharedItem();
     }
   }
   return { items, errors: [] };
@@ -772,41 +810,45 @@ function mergeListItems(t: ListType, lhs: unknown[], rhs: unknown[]): { items: u
  * whole. A struct or map emptied by the removal disappears (`undefined`), as Go's omitempty drops it.
  */
 export function removeItems(value: unknown, toRemove: FieldSet, ref: TypeRef): unknown {
-  return handle<unknown>(
-    deduce(resolve(ref), value),
-    {
-      scalar: () => value,
-      list: (t) => {
-        if (!Array.isArray(value) || value.length === 0 || t.atomic) return undefined;
-        const items: unknown[] = [];
-        for (const item of value) {
-          const pe = tryItemElement(t, item);
-          if (pe instanceof Error) {
-            items.push(item);
-            continue;
-          }
-          if (toRemove.hasMember(pe)) continue;
-          const below = toRemove.withPrefix(pe);
-          const kept = below.empty() ? item : removeItems(item, below, t.element);
-          items.push(kept === undefined ? null : kept);
-        }
-        return items.length > 0 ? items : undefined;
-      },
-      map: (t) => {
-        if (!isRecord(value) || Object.keys(value).length === 0 || t.atomic) return undefined;
-        const result: Record<string, unknown> = {};
-        for (const [key, item] of Object.entries(value)) {
-          const pe = fieldElement(key);
-          if (toRemove.hasMember(pe)) continue;
-          const below = toRemove.withPrefix(pe);
-          const kept = below.empty() ? item : removeItems(item, below, fieldType(t, key));
-          if (kept !== undefined) result[key] = kept;
-        }
-        return Object.keys(result).length > 0 ? result : undefined;
-      },
-    },
-    () => value,
-  );
+  // Upstream's order of precedence (map, scalar, list), without closures: this runs for every field.
+  const atom = deduce(resolve(ref), value);
+  if (atom.map) {
+    const t = atom.map;
+    if (!isRecord(value) || t.atomic) return undefined;
+    const result: Record<string, unknown> = {};
+    let kept = 0;
+    for (const key of Object.keys(value)) {
+      const item = value[key];
+      const pe = fieldElement(key);
+      if (toRemove.hasMember(pe)) continue;
+      const below = toRemove.child(pe);
+      const rest = !below || below.empty() ? item : removeItems(item, below, fieldType(t, key));
+      if (rest !== undefined) {
+        result[key] = rest;
+        kept++;
+      }
+    }
+    return kept > 0 ? result : undefined;
+  }
+  if (atom.scalar) return value;
+  if (atom.list) {
+    const t = atom.list;
+    if (!Array.isArray(value) || value.length === 0 || t.atomic) return undefined;
+    const items: unknown[] = [];
+    for (const item of value) {
+      const pe = tryItemElement(t, item);
+      if (pe instanceof Error) {
+        items.push(item);
+        continue;
+      }
+      if (toRemove.hasMember(pe)) continue;
+      const below = toRemove.child(pe);
+      const kept = !below || below.empty() ? item : removeItems(item, below, t.element);
+      items.push(kept === undefined ? null : kept);
+    }
+    return items.length > 0 ? items : undefined;
+  }
+  return value;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -838,24 +880,41 @@ export function ensureNamedFieldsAreMembers(set: FieldSet, ref: TypeRef): FieldS
  * null field is simply absent. Entries of maps and free-form values are kept as they are.
  */
 export function dropNullFields(value: unknown, ref: TypeRef): unknown {
-  return handle<unknown>(
-    deduce(resolve(ref), value),
-    {
-      scalar: () => value,
-      list: (t) => (Array.isArray(value) && !t.atomic ? value.map((item) => dropNullFields(item, t.element)) : value),
-      map: (t) => {
-        if (!isRecord(value) || t.atomic) return value;
-        const result: Record<string, unknown> = {};
-        for (const [key, item] of Object.entries(value)) {
-          const declared = Object.hasOwn(t.fields, key);
-          if (item === null && declared) continue;
-          result[key] = declared || t.element !== 'deduced' ? dropNullFields(item, fieldType(t, key)) : item;
-        }
-        return result;
-      },
-    },
-    () => value,
-  );
+  // Upstream's order of precedence (map, scalar, list), without closures: this runs for every field.
+  // Copy on write: a map or list without nulls below is returned as it is (a map of 100,000 labels
+  // is not rebuilt), so the result may share values with `value`.
+  const atom = deduce(resolve(ref), value);
+  if (atom.map) {
+    const t = atom.map;
+    if (!isRecord(value) || t.atomic) return value;
+    const keys = Object.keys(value);
+    let result: Record<string, unknown> | undefined;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      const item = value[key];
+      const declared = Object.hasOwn(t.fields, key);
+      const kept = item === null && declared ? undefined : declared || t.element !== 'deduced' ? dropNullFields(item, fieldType(t, key)) : item;
+      if (!result && kept === item) continue;
+      if (!result) {
+        result = {};
+        for (let j = 0; j < i; j++) result[keys[j] as string] = value[keys[j] as string];
+      }
+      if (kept !== undefined || !(item === null && declared)) result[key] = kept;
+    }
+    return result ?? value;
+  }
+  if (atom.scalar) return value;
+  if (atom.list) {
+    const t = atom.list;
+    if (!Array.isArray(value) || t.atomic) return value;
+    let items: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const kept = dropNullFields(value[i], t.element);
+      if (kept !== value[i]) (items ??= value.slice())[i] = kept;
+    }
+    return items ?? value;
+  }
+  return value;
 }
 
 
@@ -865,22 +924,65 @@ function isGoStructField(s: Schema): boolean {
   return s.type === 'object' && s.properties !== undefined && s['x-corral-type'] === undefined && protobuf !== undefined && !protobuf.optional;
 }
 
+const fillableSchemas = new WeakMap<Schema, boolean>();
+
+/**
+ * Whether withGoStructs can change a value of this schema: some struct field held by value lies
+ * below it. A schema that refers back to itself counts as fillable while it is being decided.
+ */
+function fillable(schema: Schema): boolean {
+  const known = fillableSchemas.get(schema);
+  if (known !== undefined) return known;
+  fillableSchemas.set(schema, true);
+  let result = false;
+  if (schema['x-corral-type'] === undefined) {
+    const properties = Object.values(schema.properties ?? {});
+    result =
+      properties.some((p) => isGoStructField(p) || fillable(p)) ||
+      (schema.items !== undefined && fillable(schema.items)) ||
+      (schema.additionalProperties !== undefined && fillable(schema.additionalProperties));
+  }
+  fillableSchemas.set(schema, result);
+  return result;
+}
+
 /**
  * The value as a Go object holds it: struct fields held by value are always there, empty when
  * unset. Upstream compares Go objects, so such a field never appears or disappears in a
  * comparison (and an update never owns it as a whole, no `"."` in its entry).
+ *
+ * Copy on write: what needs no filling is returned as it is (shared with `value`, so the result is
+ * for reading only); a map of 100,000 labels is neither copied nor walked.
  */
 export function withGoStructs(value: unknown, schema: Schema): unknown {
-  if (Array.isArray(value)) return schema.items ? value.map((item) => withGoStructs(item, schema.items as Schema)) : value;
-  if (!isRecord(value) || schema['x-corral-type'] !== undefined) return value;
-  const out: Record<string, unknown> = { ...value };
+  if (!fillable(schema)) return value;
+  if (Array.isArray(value)) {
+    const items = schema.items;
+    if (!items) return value;
+    let out: unknown[] | undefined;
+    value.forEach((item, i) => {
+      const filled = withGoStructs(item, items);
+      if (filled !== item) (out ??= [...value])[i] = filled;
+    });
+    return out ?? value;
+  }
+  if (!isRecord(value)) return value;
+  let out: Record<string, unknown> | undefined;
   const properties = schema.properties ?? {};
   for (const [name, property] of Object.entries(properties)) {
-    const present = Object.hasOwn(out, name) && out[name] !== null;
-    if (present) out[name] = withGoStructs(out[name], property);
-    else if (isGoStructField(property)) out[name] = withGoStructs({}, property);
+    const present = Object.hasOwn(value, name) && value[name] !== null;
+    if (present) {
+      const filled = withGoStructs(value[name], property);
+      if (filled !== value[name]) (out ??= { ...value })[name] = filled;
+    } else if (isGoStructField(property)) (out ??= { ...value })[name] = withGoStructs({}, property);
   }
   const element = schema.additionalProperties;
-  if (element) for (const [key, item] of Object.entries(value)) if (!Object.hasOwn(properties, key)) out[key] = withGoStructs(item, element);
-  return out;
+  if (element && fillable(element)) {
+    for (const [key, item] of Object.entries(value)) {
+      if (Object.hasOwn(properties, key)) continue;
+      const filled = withGoStructs(item, element);
+      if (filled !== item) (out ??= { ...value })[key] = filled;
+    }
+  }
+  return out ?? value;
 }

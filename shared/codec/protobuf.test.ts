@@ -775,6 +775,16 @@ describe('Node-like objects', () => {
     assert.deepEqual(decoded, { metadata: { name: 'n' }, spec: { podCIDR: 'a' } });
   });
 
+  it('skips unknown groups nested 100,000 deep without recursion, and refuses unmatched ones', () => {
+    const known = encodeMessage({ metadata: { name: 'n' } }, nodeSchema);
+    const depth = 100_000;
+    const open = fromHex('db06'); // field 107, start group
+    const close = fromHex('dc06'); // field 107, end group
+    const nested = Buffer.concat([...Array<Uint8Array>(depth).fill(open), ...Array<Uint8Array>(depth).fill(close)]);
+    assert.deepEqual(decodeMessage(Buffer.concat([nested, known]), nodeSchema), { metadata: { name: 'n' } });
+    assert.throws(() => decodeMessage(Buffer.concat([open, fromHex('e406'), known]), nodeSchema), /unmatched end group/);
+  });
+
   it('rejects truncated input', () => {
     const bytesOf = encodeMessage({ metadata: { name: 'node' } }, nodeSchema);
     assert.throws(() => decodeMessage(bytesOf.subarray(0, bytesOf.length - 1), nodeSchema), /unexpected EOF/);

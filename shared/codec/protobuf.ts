@@ -24,6 +24,7 @@
  */
 import { formatGoDurationNs, parseGoDurationNs } from '../api/goduration.ts';
 import type { Schema } from '../api/schema.ts';
+import { parseJson } from './json.ts';
 
 export const protobufMediaType = 'application/vnd.kubernetes.protobuf';
 /** The Content-Type of a protobuf watch response. */
@@ -989,16 +990,22 @@ function skipField(r: Reader, wireType: number, end: number, fieldNumber: number
     case WIRE_FIXED32:
       r.pos += 4;
       break;
-    case WIRE_START_GROUP:
-      for (;;) {
+    case WIRE_START_GROUP: {
+      // Groups nest as deep as a client likes: the open ones are a stack, not recursion.
+      const open = [fieldNumber];
+      while (open.length > 0) {
         const tag = readUint32(r, end);
         const wt = tag & 7;
         if (wt === WIRE_END_GROUP) {
-          if (tag >>> 3 !== fieldNumber) throw new ProtobufError('proto: unmatched end group');
-          return;
+          if (tag >>> 3 !== open.pop()) throw new ProtobufError('proto: unmatched end group');
+        } else if (wt === WIRE_START_GROUP) {
+          open.push(tag >>> 3);
+        } else {
+          skipField(r, wt, end, tag >>> 3);
         }
-        skipField(r, wt, end, tag >>> 3);
       }
+      return;
+    }
     default:
       throw new ProtobufError(`proto: illegal wireType ${wireType}`);
   }
@@ -1275,7 +1282,7 @@ function inSchemaOrder(decoded: Record<string, unknown>, order: readonly string[
 /** Raw bytes of a FieldsV1 or RawExtension as JSON; corral keeps no other representation of them. */
 function parseRawJson(buf: NodeBuffer, start: number, end: number, what: string): unknown {
   try {
-    return JSON.parse(buf.utf8Slice(start, end)) as unknown;
+    return parseJson(buf.utf8Slice(start, end));
   } catch {
     const kind = startsWithPrefix(buf.subarray(start, end)) ? 'a protobuf object' : 'bytes that are not JSON';
     throw new ProtobufError(`protobuf: ${what} holds ${kind}, which corral cannot represent`);

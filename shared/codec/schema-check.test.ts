@@ -25,8 +25,13 @@ test('wrong types are errors naming the Go field and type', () => {
   assert.throws(() => checkAgainstSchema({ metadata: [] }, schema, 'X'), /cannot unmarshal array into Go struct field X.metadata of type struct/);
 });
 
-test('null properties are dropped, null map values kept', () => {
-  const value = { metadata: { labels: null }, data: { a: null } };
+test('null properties are dropped; null map values and list items become Go zero values', () => {
+  const value = {
+    metadata: { labels: null, annotations: { a: null } },
+    data: { a: null },
+    binaryData: { b: null },
+    spec: { replicas: null, items: [null, { name: null }] },
+  };
   checkAgainstSchema(value, schema, 'ConfigMap');
-  assert.deepEqual(value, { metadata: {}, data: { a: null } });
+  assert.deepEqual(value, { metadata: { annotations: { a: '' } }, data: { a: '' }, binaryData: { b: '' }, spec: { items: [{}, {}] } });
 });

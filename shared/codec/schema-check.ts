@@ -1,8 +1,10 @@
 /**
  * Checks a decoded JSON value against a kind's schema the way upstream's typed decoding does:
  * a value of the wrong type is an error (the first one found, as Go's decoder stops there), a
- * property the schema does not know is removed and reported, and a null property is dropped
- * (Go decodes null into the zero value, which the wire then omits).
+ * property the schema does not know is removed and reported, and a null becomes what Go makes of
+ * it: a null property is dropped (the field keeps its zero value, which the wire omits), a null
+ * map value or list item becomes its type's zero value (`""`, `0`, `false`, `{}`), which the
+ * kind's validation then judges.
  */
 import type { Schema } from '../api/schema.ts';
 import { isObject } from '../api/types.ts';
@@ -22,11 +24,14 @@ const base64Re = /^[A-Za-z0-9+/]*={0,2}$/;
 const int32Min = -(2 ** 31);
 const int32Max = 2 ** 31 - 1;
 
-/** An empty list or map (not struct: Go writes empty structs even when omitempty). */
-function isEmptyCollection(value: unknown, schema: Schema): boolean {
+/**
+ * An empty list or map (not struct: Go writes empty structs even when omitempty). `entries` is what
+ * walk counted in it: counting the keys of a map again would cost as much as walking it.
+ */
+function isEmptyCollection(value: unknown, schema: Schema, entries: number): boolean {
   if (schema['x-corral-keep-empty']) return false;
   if (schema.type === 'array') return Array.isArray(value) && value.length === 0;
-  return schema.additionalProperties !== undefined && isObject(value) && Object.keys(value).length === 0;
+  return schema.additionalProperties !== undefined && isObject(value) && entries === 0;
 }
 
 function jsonType(value: unknown): string {
@@ -66,63 +71,98 @@ export function checkAgainstSchema(value: unknown, schema: Schema, rootName: str
   return unknown;
 }
 
-function walk(value: unknown, schema: Schema, goPath: string, fieldPath: string, unknown: string[]): void {
-  if (value === null) return;
+/** Go's zero value of a map value or list item of this schema; null where Go's is nil. */
+function zeroValue(schema: Schema): unknown {
+  if (schema['x-kubernetes-int-or-string']) return 0;
+  switch (schema.type) {
+    case 'string':
+      return '';
+    case 'integer':
+    case 'number':
+      return 0;
+    case 'boolean':
+      return false;
+    case 'object':
+      return schema.additionalProperties ? null : {};
+    default:
+      return null;
+  }
+}
+
+/** Returns the entries left in an object (0 for anything else). */
+function walk(value: unknown, schema: Schema, goPath: string, fieldPath: string, unknown: string[]): number {
+  if (value === null) return 0;
   if (schema['x-kubernetes-int-or-string']) {
     if (typeof value !== 'string' && !(typeof value === 'number' && Number.isInteger(value))) {
       throw new SchemaTypeError(goPath, jsonType(value), goType(schema));
     }
-    return;
+    return 0;
   }
   switch (schema.type) {
     case undefined:
-      return;
+      return 0;
     case 'string':
       if (typeof value !== 'string') throw new SchemaTypeError(goPath, jsonType(value), goType(schema));
       if (schema.format === 'byte' && !base64Re.test(value.replace(/\s/g, ''))) {
         const at = value.search(/[^A-Za-z0-9+/=]/);
         throw new SchemaTypeError(goPath, 'string', '[]uint8', `illegal base64 data at input byte ${Math.max(at, 0)}`);
       }
-      return;
+      return 0;
     case 'integer':
       if (typeof value !== 'number' || !Number.isInteger(value) || (schema.format === 'int32' && (value < int32Min || value > int32Max))) {
         const shown = typeof value === 'number' ? `number ${value}` : jsonType(value);
         throw new SchemaTypeError(goPath, shown, goType(schema));
       }
-      return;
+      return 0;
     case 'number':
       if (typeof value !== 'number') throw new SchemaTypeError(goPath, jsonType(value), goType(schema));
-      return;
+      return 0;
     case 'boolean':
       if (typeof value !== 'boolean') throw new SchemaTypeError(goPath, jsonType(value), goType(schema));
-      return;
+      return 0;
     case 'array':
       if (!Array.isArray(value)) throw new SchemaTypeError(goPath, jsonType(value), goType(schema));
-      if (schema.items) for (const item of value) walk(item, schema.items, goPath, fieldPath, unknown);
-      return;
+      if (!schema.items) return 0;
+      for (let i = 0; i < value.length; i++) {
+        if (value[i] === null) value[i] = zeroValue(schema.items);
+        walk(value[i], schema.items, goPath, fieldPath, unknown);
+      }
+      return 0;
     case 'object': {
       if (!isObject(value)) throw new SchemaTypeError(goPath, jsonType(value), goType(schema));
-      for (const key of Object.keys(value)) {
-        const childPath = fieldPath ? `${fieldPath}.${key}` : key;
+      const keys = Object.keys(value);
+      let entries = keys.length;
+      for (const key of keys) {
         const property = schema.properties?.[key];
         const child = property ?? schema.additionalProperties;
-        if (value[key] === null && !schema.additionalProperties) {
-          delete value[key];
-          continue;
+        if (value[key] === null) {
+          if (!schema.additionalProperties) {
+            delete value[key];
+            entries--;
+            continue;
+          }
+          value[key] = zeroValue(schema.additionalProperties);
         }
         if (!child) {
           if (!schema['x-kubernetes-preserve-unknown-fields']) {
-            unknown.push(childPath);
+            unknown.push(fieldPath ? `${fieldPath}.${key}` : key);
             delete value[key];
+            entries--;
           }
           continue;
         }
         // Go names struct fields in its errors, never map keys.
-        walk(value[key], child, property ? `${goPath}.${key}` : goPath, childPath, unknown);
+        // The field path is built only where it can be used (collections below): a map of 100,000
+        // strings needs none.
+        const childPath = child.type === 'object' || child.type === 'array' ? (fieldPath ? `${fieldPath}.${key}` : key) : '';
+        const below = walk(value[key], child, property ? `${goPath}.${key}` : goPath, childPath, unknown);
         // Optional maps and lists are `omitempty` in Go: an empty one is not stored or returned.
-        if (property && isEmptyCollection(value[key], property) && !schema.required?.includes(key)) delete value[key];
+        if (property && isEmptyCollection(value[key], property, below) && !schema.required?.includes(key)) {
+          delete value[key];
+          entries--;
+        }
       }
-      return;
+      return entries;
     }
   }
 }

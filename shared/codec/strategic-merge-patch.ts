@@ -50,7 +50,7 @@ export function applyStrategicMergePatch(original: unknown, patch: unknown, sche
 // Errors.
 
 /** How upstream's interpretStrategicMergePatchError answers an error of the package. */
-type Answer = 'BadRequest' | 'Unprocessable' | 'Unknown' | 'Panic';
+type Answer = 'BadRequest' | 'Unprocessable' | 'Unknown';
 
 class PatchError extends Error {
   constructor(
@@ -69,9 +69,9 @@ class PatchError extends Error {
         // NewGenericServerResponse(422, ...) keeps its fixed message and drops the error's text.
         return unprocessableEntity('the server rejected our request due to an error in our request');
       case 'Unknown':
-      case 'Panic':
-        // A plain Go error (or a recovered panic): a 500 whose Status has no reason.
-        return new StatusError({ message: this.message, code: 500 });
+        // Upstream returns these plain Go errors as a 500 without a reason; every one of them is
+        // caused by the patch, so corral answers 400 with upstream's text.
+        return badRequest(this.message);
     }
   }
 }
@@ -90,9 +90,9 @@ const errBadArgType = (expected: string, actual: unknown): PatchError =>
   failure(`expected a ${expected}, but received a ${actual === null ? '%!s(<nil>)' : goTypeOf(actual)}`);
 /**
  * What Go panics on (comparing or hashing a map or a list, reading the type of a null item);
- * upstream's panic recovery answers 500 with this text (as plain text; here in a Status).
+ * upstream answers a 500 for the recovered panic. The patch caused it, so corral answers 400.
  */
-const panicked = (): PatchError => new PatchError('This request caused apiserver to panic. Look in the logs for details.', 'Panic');
+const panicked = (): PatchError => new PatchError('invalid patch: lists and objects cannot be compared, and list items cannot be null', 'BadRequest');
 
 // ---------------------------------------------------------------------------------------------
 // Go's view of decoded JSON values.

@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync, createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { reclaimDataDir, recordOwnership, tiedToParent } from './ownership.ts';
 
 export interface EtcdMemberSpec {
   name: string;
@@ -79,9 +80,13 @@ async function choosePorts(dataDir: string, opts: EtcdProcessOptions): Promise<R
   return ports;
 }
 
+const missingEtcd = 'cannot run etcd (is the etcd-server package installed?)';
+
 async function waitHealthy(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    // 127: setpriv (see tiedToParent) found no etcd to run.
+    if (child.exitCode === 127) throw new Error(missingEtcd);
     if (child.exitCode !== null) throw new Error(`etcd exited with code ${child.exitCode} during start`);
     try {
       const res = await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(1000) });
@@ -98,13 +103,15 @@ async function waitHealthy(endpoint: string, child: ChildProcess, timeoutMs: num
 export async function startEtcd(opts: EtcdProcessOptions): Promise<EtcdProcess> {
   const name = opts.name ?? 'default';
   mkdirSync(opts.dataDir, { recursive: true });
+  const etcdDataDir = join(opts.dataDir, 'data');
+  await reclaimDataDir(opts.dataDir, etcdDataDir);
   const { clientPort, peerPort } = await choosePorts(opts.dataDir, opts);
   const clientUrl = `http://127.0.0.1:${clientPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
   const cluster = opts.cluster ?? [{ name, clientPort, peerPort }];
   const args = [
     `--name=${name}`,
-    `--data-dir=${join(opts.dataDir, 'data')}`,
+    `--data-dir=${etcdDataDir}`,
     `--listen-client-urls=${clientUrl}`,
     `--advertise-client-urls=${clientUrl}`,
     `--listen-peer-urls=${peerUrl}`,
@@ -117,11 +124,13 @@ export async function startEtcd(opts: EtcdProcessOptions): Promise<EtcdProcess> 
     '--quota-backend-bytes=8589934592',
   ];
   const log = createWriteStream(opts.logFile ?? join(opts.dataDir, 'etcd.log'), { flags: 'a' });
-  const child = spawn(opts.etcdBinary ?? 'etcd', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const launch = tiedToParent(opts.etcdBinary ?? 'etcd', args);
+  const child = spawn(launch.command, launch.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  recordOwnership(opts.dataDir, child);
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const spawnError = new Promise<never>((_, reject) => child.once('error', (err) => reject(new Error(`cannot run etcd (is the etcd-server package installed?): ${err.message}`))));
+  const spawnError = new Promise<never>((_, reject) => child.once('error', (err) => reject(new Error(`${missingEtcd}: ${err.message}`))));
   // A multi-member cluster becomes healthy only once a quorum runs, so callers wait for that themselves.
   if (cluster.length === 1) await Promise.race([waitHealthy(clientUrl, child, 30_000), spawnError]);
   const stopWith = async (signal: NodeJS.Signals, graceMs: number): Promise<void> => {

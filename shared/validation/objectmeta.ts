@@ -11,6 +11,7 @@ import type { ManagedFieldsEntry, ObjectMeta, OwnerReference } from '../api/type
 import { FieldPath, fieldImmutable, forbidden, invalid, required, tooLong, type FieldError } from '../api/field.ts';
 import { compareGoStrings, goQuote } from '../api/goformat.ts';
 import { isQualifiedName, isValidLabelValue, nameIsDNSLabel, nameIsPathSegment, type NameRule } from './names.ts';
+import { append } from '../api/append.ts';
 
 export const totalAnnotationSizeLimitBytes = 256 * 1024;
 export const fieldManagerMaxLength = 128;
@@ -44,7 +45,10 @@ export interface ObjectMetaUpdateOptions {
 /** Label keys must be qualified names and values label values; both report at the labels map itself. */
 export function validateLabels(labels: Record<string, string> | undefined, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
-  for (const [k, v] of Object.entries(labels ?? {})) {
+  if (!labels) return errs;
+  // Keys and lookups rather than Object.entries: no pair array per label (a Node may carry 100,000).
+  for (const k of Object.keys(labels)) {
+    const v = labels[k] as string;
     for (const msg of isQualifiedName(k)) errs.push(invalid(path, k, msg));
     for (const msg of isValidLabelValue(v)) errs.push(invalid(path, v, msg));
   }
@@ -94,7 +98,7 @@ export function validateOwnerReferences(refs: readonly OwnerReference[] | undefi
   const errs: FieldError[] = [];
   let firstController = '';
   for (const ref of refs ?? []) {
-    errs.push(...validateOwnerReference(ref, path));
+    append(errs, validateOwnerReference(ref, path));
     if (ref.controller !== true) continue;
     const current = `${ref.kind ?? ''}/${ref.name ?? ''}`;
     if (firstController === '') firstController = current;
@@ -154,7 +158,7 @@ export function validateManagedFields(entries: readonly ManagedFieldsEntry[] | u
     if (operation !== 'Apply' && operation !== 'Update') errs.push(invalid(p.child('operation'), operation, 'must be `Apply` or `Update`'));
     const fieldsType = entry.fieldsType ?? '';
     if (fieldsType !== '' && fieldsType !== 'FieldsV1') errs.push(invalid(p.child('fieldsType'), fieldsType, 'must be `FieldsV1`'));
-    errs.push(...validateFieldManager(entry.manager, p.child('manager')));
+    append(errs, validateFieldManager(entry.manager, p.child('manager')));
     if (byteLength(entry.subresource ?? '') > maxSubresourceNameLength) errs.push(tooLong(p.child('subresource'), '', maxSubresourceNameLength));
   });
   return errs;
@@ -166,10 +170,10 @@ export function validateManagedFields(entries: readonly ManagedFieldsEntry[] | u
  */
 export function validateObjectMeta(meta: ObjectMeta, opts: ObjectMetaOptions, path: FieldPath = FieldPath.root('metadata')): FieldError[] {
   const errs: FieldError[] = [];
-  errs.push(...validateNames(meta, opts.nameRule, path));
-  errs.push(...validateNamespace(meta, opts.namespaced, path));
-  errs.push(...validateCommon(meta, path));
-  if (opts.strictFinalizerNames !== false) errs.push(...validateStandardFinalizerNames(meta.finalizers, path.child('finalizers')));
+  append(errs, validateNames(meta, opts.nameRule, path));
+  append(errs, validateNamespace(meta, opts.namespaced, path));
+  append(errs, validateCommon(meta, path));
+  if (opts.strictFinalizerNames !== false) append(errs, validateStandardFinalizerNames(meta.finalizers, path.child('finalizers')));
   return errs;
 }
 
@@ -195,11 +199,11 @@ function validateCommon(meta: ObjectMeta, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   const generation = meta.generation ?? 0;
   if (generation < 0) errs.push(invalid(path.child('generation'), generation, isNegativeMessage));
-  errs.push(...validateLabels(meta.labels, path.child('labels')));
-  errs.push(...validateAnnotations(meta.annotations, path.child('annotations')));
-  errs.push(...validateOwnerReferences(meta.ownerReferences, path.child('ownerReferences')));
-  errs.push(...validateFinalizers(meta.finalizers, path.child('finalizers')));
-  errs.push(...validateManagedFields(meta.managedFields, path.child('managedFields')));
+  append(errs, validateLabels(meta.labels, path.child('labels')));
+  append(errs, validateAnnotations(meta.annotations, path.child('annotations')));
+  append(errs, validateOwnerReferences(meta.ownerReferences, path.child('ownerReferences')));
+  append(errs, validateFinalizers(meta.finalizers, path.child('finalizers')));
+  append(errs, validateManagedFields(meta.managedFields, path.child('managedFields')));
   return errs;
 }
 
@@ -253,9 +257,9 @@ export function validateObjectMetaUpdate(
   opts: ObjectMetaUpdateOptions = {},
 ): FieldError[] {
   const errs: FieldError[] = [];
-  errs.push(...validateNames(meta, nameIsPathSegment, path));
-  if (opts.namespaced !== undefined) errs.push(...validateNamespace(meta, opts.namespaced, path));
-  errs.push(...validateCommon(meta, path));
+  append(errs, validateNames(meta, nameIsPathSegment, path));
+  if (opts.namespaced !== undefined) append(errs, validateNamespace(meta, opts.namespaced, path));
+  append(errs, validateCommon(meta, path));
 
   if (old.deletionTimestamp) {
     const added = addedFinalizers(meta.finalizers, old.finalizers);
@@ -279,7 +283,7 @@ export function validateObjectMetaUpdate(
     errs.push(immutable(path.child('deletionGracePeriodSeconds'), meta.deletionGracePeriodSeconds ?? null));
   }
 
-  if (opts.strictFinalizerNames !== false) errs.push(...validateStandardFinalizerNames(meta.finalizers, path.child('finalizers')));
+  if (opts.strictFinalizerNames !== false) append(errs, validateStandardFinalizerNames(meta.finalizers, path.child('finalizers')));
   return errs;
 }
 

@@ -15,6 +15,7 @@ import { allVerbs, defineResource, type RequestContext } from '../definition.ts'
 import { formatTime } from '../store.ts';
 import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { humanDuration } from '../../../shared/api/duration.ts';
+import { append } from '../../../shared/api/append.ts';
 
 export interface CertificateSigningRequestCondition {
   type?: string;
@@ -412,12 +413,12 @@ function validateCSR(csr: CertificateSigningRequest, opts: ValidationOptions): F
   if (!opts.allowLegacySignerName && signerName === legacyUnknownSignerName) {
     errs.push(invalid(specPath.child('signerName'), signerName, 'the legacy signerName is not allowed via this API version'));
   } else {
-    errs.push(...validateSignerName(specPath.child('signerName'), signerName));
+    append(errs, validateSignerName(specPath.child('signerName'), signerName));
   }
   if (spec.expirationSeconds !== undefined && spec.expirationSeconds < minExpirationSeconds) {
     errs.push(invalid(specPath.child('expirationSeconds'), spec.expirationSeconds, 'may not specify a duration less than 600 seconds (10 minutes)'));
   }
-  errs.push(...validateConditions(csr, opts));
+  append(errs, validateConditions(csr, opts));
   if (!opts.allowArbitraryCertificate) {
     const problem = certificateError(csr.status?.certificate);
     if (problem) errs.push(invalid(certificatePath, '<certificate data>', problem));

@@ -10,6 +10,7 @@ import type { KubeObject } from '../../../shared/api/types.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { validateQualifiedName } from '../core/shared-validation.ts';
+import { append } from '../../../shared/api/append.ts';
 
 export interface LeaseSpec {
   holderIdentity?: string;
@@ -48,7 +49,7 @@ function validateLeaseSpec(spec: LeaseSpec): FieldError[] {
   if (spec.leaseTransitions !== undefined && spec.leaseTransitions < 0) {
     errs.push(invalid(specPath.child('leaseTransitions'), spec.leaseTransitions, 'must be greater than or equal to 0'));
   }
-  if (spec.strategy !== undefined) errs.push(...validateStrategy(spec.strategy));
+  if (spec.strategy !== undefined) append(errs, validateStrategy(spec.strategy));
   if (spec.preferredHolder && !spec.strategy) {
     errs.push(forbidden(specPath.child('preferredHolder'), 'may only be specified if `strategy` is defined'));
   }

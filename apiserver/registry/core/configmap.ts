@@ -5,6 +5,7 @@ import { boolean, bytes, describe, kindSchema, map, pb, string } from '../../../
 import { allVerbs, defineResource } from '../definition.ts';
 import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { decodedSize, maxDataSize, utf8Size, validateDataKeys, validateImmutableData } from './shared-validation.ts';
+import { append } from '../../../shared/api/append.ts';
 
 export interface ConfigMap extends KubeObject {
   immutable?: boolean;
@@ -24,7 +25,7 @@ function validateConfigMap(cm: ConfigMap): FieldError[] {
     }
     size += utf8Size(value);
   }
-  errors.push(...validateDataKeys(cm.binaryData, binaryPath));
+  append(errors, validateDataKeys(cm.binaryData, binaryPath));
   for (const value of Object.values(cm.binaryData ?? {})) size += decodedSize(value);
   // Upstream reports the size against the whole object: an empty field path.
   if (size > maxDataSize) errors.push(tooLong(FieldPath.root(''), '', maxDataSize));

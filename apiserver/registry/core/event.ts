@@ -11,6 +11,7 @@ import { isDNS1123Subdomain, nameIsPathSegment } from '../../../shared/validatio
 import { allVerbs, defineResource, type TableDefinition } from '../definition.ts';
 import { nameColumn, timeSince, timestampMillis } from '../../endpoints/table.ts';
 import { sameAsGoValue, utf8Size, validateImmutableField, validateQualifiedName } from './shared-validation.ts';
+import { append } from '../../../shared/api/append.ts';
 
 export interface ObjectReference {
   kind?: string;
@@ -109,14 +110,14 @@ export function validateLegacyEvent(event: CoreEvent): FieldError[] {
     if (!involvedNamespace && namespace !== 'default' && namespace !== 'kube-system') errors.push(mismatch());
     const controller = event.reportingComponent ?? '';
     if (!controller) errors.push(required(FieldPath.root('reportingController')));
-    errors.push(...validateQualifiedName(controller, FieldPath.root('reportingController')));
+    append(errors, validateQualifiedName(controller, FieldPath.root('reportingController')));
     if (!event.reportingInstance) errors.push(required(FieldPath.root('reportingInstance')));
-    errors.push(...tooLongText('reportingInstance', event.reportingInstance, limits.reportingInstance));
+    append(errors, tooLongText('reportingInstance', event.reportingInstance, limits.reportingInstance));
     if (!event.action) errors.push(required(FieldPath.root('action')));
-    errors.push(...tooLongText('action', event.action, limits.action));
+    append(errors, tooLongText('action', event.action, limits.action));
     if (!event.reason) errors.push(required(FieldPath.root('reason')));
-    errors.push(...tooLongText('reason', event.reason, limits.reason));
-    errors.push(...tooLongText('message', event.message, limits.message));
+    append(errors, tooLongText('reason', event.reason, limits.reason));
+    append(errors, tooLongText('message', event.message, limits.message));
   }
   for (const msg of isDNS1123Subdomain(namespace)) errors.push(invalid(FieldPath.root('namespace'), namespace, msg));
   return errors;

@@ -29,6 +29,7 @@ import { parseCIDR, validateCIDR } from '../../../shared/validation/network.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { mergedByType, validateQualifiedName } from './shared-validation.ts';
+import { append } from '../../../shared/api/append.ts';
 
 export interface Taint {
   key: string;
@@ -100,7 +101,7 @@ function validateTaints(taints: readonly Taint[], path: FieldPath): FieldError[]
   const seen = new Map<string, Set<string>>();
   taints.forEach((taint, i) => {
     const at = path.index(i);
-    errors.push(...validateQualifiedName(taint.key ?? '', at.child('key')));
+    append(errors, validateQualifiedName(taint.key ?? '', at.child('key')));
     const valueProblems = isValidLabelValue(taint.value ?? '');
     if (valueProblems.length) errors.push(invalid(at.child('value'), taint.value ?? '', valueProblems.join(';')));
     const effect = taint.effect ?? '';
@@ -179,9 +180,9 @@ function validatePodCIDRs(cidrs: readonly string[]): FieldError[] {
 function validateNode(node: Node): FieldError[] {
   // Upstream reports taints under `metadata.taints`, a path kept for compatibility.
   const errors = validateTaints(node.spec?.taints ?? [], FieldPath.root('metadata').child('taints'));
-  errors.push(...validateNodeResources(node));
+  append(errors, validateNodeResources(node));
   const cidrs = node.spec?.podCIDRs ?? [];
-  if (cidrs.length) errors.push(...validatePodCIDRs(cidrs));
+  if (cidrs.length) append(errors, validatePodCIDRs(cidrs));
   return errors;
 }
 
@@ -196,7 +197,7 @@ function validateConfigMapSource(source: ConfigMapNodeConfigSource, path: FieldP
   for (const [field, rule] of checks) {
     const value = source[field] ?? '';
     if (!value) errors.push(required(path.child(field), `${field} must be set`));
-    else errors.push(...rule(value).map((msg) => invalid(path.child(field), value, msg)));
+    else append(errors, rule(value).map((msg) => invalid(path.child(field), value, msg)));
   }
   return errors;
 }
@@ -211,7 +212,7 @@ function validateConfigSource(source: NodeConfigSource, path: FieldPath, where: 
       if (where === 'spec' && cm[field]) errors.push(forbidden(at.child(field), `${field} must not be set in spec`));
       if (where === 'status' && !cm[field]) errors.push(required(at.child(field), `${field} must be set in status`));
     }
-    errors.push(...validateConfigMapSource(cm, at));
+    append(errors, validateConfigMapSource(cm, at));
   } else {
     errors.push(invalid(path, source, 'exactly one reference subfield must be non-nil'));
   }
@@ -239,16 +240,16 @@ function validateNodeUpdate(node: Node, old: Node): FieldError[] {
   const oldProvider = old.spec?.providerID ?? '';
   if (oldProvider && oldProvider !== (node.spec?.providerID ?? '')) errors.push(forbidden(spec.child('providerID'), mayNotChange('providerID')));
 
-  if (node.spec?.configSource) errors.push(...validateConfigSource(node.spec.configSource, spec.child('configSource'), 'spec'));
+  if (node.spec?.configSource) append(errors, validateConfigSource(node.spec.configSource, spec.child('configSource'), 'spec'));
   const config = node.status?.config;
   if (config) {
     const at = FieldPath.root('status').child('config');
     for (const which of ['assigned', 'active', 'lastKnownGood'] as const) {
       const source = config[which];
-      if (source) errors.push(...validateConfigSource(source, at.child(which), 'status'));
+      if (source) append(errors, validateConfigSource(source, at.child(which), 'status'));
     }
   }
-  errors.push(...validateTaints(node.spec?.taints ?? [], FieldPath.root('metadata').child('taints')));
+  append(errors, validateTaints(node.spec?.taints ?? [], FieldPath.root('metadata').child('taints')));
   if ((node.spec?.externalID ?? '') !== (old.spec?.externalID ?? '')) errors.push(forbidden(spec.child('externalID'), 'may not be updated'));
   return errors;
 }

@@ -13,6 +13,7 @@ import { allVerbs, defineResource } from '../definition.ts';
 import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { validateImmutableField, validateQualifiedName } from '../core/shared-validation.ts';
 import { semanticEqual } from '../storage/validation.ts';
+import { append } from '../../../shared/api/append.ts';
 
 export interface NodeSelectorRequirement {
   key?: string;
@@ -57,7 +58,7 @@ function validateNodeSelectorRequirement(req: NodeSelectorRequirement, path: Fie
     default:
       errs.push(invalid(path.child('operator'), req.operator ?? '', 'not a valid selector operator'));
   }
-  errs.push(...validateQualifiedName(req.key ?? '', path.child('key')));
+  append(errs, validateQualifiedName(req.key ?? '', path.child('key')));
   return errs;
 }
 
@@ -138,7 +139,7 @@ function validateCIDRConfig(cidr: string, perNodeHostBits: number, family: 'ipv4
 
 function validateSpec(spec: ClusterCIDRSpec): FieldError[] {
   const errs: FieldError[] = [];
-  if (spec.nodeSelector) errs.push(...validateNodeSelector(spec.nodeSelector, specPath.child('nodeSelector')));
+  if (spec.nodeSelector) append(errs, validateNodeSelector(spec.nodeSelector, specPath.child('nodeSelector')));
   const ipv4 = spec.ipv4 ?? '';
   const ipv6 = spec.ipv6 ?? '';
   if (ipv4 === '' && ipv6 === '') {
@@ -146,8 +147,8 @@ function validateSpec(spec: ClusterCIDRSpec): FieldError[] {
     return errs;
   }
   const perNodeHostBits = spec.perNodeHostBits ?? 0;
-  if (ipv4 !== '') errs.push(...validateCIDRConfig(ipv4, perNodeHostBits, 'ipv4'));
-  if (ipv6 !== '') errs.push(...validateCIDRConfig(ipv6, perNodeHostBits, 'ipv6'));
+  if (ipv4 !== '') append(errs, validateCIDRConfig(ipv4, perNodeHostBits, 'ipv4'));
+  if (ipv6 !== '') append(errs, validateCIDRConfig(ipv6, perNodeHostBits, 'ipv6'));
   return errs;
 }
 

@@ -10,6 +10,7 @@ import { allVerbs, defineResource } from '../definition.ts';
 import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { validateImmutableField } from '../core/shared-validation.ts';
 import { semanticEqual } from './validation.ts';
+import { append } from '../../../shared/api/append.ts';
 
 export interface TokenRequest {
   audience?: string;
@@ -84,7 +85,7 @@ function validateSpec(spec: CSIDriverSpec): FieldError[] {
   if (spec.fsGroupPolicy !== undefined && !fsGroupPolicies.includes(spec.fsGroupPolicy)) {
     errs.push(notSupported(specPath.child('fsGroupPolicy'), spec.fsGroupPolicy, fsGroupPolicies));
   }
-  errs.push(...validateTokenRequests(spec.tokenRequests ?? [], specPath.child('tokenRequests')));
+  append(errs, validateTokenRequests(spec.tokenRequests ?? [], specPath.child('tokenRequests')));
   for (const mode of spec.volumeLifecycleModes ?? []) {
     if (!lifecycleModes.includes(mode)) errs.push(notSupported(specPath.child('volumeLifecycleModes'), mode, lifecycleModes));
   }

@@ -22,6 +22,7 @@ import { allVerbs, defineResource } from '../definition.ts';
 import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { validateImmutableField, validateQualifiedName } from '../core/shared-validation.ts';
 import { semanticEqual, validateCSIDriverName } from './validation.ts';
+import { append } from '../../../shared/api/append.ts';
 
 export interface CSINodeDriver {
   name?: string;
@@ -59,7 +60,7 @@ function validateDriver(driver: CSINodeDriver, path: FieldPath, seenNames: Set<s
     if (key === '') errs.push(required(path));
     if (seenKeys.has(key)) errs.push(duplicate(path, key));
     seenKeys.add(key);
-    errs.push(...validateQualifiedName(key, path));
+    append(errs, validateQualifiedName(key, path));
   }
   return errs;
 }
@@ -129,7 +130,7 @@ export const csiNodeDefinition = defineResource<CSINode>({
       const drivers = obj.spec?.drivers ?? [];
       for (const oldDriver of old.spec?.drivers ?? []) {
         for (const driver of drivers) {
-          if ((driver.name ?? '') === (oldDriver.name ?? '')) errs.push(...validateImmutableField(driver, oldDriver, driversPath, semanticEqual));
+          if ((driver.name ?? '') === (oldDriver.name ?? '')) append(errs, validateImmutableField(driver, oldDriver, driversPath, semanticEqual));
         }
       }
       return errs;

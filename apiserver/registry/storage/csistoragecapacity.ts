@@ -13,6 +13,7 @@ import { nameColumn } from '../../endpoints/table.ts';
 import { validateLabels } from '../../../shared/validation/objectmeta.ts';
 import { validateImmutableField, validateQualifiedName } from '../core/shared-validation.ts';
 import { semanticEqual } from './validation.ts';
+import { append } from '../../../shared/api/append.ts';
 
 export interface LabelSelectorRequirement {
   key?: string;
@@ -54,7 +55,7 @@ function validateLabelSelector(selector: LabelSelector | undefined, allowInvalid
       default:
         errs.push(invalid(reqPath.child('operator'), req.operator ?? '', 'not a valid selector operator'));
     }
-    errs.push(...validateQualifiedName(req.key ?? '', reqPath.child('key')));
+    append(errs, validateQualifiedName(req.key ?? '', reqPath.child('key')));
     if (!allowInvalidValues) {
       values.forEach((value, j) => {
         for (const msg of isValidLabelValue(value)) errs.push(invalid(reqPath.child('values').index(j), value, msg));

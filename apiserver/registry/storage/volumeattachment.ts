@@ -31,6 +31,7 @@ import { allVerbs, defineResource } from '../definition.ts';
 import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { validateImmutableField } from '../core/shared-validation.ts';
 import { semanticEqual, validateCSIDriverName } from './validation.ts';
+import { append } from '../../../shared/api/append.ts';
 
 export interface SecretReference {
   name?: string;
@@ -133,7 +134,7 @@ function validateCSISource(csi: CSIPersistentVolumeSource, path: FieldPath): Fie
   if (!csi.volumeHandle) errs.push(required(path.child('volumeHandle')));
   for (const key of ['controllerPublishSecretRef', 'controllerExpandSecretRef', 'nodePublishSecretRef', 'nodeExpandSecretRef'] as const) {
     const ref = csi[key];
-    if (ref) errs.push(...validateSecretReference(ref, path.child(key)));
+    if (ref) append(errs, validateSecretReference(ref, path.child(key)));
   }
   return errs;
 }
@@ -171,7 +172,7 @@ function validateInlineVolumeSpec(spec: PersistentVolumeSpec, path: FieldPath): 
       continue;
     }
     volumes++;
-    if (key === 'csi' && spec.csi) errs.push(...validateCSISource(spec.csi, path.child('csi')));
+    if (key === 'csi' && spec.csi) append(errs, validateCSISource(spec.csi, path.child('csi')));
     // An inline volume never has node affinity, which a local volume needs.
     if (key === 'local') errs.push(required(path.child('nodeAffinity'), 'Local volume requires node affinity'));
   }
@@ -211,7 +212,7 @@ function validateVolumeAttachment(obj: VolumeAttachment): FieldError[] {
   } else if (pvName !== undefined) {
     if (pvName === '') errs.push(required(sourcePath.child('persistentVolumeName'), 'must specify non empty persistentVolumeName'));
   } else if (inlineSpec !== undefined) {
-    errs.push(...validateInlineVolumeSpec(inlineSpec, sourcePath.child('inlineVolumeSpec')));
+    append(errs, validateInlineVolumeSpec(inlineSpec, sourcePath.child('inlineVolumeSpec')));
   }
   const nodeName = spec.nodeName ?? '';
   for (const msg of isDNS1123Subdomain(nodeName)) errs.push(invalid(specPath.child('nodeName'), nodeName, msg));
@@ -222,8 +223,8 @@ function validateVolumeAttachment(obj: VolumeAttachment): FieldError[] {
   if (metadataSize > maxAttachedVolumeMetadataSize) {
     errs.push(tooLong(statusPath.child('attachmentMetadata'), '', maxAttachedVolumeMetadataSize));
   }
-  errs.push(...validateVolumeError(status.attachError, statusPath.child('attachError')));
-  errs.push(...validateVolumeError(status.detachError, statusPath.child('detachError')));
+  append(errs, validateVolumeError(status.attachError, statusPath.child('attachError')));
+  append(errs, validateVolumeError(status.detachError, statusPath.child('detachError')));
   return errs;
 }
 
@@ -244,7 +245,7 @@ function validateVolumeAttachmentV1(obj: VolumeAttachment): FieldError[] {
  */
 function validateVolumeAttachmentUpdate(obj: VolumeAttachment, old: VolumeAttachment): FieldError[] {
   const errs = [...validateVolumeAttachment(obj), ...validateVolumeAttachment(obj)];
-  errs.push(...validateImmutableField(obj.spec ?? {}, old.spec ?? {}, specPath, semanticEqual));
+  append(errs, validateImmutableField(obj.spec ?? {}, old.spec ?? {}, specPath, semanticEqual));
   return errs;
 }
 

@@ -7,10 +7,10 @@
  * compare-and-swap on the mod revision the caller last saw (guaranteedUpdate retries on a lost
  * race with the fresh value the failed txn returned, so each retry costs one round trip).
  */
-import { circuitBreaker, ConsecutiveBreaker, handleWhen, type IBackoff } from 'cockatiel';
+import { circuitBreaker, ConsecutiveBreaker, handleWhen, retry, type IBackoff, type IDefaultPolicyContext, type IPolicy } from 'cockatiel';
 import { Etcd3, isRecoverableError, type IKeyValue, type IRangeResponse, type ITxnResponse } from 'etcd3';
 import { isObject, type KubeObject } from '../../../shared/api/types.ts';
-import { classifyEtcdError, StorageError } from './errors.ts';
+import { classifyEtcdError, isEtcdUnreachable, requestFaultOf, StorageError } from './errors.ts';
 import { LeaseManager } from './leases.ts';
 
 export interface EtcdOptions {
@@ -30,10 +30,36 @@ export function connectEtcd(opts: EtcdOptions): Etcd3 {
     faultHandling: {
       // etcd3's defaults fail every call for 5 s after three errors and let a broken watch wait up
       // to 30 s: after a restart or a leader change etcd would answer long before corral asked.
-      host: () => circuitBreaker(handleWhen(isRecoverableError), { halfOpenAfter: 1_000, breaker: new ConsecutiveBreaker(3) }),
+      // The breaker counts only etcd being unreachable: a request etcd refuses (too large) is that
+      // request's failure, or one client could fail everyone's calls.
+      host: () => shieldRequestFaults(circuitBreaker(handleWhen(isEtcdUnreachable), { halfOpenAfter: 1_000, breaker: new ConsecutiveBreaker(3) })),
+      // etcd3's default, minus request faults (which the host policy has made non-recoverable).
+      global: retry(handleWhen(isRecoverableError), { maxAttempts: 3 }),
       watchBackoff: watchBackoff(50),
     },
   });
+}
+
+/**
+ * The host policy with every request fault (errors.ts) replaced by an EtcdRequestRejectedError
+ * before etcd3 sees it: etcd3 retries an error marked recoverable three times and resets every
+ * connection to the host (failing the calls and watches in flight on it), and a message over
+ * gRPC's size limit is ResourceExhausted, which it marks recoverable.
+ */
+function shieldRequestFaults(inner: IPolicy<IDefaultPolicyContext>): IPolicy<IDefaultPolicyContext> {
+  return {
+    _altReturn: inner._altReturn,
+    onSuccess: inner.onSuccess,
+    onFailure: inner.onFailure,
+    execute: <T>(fn: (context: IDefaultPolicyContext) => PromiseLike<T> | T, signal?: AbortSignal): Promise<T> =>
+      inner.execute(async (context) => {
+        try {
+          return await fn(context);
+        } catch (err) {
+          throw requestFaultOf(err) ?? err;
+        }
+      }, signal),
+  };
 }
 
 /**

@@ -1,0 +1,191 @@
+/**
+ * What one client's large writes cost everyone else: GETs of a small ConfigMap alone, then the
+ * same GETs while another client sends writes of about 3 MiB (the request body limit), in the
+ * same run. The large writes are Node creates with ~150,000 labels, each object over etcd's
+ * request limit once stored (the server answers 413 and must stay healthy), alternating with
+ * `?dryRun=All` creates of the same body (the whole write path without the storage write).
+ *
+ * Figures per phase: GET latency (p50, p99, max, from this client) and the server's event-loop
+ * delay (p99 and max over the phase, from its own `nodejs_eventloop_lag_p99_seconds` and
+ * `nodejs_eventloop_lag_max_seconds`, which prom-client resets at every scrape: the bench scrapes
+ * once as a phase starts and once as it ends, and nothing else scrapes this server). The last
+ * column is each figure under large writes as a multiple of the same figure alone.
+ *
+ * Starts its own etcd (temp dir) and one API server child process; stops both before exiting,
+ * also on --timeout, SIGINT and SIGTERM. Exits non-zero when a GET fails or a large write gets
+ * anything but 201 (dry run) or 413.
+ * Usage: npx tsx bench/large-writes.ts [--seconds S] [--labels N] [--get-concurrency C] [--timeout SECONDS]
+ *          [--cpu-prof] [--cpu-prof-dir DIR] [--keep]
+ */
+import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { benchMain, clusterFlagsUsage, clusterOptions, keepFlag, positiveInt, profileFlags } from './cli.ts';
+import { reportProfile, startCluster, type ClusterOptions } from './cluster.ts';
+import { expectStatus, fixed, formatTable, Http2Client, loadAverageAtStart, mib, percentile, type Cleanup, type HttpClient } from './lib.ts';
+
+const usage = `Usage: npx tsx bench/large-writes.ts [options]
+  --seconds S          length of each phase (default 20)
+  --labels N           labels of each large Node (default 150000: a body just under 3 MiB)
+  --get-concurrency C  GETs in flight at once (default 4)
+  --timeout SECONDS    abort the whole run after this long (default 300)
+` + clusterFlagsUsage(21);
+
+interface Options extends ClusterOptions {
+  seconds: number;
+  labels: number;
+  getConcurrency: number;
+  timeoutMs: number;
+}
+
+function parseOptions(argv: string[]): Options | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      seconds: { type: 'string', default: '20' },
+      labels: { type: 'string', default: '150000' },
+      'get-concurrency': { type: 'string', default: '4' },
+      timeout: { type: 'string', default: '300' },
+      ...profileFlags,
+      ...keepFlag,
+    },
+  });
+  if (values.help) return undefined;
+  return {
+    seconds: positiveInt(values.seconds, 'seconds'),
+    labels: positiveInt(values.labels, 'labels'),
+    getConcurrency: positiveInt(values['get-concurrency'], 'get-concurrency'),
+    timeoutMs: positiveInt(values.timeout, 'timeout') * 1000,
+    ...clusterOptions(values),
+  };
+}
+
+const smallPath = '/api/v1/namespaces/default/configmaps/small';
+
+/** A Node create body with `labels` labels `l<i>: v<i>`. */
+function largeNode(labels: number): Buffer {
+  const map: Record<string, string> = {};
+  for (let i = 0; i < labels; i++) map[`l${i}`] = `v${i}`;
+  return Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'large', labels: map } }));
+}
+
+/** The server's event-loop delay since its last scrape, in milliseconds (`undefined` when not exposed). */
+async function loopDelay(client: HttpClient): Promise<{ p99Ms: number; maxMs: number }> {
+  const text = (await expectStatus(client.request('GET', '/metrics', undefined, { accept: 'text/plain' }), 200)).body.toString('utf8');
+  const gauge = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
+  return { p99Ms: gauge('nodejs_eventloop_lag_p99_seconds'), maxMs: gauge('nodejs_eventloop_lag_max_seconds') };
+}
+
+interface PhaseResult {
+  gets: number;
+  getErrors: number;
+  firstError: string | undefined;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  loopP99Ms: number;
+  loopMaxMs: number;
+  /** Large writes answered, and how: `201` (dry run), `413` (too large for etcd), anything else. */
+  writes: Map<number, number>;
+}
+
+/**
+ * GETs with `concurrency` in flight for `seconds`; with `writer`, large writes one after another
+ * alongside, on their own connection.
+ */
+async function phase(getter: HttpClient, opts: Options, writer?: { client: HttpClient; body: Buffer }): Promise<PhaseResult> {
+  await loopDelay(getter);
+  const deadline = performance.now() + opts.seconds * 1000;
+  const latencies: number[] = [];
+  let getErrors = 0;
+  let firstError: string | undefined;
+  const getLoop = async (): Promise<void> => {
+    while (performance.now() < deadline) {
+      const t0 = performance.now();
+      try {
+        await expectStatus(getter.request('GET', smallPath), 200);
+      } catch (err) {
+        getErrors++;
+        firstError ??= err instanceof Error ? err.message : String(err);
+      }
+      latencies.push(performance.now() - t0);
+    }
+  };
+  const writes = new Map<number, number>();
+  const writeLoop = async (): Promise<void> => {
+    if (!writer) return;
+    for (let i = 0; performance.now() < deadline; i++) {
+      const dryRun = i % 2 === 0;
+      const res = await writer.client.request('POST', `/api/v1/nodes${dryRun ? '?dryRun=All' : ''}`, writer.body);
+      writes.set(res.status, (writes.get(res.status) ?? 0) + 1);
+    }
+  };
+  await Promise.all([...Array.from({ length: opts.getConcurrency }, getLoop), writeLoop()]);
+  const loop = await loopDelay(getter);
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    gets: latencies.length,
+    getErrors,
+    firstError,
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
+    maxMs: sorted.length ? (sorted[sorted.length - 1] ?? NaN) : NaN,
+    loopP99Ms: loop.p99Ms,
+    loopMaxMs: loop.maxMs,
+    writes,
+  };
+}
+
+async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
+  const startLoad = loadavg();
+  const { api } = await startCluster(opts, cleanup, 'corral-bench-large-writes-');
+  const getter = new Http2Client(api.url, api.tls);
+  const writer = new Http2Client(api.url, api.tls);
+  cleanup.push(() => getter.close());
+  cleanup.push(() => writer.close());
+  const small = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'small' }, data: { a: 'b' } };
+  await expectStatus(getter.request('POST', '/api/v1/namespaces/default/configmaps', Buffer.from(JSON.stringify(small))), 201);
+  const body = largeNode(opts.labels);
+  process.stderr.write(`large write body ${mib(body.length)} (${body.length} bytes), ${opts.labels} labels; ${opts.seconds} s per phase\n`);
+
+  // A short warm-up of both paths, so that neither phase pays for first-call compilation.
+  await phase(getter, { ...opts, seconds: 2 }, { client: writer, body });
+
+  const alone = await phase(getter, opts);
+  const loaded = await phase(getter, opts, { client: writer, body });
+
+  const ratio = (a: number, b: number): string => (Number.isFinite(a) && Number.isFinite(b) && a > 0 ? `${fixed(b / a, 1)}x` : '-');
+  const row = (label: string, pick: (p: PhaseResult) => number, digits = 1): string[] => [label, fixed(pick(alone), digits), fixed(pick(loaded), digits), ratio(pick(alone), pick(loaded))];
+  process.stdout.write(`\nlarge writes: ${mib(body.length)} Node creates, alternately dry run and real (413: too large for etcd); ${loadAverageAtStart(startLoad)}\n\n`);
+  process.stdout.write(
+    formatTable(
+      ['', 'GETs alone', 'GETs + large writes', 'ratio'],
+      [
+        row('GETs', (p) => p.gets, 0),
+        row('GET p50 ms', (p) => p.p50Ms),
+        row('GET p99 ms', (p) => p.p99Ms),
+        row('GET max ms', (p) => p.maxMs),
+        row('event-loop delay p99 ms', (p) => p.loopP99Ms),
+        row('event-loop delay max ms', (p) => p.loopMaxMs),
+      ],
+    ) + '\n',
+  );
+  const answers = [...loaded.writes].map(([status, n]) => `${n}× ${status}`).join(', ');
+  process.stdout.write(`\nlarge writes answered: ${answers || 'none'}\n`);
+
+  await reportProfile(api, opts.cpuProfileDir, 'both phases and the warm-up');
+  let ok = true;
+  for (const [name, p] of [['alone', alone], ['with large writes', loaded]] as const) {
+    if (p.getErrors) {
+      process.stderr.write(`${p.getErrors} GETs failed ${name}; first: ${p.firstError}\n`);
+      ok = false;
+    }
+  }
+  const unexpected = [...loaded.writes.keys()].filter((status) => status !== 201 && status !== 413);
+  if (unexpected.length) {
+    process.stderr.write(`large writes got unexpected statuses: ${unexpected.join(', ')}\n`);
+    ok = false;
+  }
+  return ok;
+}
+
+await benchMain(usage, parseOptions, run);

@@ -1,0 +1,69 @@
+/**
+ * `npm run fuzz`: a long fuzz run (100,000 cases unless told otherwise) against a fresh etcd and
+ * API server, recording every distinct failure rather than stopping at the first, then printing
+ * the counts (requests, by status code, by HTTP version, failures) and each failure's reproducer.
+ * Exits 1 when anything failed.
+ *
+ *   npm run fuzz -- --runs 200000 --seed 42 --lanes 8
+ *   FUZZ_RUNS=5000 FUZZ_SEED=42 npm run fuzz
+ *
+ * `--assert` stops at the first failure and shrinks it instead (as the test does); with
+ * `--lanes 1 --path <path>` it replays a counterexample.
+ */
+import { parseArgs } from 'node:util';
+import { httpsCall } from '../harness.ts';
+import { describeCase } from './describe.ts';
+import { createFixtures } from './fixtures.ts';
+import { formatReport, passed } from './report.ts';
+import { runFuzz } from './runner.ts';
+import { startTarget } from './target.ts';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: process.env.FUZZ_RUNS ?? '100000' },
+    seed: { type: 'string', default: process.env.FUZZ_SEED ?? String(Date.now() % 2 ** 31) },
+    lanes: { type: 'string', default: process.env.FUZZ_LANES ?? '8' },
+    path: { type: 'string', default: process.env.FUZZ_PATH ?? '' },
+    assert: { type: 'boolean', default: false },
+  },
+});
+
+const runs = Number(values.runs);
+const seed = Number(values.seed);
+const lanes = Number(values.lanes);
+console.log(`fuzz: ${runs} cases, seed ${seed}, ${lanes} lanes`);
+
+const target = await startTarget({ lanes });
+const started = Date.now();
+let code = 1;
+try {
+  const snapshot = await createFixtures(target.transport);
+  console.log(`fuzz: serving ${target.served.length} resources; ${snapshot.size} fixture objects`);
+  const report = await runFuzz(target, snapshot, {
+    runs,
+    seed,
+    lanes,
+    mode: values.assert ? 'assert' : 'survey',
+    ...(values.path ? { path: values.path } : {}),
+    onProgress: (stats, inFlight) => {
+      const seconds = (Date.now() - started) / 1000;
+      console.log(`fuzz: ${stats.total} requests in ${seconds.toFixed(0)} s (${(stats.total / seconds).toFixed(0)}/s), ${stats.failedRequests} failing, ${stats.findings.size} distinct`);
+      // A request waiting this long is worth a look: the server may be stalled on it or by it.
+      const waiting = inFlight.filter((f) => f.sinceMs > 10_000);
+      for (const { request, sinceMs } of waiting) console.log(`  waiting ${(sinceMs / 1000).toFixed(0)} s for:\n${describeCase(request).replace(/^/gm, '    ')}`);
+      if (waiting.length > 0) {
+        const t0 = Date.now();
+        void httpsCall(target.cluster.urls[0]!, { ca: target.cluster.caPem }, { path: '/readyz' }).then(
+          (r) => console.log(`  a fresh connection's /readyz: ${r.status} after ${Date.now() - t0} ms`),
+          (err: unknown) => console.log(`  a fresh connection's /readyz failed after ${Date.now() - t0} ms: ${String(err)}`),
+        );
+      }
+    },
+  });
+  console.log(formatReport(report, seed));
+  console.log(`fuzz: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  code = passed(report) ? 0 : 1;
+} finally {
+  await target.stop();
+}
+process.exit(code);
