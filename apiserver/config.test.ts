@@ -65,6 +65,15 @@ describe('operational flags', () => {
     assert.equal(error('--request-log-level=loud'), '--request-log-level "loud" is not one of trace, debug, info, warn, error, fatal');
   });
 
+  it('read booleans with Go\'s strconv.ParseBool', () => {
+    for (const text of ['1', 't', 'T', 'TRUE', 'true', 'True']) assert.equal(config(`--anonymous-auth=${text}`).anonymousAuth, true, text);
+    for (const text of ['0', 'f', 'F', 'FALSE', 'false', 'False']) assert.equal(config(`--anonymous-auth=${text}`).anonymousAuth, false, text);
+    assert.equal(config().anonymousAuth, false);
+    for (const text of ['yes', 'tRUE', 'on', ' true']) {
+      assert.equal(error(`--anonymous-auth=${text}`), `invalid argument "${text}" for "--anonymous-auth" flag: strconv.ParseBool: parsing "${text}": invalid syntax`);
+    }
+  });
+
   it('are listed by --help with their defaults', () => {
     const text = usage('corral');
     for (const line of [

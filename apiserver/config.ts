@@ -3,7 +3,9 @@
  * configuration they produce. `--help` prints the table below.
  */
 import { parseArgs } from 'node:util';
+import { goQuote } from '../shared/api/goformat.ts';
 import { formatGoDuration, parseGoDuration } from '../shared/api/goduration.ts';
+import { parseBool, ParseBoolError } from '../shared/api/parse-bool.ts';
 import { isLogLevel } from './server/logging.ts';
 import { validateShowHiddenMetricsVersion } from './server/metrics.ts';
 
@@ -130,10 +132,14 @@ function list(text: string | undefined): string[] {
   return (text ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
+/** A boolean flag's value, read with Go's strconv.ParseBool; the error as pflag words it. */
 function bool(text: string, flag: string): boolean {
-  if (['true', '1', 't'].includes(text)) return true;
-  if (['false', '0', 'f'].includes(text)) return false;
-  throw new Error(`invalid argument "${text}" for "--${flag}" flag: strconv.ParseBool: parsing "${text}": invalid syntax`);
+  try {
+    return parseBool(text);
+  } catch (err) {
+    if (err instanceof ParseBoolError) throw new Error(`invalid argument ${goQuote(text)} for "--${flag}" flag: ${err.message}`);
+    throw err;
+  }
 }
 
 export type ParsedFlags = Record<string, string | boolean | undefined>;

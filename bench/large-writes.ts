@@ -2,8 +2,10 @@
  * What one client's large writes cost everyone else: GETs of a small ConfigMap alone, then the
  * same GETs while another client sends writes of about 3 MiB (the request body limit), in the
  * same run. The large writes are Node creates with ~150,000 labels, each object over etcd's
- * request limit once stored (the server answers 413 and must stay healthy), alternating with
- * `?dryRun=All` creates of the same body (the whole write path without the storage write).
+ * request limit once stored (the server answers 413 and must stay healthy), in turn with
+ * `?dryRun=All` creates of the same body (the whole write path without the storage write) and
+ * `?dryRun=All` server-side applies of it (decoding, merging and ownership of an apply that
+ * creates).
  *
  * Figures per phase: GET latency (p50, p99, max, from this client) and the server's event-loop
  * delay (p99 and max over the phase, from its own `nodejs_eventloop_lag_p99_seconds` and
@@ -84,7 +86,7 @@ interface PhaseResult {
   maxMs: number;
   loopP99Ms: number;
   loopMaxMs: number;
-  /** Large writes answered, and how: `201` (dry run), `413` (too large for etcd), anything else. */
+  /** Large writes answered, and how: `201` (dry runs), `413` (too large for etcd), anything else. */
   writes: Map<number, number>;
 }
 
@@ -114,8 +116,12 @@ async function phase(getter: HttpClient, opts: Options, writer?: { client: HttpC
   const writeLoop = async (): Promise<void> => {
     if (!writer) return;
     for (let i = 0; performance.now() < deadline; i++) {
-      const dryRun = i % 2 === 0;
-      const res = await writer.client.request('POST', `/api/v1/nodes${dryRun ? '?dryRun=All' : ''}`, writer.body);
+      const res =
+        i % 3 === 0
+          ? await writer.client.request('POST', '/api/v1/nodes?dryRun=All', writer.body)
+          : i % 3 === 1
+            ? await writer.client.request('POST', '/api/v1/nodes', writer.body)
+            : await writer.client.request('PATCH', '/api/v1/nodes/large?dryRun=All&fieldManager=bench', writer.body, { 'content-type': 'application/apply-patch+yaml' });
       writes.set(res.status, (writes.get(res.status) ?? 0) + 1);
     }
   };
@@ -155,7 +161,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
 
   const ratio = (a: number, b: number): string => (Number.isFinite(a) && Number.isFinite(b) && a > 0 ? `${fixed(b / a, 1)}x` : '-');
   const row = (label: string, pick: (p: PhaseResult) => number, digits = 1): string[] => [label, fixed(pick(alone), digits), fixed(pick(loaded), digits), ratio(pick(alone), pick(loaded))];
-  process.stdout.write(`\nlarge writes: ${mib(body.length)} Node creates, alternately dry run and real (413: too large for etcd); ${loadAverageAtStart(startLoad)}\n\n`);
+  process.stdout.write(`\nlarge writes: ${mib(body.length)} Node writes in turn: create dry run, create (413: too large for etcd), apply dry run; ${loadAverageAtStart(startLoad)}\n\n`);
   process.stdout.write(
     formatTable(
       ['', 'GETs alone', 'GETs + large writes', 'ratio'],

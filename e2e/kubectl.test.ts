@@ -436,6 +436,72 @@ describe('kubectl against one replica', () => {
     assert.match(result.stderr, /^Warning: v1 ComponentStatus is deprecated in v1\.19\+$/m);
   });
 
+  describe('--sort-by (Table rows with includeObject=Object)', () => {
+    const sorted = 'sorted';
+    /** The rows kubectl printed, header first; fails on an empty row or an `<unknown>` cell. */
+    const rowsOf = (out: string): string[][] => {
+      const rows = out.trimEnd().split('\n').map((line) => line.trim().split(/\s{2,}/));
+      for (const row of rows) assert.ok(row.join('') !== '' && !row.includes('<unknown>'), out);
+      return rows;
+    };
+    const coreEvent = (name: string, lastTimestamp: string, message: string): Manifest => ({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name, namespace: sorted },
+      involvedObject: { apiVersion: 'v1', kind: 'ConfigMap', name: 'b', namespace: sorted },
+      reason: 'Sorting',
+      message,
+      type: 'Normal',
+      source: { component: 'e2e' },
+      count: 1,
+      firstTimestamp: '2024-01-01T00:00:00Z',
+      lastTimestamp,
+    });
+
+    before(async () => {
+      succeeded(await createFrom({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: sorted } }));
+      for (const name of ['c', 'a', 'b']) succeeded(await createFrom({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: sorted }, data: { k: name } }));
+      // Times in other offsets and with fractions: stored in UTC to the second, they sort as instants.
+      succeeded(await createFrom(coreEvent('ev-late', '2024-01-03T00:00:00Z', 'third')));
+      succeeded(await createFrom(coreEvent('ev-early', '2024-01-02T01:30:00.9+02:00', 'first')));
+      succeeded(await createFrom(coreEvent('ev-mid', '2024-01-02T00:00:00-01:00', 'second')));
+    });
+
+    it('get configmaps --sort-by=.metadata.name prints every row, in name order', async () => {
+      const [header, ...rows] = rowsOf(succeeded(await kubectl(['get', 'configmaps', '-n', sorted, '--sort-by=.metadata.name'])));
+      assert.deepEqual(header, ['NAME', 'DATA', 'AGE']);
+      assert.deepEqual(
+        rows.map((row) => row[0]).filter((name) => name !== 'kube-root-ca.crt'),
+        ['a', 'b', 'c'],
+      );
+    });
+
+    it('get events --sort-by=.lastTimestamp prints every row, oldest first', async () => {
+      const [header, ...rows] = rowsOf(succeeded(await kubectl(['get', 'events', '-n', sorted, '--sort-by=.lastTimestamp'])));
+      assert.deepEqual(header, ['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE']);
+      assert.deepEqual(
+        rows.map((row) => row[row.length - 1]),
+        ['first', 'second', 'third'],
+      );
+    });
+
+    it('times are served in UTC to the second, as written in another offset', async () => {
+      const early = await getJson(['event', 'ev-early', '-n', sorted]);
+      assert.equal(early.lastTimestamp, '2024-01-01T23:30:00Z');
+      const mid = await getJson(['event', 'ev-mid', '-n', sorted]);
+      assert.equal(mid.lastTimestamp, '2024-01-02T01:00:00Z');
+    });
+
+    it('a time Go cannot parse is refused with its parse error', async () => {
+      const stderr = failed(await createFrom(coreEvent('ev-bad', 'yesterday', 'never')));
+      assert.equal(
+        stderr,
+        'Error from server (BadRequest): error when creating "STDIN": Event in version "v1" cannot be handled as a Event: ' +
+          'parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"\n',
+      );
+    });
+  });
+
   describe('namespace lifecycle', () => {
     const doomed = 'doomed';
     before(async () => {

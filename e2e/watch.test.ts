@@ -423,6 +423,8 @@ describe('selectors', () => {
     await createCm(ns, 'init-out', {}, { initial: 'out' });
     const w = await watch(`${cms(ns)}?watch=1&labelSelector=${encodeURIComponent('initial=in')}`);
     try {
+      // The initial state first: a change made before the watch took it would be part of it.
+      await w.waitFor((e) => e.some((x) => x.type === 'ADDED' && x.object.metadata.name === 'init-in'), 'the initial ADDED');
       const change = await patchCm(ns, 'init-in', { data: { v: '1' } });
       await w.waitFor((e) => e.some((x) => revisionOf(x) === change.rv), 'the change');
       assert.deepEqual(

@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isStatusError } from '../../shared/api/errors.ts';
-import { parseBody } from './decode.ts';
+import { configMapDefinition } from '../registry/core/configmap.ts';
+import type { ResourceDefinition } from '../registry/definition.ts';
+import { TimeSlice } from '../registry/time-slice.ts';
+import { checkDecoded, decodeObject, parseBody } from './decode.ts';
 
 const badRequestWith = (pattern: RegExp) => (err: unknown) => isStatusError(err, 'BadRequest') && pattern.test(err.message);
 
@@ -31,4 +34,33 @@ test('YAML without a JSON form is the client\'s 400, never the server\'s failure
   assert.throws(() => parseBody(`x: ${'['.repeat(10_000)}${']'.repeat(10_000)}`, 'yaml', false), badRequestWith(/yaml: exceeded max depth$/));
   const block = Array.from({ length: 600 }, (_, i) => `${' '.repeat(i)}a:`).join('\n');
   assert.throws(() => parseBody(`${block} 1`, 'yaml', false), badRequestWith(/yaml: exceeded max depth$/));
+});
+
+test('a decoded body yields between its passes; results and errors are those of the passes', async () => {
+  const def = configMapDefinition as unknown as ResourceDefinition;
+  let clock = 0;
+  const slice = new TimeSlice(0, () => clock++);
+  const body = Buffer.from('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"a":"1","a":"2"},"extra":1}');
+  const decoded = await decodeObject(def, body, 'json', 'Warn', slice);
+  assert.deepEqual(decoded, {
+    object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { a: '2' } },
+    warnings: ['unknown field "extra"', 'duplicate field "data.a"'],
+  });
+  // Parsing, the duplicate scan, the schema check.
+  assert.equal(slice.yields, 2);
+  await assert.rejects(decodeObject(def, body, 'json', 'Strict', slice), badRequestWith(/strict decoding error: unknown field "extra", duplicate field "data.a"$/));
+  await assert.rejects(decodeObject(def, Buffer.from('{"a":'), 'json', 'Warn', slice), badRequestWith(/^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: unexpected end of JSON input \(\{"a":\)$/));
+});
+
+test('an apiVersion or kind that is no string is the decoding error upstream reports, whatever it holds', () => {
+  for (const [field, value, type] of [
+    ['kind', [{ toString: 'xy' }], 'array'],
+    ['apiVersion', { valueOf: 1 }, 'object'],
+    ['kind', 7, 'number'],
+  ] as const) {
+    assert.throws(
+      () => checkDecoded(configMapDefinition, { [field]: value, metadata: { name: 'a' } }, [], 'Strict'),
+      badRequestWith(new RegExp(`^couldn't get version/kind; json parse error: json: cannot unmarshal ${type} into Go struct field \\.${field} of type string$`)),
+    );
+  }
 });

@@ -15,6 +15,8 @@ import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts
 import type { Schema } from '../../shared/api/schema.ts';
 import { decodeObject as decodeProtobufObject, ProtobufError } from '../../shared/codec/protobuf.ts';
 import type { BodyFormat } from './negotiation.ts';
+import { runSteps, runStepsYielding, type Steps } from '../../shared/apply/steps.ts';
+import type { TimeSlice } from '../registry/time-slice.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -57,10 +59,22 @@ export function goJsonSyntaxMessage(text: string, jsMessage: string): string {
  * them (`duplicate field "data.a"` for JSON, `line 7: key "a" already set in map` for YAML).
  */
 export function parseBody(text: string, format: 'json' | 'yaml', wantDuplicates: boolean): { value: unknown; duplicates: string[] } {
-  if (format === 'yaml') return yamlToValue(text, wantDuplicates);
+  return runSteps(parseBodySteps(text, format, wantDuplicates));
+}
+
+/** parseBody with the request's slice between its passes. */
+export function parseBodyYielding(text: string, format: 'json' | 'yaml', wantDuplicates: boolean, slice: TimeSlice): Promise<{ value: unknown; duplicates: string[] }> {
+  return runStepsYielding(parseBodySteps(text, format, wantDuplicates), () => slice.boundary());
+}
+
+/** parseBody in steps of one pass over the text or the value each (shared/apply/steps.ts). */
+function* parseBodySteps(text: string, format: 'json' | 'yaml', wantDuplicates: boolean): Steps<{ value: unknown; duplicates: string[] }> {
+  if (format === 'yaml') return yield* yamlToValue(text, wantDuplicates);
   try {
     const value = parseJson(text);
-    return { value, duplicates: wantDuplicates ? findDuplicateKeys(text).map((path) => `duplicate field "${path}"`) : [] };
+    if (!wantDuplicates) return { value, duplicates: [] };
+    yield;
+    return { value, duplicates: findDuplicateKeys(text).map((path) => `duplicate field "${path}"`) };
   } catch (err) {
     if (err instanceof JsonSyntaxError) throw badRequest(`couldn't get version/kind; json parse error: ${goJsonSyntaxMessage(text, err.message)}`);
     throw err;
@@ -73,7 +87,7 @@ export function parseBody(text: string, format: 'json' | 'yaml', wantDuplicates:
  * documents nested beyond maxNestingDepth are 400s, never a failure of the server. Duplicated keys
  * come in upstream's wording (`line 7: key "a" already set in map`) when asked for.
  */
-function yamlToValue(text: string, wantDuplicates: boolean): { value: unknown; duplicates: string[] } {
+function* yamlToValue(text: string, wantDuplicates: boolean): Steps<{ value: unknown; duplicates: string[] }> {
   const fail = (detail: string): never => {
     throw badRequest(`error converting YAML to JSON: yaml: ${detail}`);
   };
@@ -82,8 +96,10 @@ function yamlToValue(text: string, wantDuplicates: boolean): { value: unknown; d
   const error = doc.errors[0];
   // The parser is recursive: a deep enough document exhausts the stack, which it reports as an error.
   if (error) fail(/call stack/i.test(error.message) ? nestingTooDeepMessage : error.message);
+  yield;
   const inspected = inspectYaml(doc.contents, wantDuplicates);
   if (inspected.tooDeep) fail(nestingTooDeepMessage);
+  yield;
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: 100 }) as unknown;
@@ -91,6 +107,7 @@ function yamlToValue(text: string, wantDuplicates: boolean): { value: unknown; d
     // Excessive alias count, an alias to nothing: the document's fault.
     fail(err instanceof Error ? err.message : String(err));
   }
+  yield;
   if (exceedsNestingDepth(value)) fail(nestingTooDeepMessage);
   const duplicates = inspected.duplicateKeys.map(
     ([start, end]) => `line ${lineCounter.linePos(start).line}: key ${goQuote(text.slice(start, end).trim())} already set in map`,
@@ -142,11 +159,22 @@ export function decodeProtobuf(body: Uint8Array, schema: Schema): Record<string,
   }
 }
 
-export function decodeObject(def: ResourceDefinition, body: Buffer, format: BodyFormat, validation: FieldValidation): Decoded {
+/**
+ * Decodes a create or update body. Its passes (parsing, the duplicate key scan, the schema check)
+ * are apart: between them the request's `slice` may let the event loop run. Errors are those of
+ * the passes, whether it does or not.
+ */
+export function decodeObject(def: ResourceDefinition, body: Buffer, format: BodyFormat, validation: FieldValidation, slice: TimeSlice): Promise<Decoded> {
+  return runStepsYielding(decodeObjectSteps(def, body, format, validation), () => slice.boundary());
+}
+
+function* decodeObjectSteps(def: ResourceDefinition, body: Buffer, format: BodyFormat, validation: FieldValidation): Steps<Decoded> {
   // Protobuf carries only known fields, each once, with types fixed by the field numbers.
   if (format === 'protobuf') {
     try {
-      return checkDecoded(def, decodeProtobuf(body, def.schema), [], validation);
+      const value = decodeProtobuf(body, def.schema);
+      yield;
+      return checkDecoded(def, value, [], validation);
     } catch (err) {
       // Upstream's transformDecodeError: binary bodies are summarized in hex.
       if (isStatusError(err, 'BadRequest')) {
@@ -158,7 +186,7 @@ export function decodeObject(def: ResourceDefinition, body: Buffer, format: Body
   const text = body.toString('utf8');
   let parsed;
   try {
-    parsed = parseBody(text, format, validation !== 'Ignore');
+    parsed = yield* parseBodySteps(text, format, validation !== 'Ignore');
   } catch (err) {
     // Upstream's transformDecodeError: the kind expected, the parser's complaint, the body's start.
     if (isStatusError(err, 'BadRequest')) {
@@ -168,12 +196,20 @@ export function decodeObject(def: ResourceDefinition, body: Buffer, format: Body
   }
   const { value, duplicates } = parsed;
   if (!isObject(value)) throw cannotBeHandled(def, `json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type struct`);
+  yield;
   return checkDecoded(def, value, duplicates, validation);
 }
 
 /** Checks an already parsed object (a decoded body or the result of a patch) against its kind. */
 export function checkDecoded(def: ResourceDefinition, value: Record<string, unknown>, duplicates: string[], validation: FieldValidation): Decoded {
   const expected = apiVersionOf(def);
+  // Upstream reads apiVersion and kind into strings first: anything else fails that decoding.
+  for (const field of ['apiVersion', 'kind'] as const) {
+    const found = value[field];
+    if (found === undefined || found === null || typeof found === 'string') continue;
+    const type = Array.isArray(found) ? 'array' : typeof found === 'boolean' ? 'bool' : typeof found;
+    throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${type} into Go struct field .${field} of type string`);
+  }
   if (value.apiVersion !== undefined && value.apiVersion !== '' && value.apiVersion !== expected) {
     throw badRequest(`the API version in the data (${String(value.apiVersion)}) does not match the expected API version (${expected})`);
   }

@@ -16,11 +16,12 @@ import type { RequestContext, ResourceDefinition, Verb } from '../registry/defin
 import type { Registry, ServedResource } from '../registry/registry.ts';
 import type { DeleteOptions, GenericStore, ListOptions } from '../registry/store.ts';
 import type { RequestInfo } from '../server/requestinfo.ts';
-import { checkDecoded, decodeObject, decodeProtobuf, parseBody, type FieldValidation } from './decode.ts';
+import { checkDecoded, decodeObject, decodeProtobuf, parseBody, parseBodyYielding, type FieldValidation } from './decode.ts';
 import { deleteOptionsSchema } from '../../shared/api/schema.ts';
 import { validateFieldManager } from '../../shared/validation/objectmeta.ts';
 import { createFieldManager, managerFromUserAgent, patchOptionsErrors } from '../registry/managed-fields.ts';
-import type { WriteOptions } from '../registry/store.ts';
+import type { Derivation, Replacement, Transform, WriteOptions } from '../registry/store.ts';
+import { TimeSlice } from '../registry/time-slice.ts';
 
 /** The field manager applies go through; it keeps no state between requests. */
 const fieldManager = createFieldManager();
@@ -232,38 +233,49 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
       return watchRequest(def, requireStore(served), namespace, req.query, header(req, 'accept'));
     case 'create': {
       const opts = writeOptions(req, 'CreateOptions');
-      const { object, warnings } = decodeObject(def, await req.readBody(), bodyFormat(header(req, 'content-type')), opts.fieldValidation);
-      const created = await requireStore(served).create(namespace, object, context, opts);
+      const body = await req.readBody();
+      // The write's work starts here: one slice from decoding to the store's last step.
+      const slice = new TimeSlice();
+      const { object, warnings } = await decodeObject(def, body, bodyFormat(header(req, 'content-type')), opts.fieldValidation, slice);
+      const created = await requireStore(served).create(namespace, object, context, { ...opts, slice });
       return { ...represent(req, def, created, false), status: 201, warnings: [...warnings, ...(def.strategy.warnings?.(created, undefined) ?? [])] };
     }
     case 'update': {
       const opts = writeOptions(req, 'UpdateOptions');
-      const { object, warnings } = decodeObject(def, await req.readBody(), bodyFormat(header(req, 'content-type')), opts.fieldValidation);
-      const outcome = await requireStore(served).update(namespace, info.name, info.subresource, () => structuredClone(object), context, opts);
+      const body = await req.readBody();
+      const format = bodyFormat(header(req, 'content-type'));
+      const slice = new TimeSlice();
+      const { object, warnings } = await decodeObject(def, body, format, opts.fieldValidation, slice);
+      // The store takes the object over; a retry decodes the body again (its warnings are these).
+      const sent: Replacement = {
+        replacement: firstThenFresh<KubeObject | Promise<KubeObject>>(object, async () => (await decodeObject(def, body, format, 'Ignore', slice)).object),
+      };
+      const outcome = await requireStore(served).update(namespace, info.name, info.subresource, sent, context, { ...opts, slice });
       return { ...represent(req, def, outcome.object, false), status: outcome.created ? 201 : 200, warnings };
     }
     case 'patch': {
       const type = patchType(header(req, 'content-type'), supportedPatchTypes);
       const opts = writeOptions(req, 'PatchOptions', { isApply: type === 'apply-patch' });
       const patchText = (await req.readBody()).toString('utf8');
-      if (type === 'apply-patch') return apply(served, namespace, req, opts, patchText);
-      const patch = parsePatch(type, patchText);
+      const slice = new TimeSlice();
+      if (type === 'apply-patch') return apply(served, namespace, req, { ...opts, slice }, patchText);
+      // The result may share values with the patch, and the store changes the result: each call
+      // takes a patch of its own, the one parsed here first, a fresh parse on a retry.
+      const nextPatch = firstThenFresh(parsePatch(type, patchText), () => parsePatch(type, patchText));
+      await slice.boundary();
       const warnings: string[] = [];
-      const outcome = await requireStore(served).update(
-        namespace,
-        info.name,
-        info.subresource,
-        (current) => {
-          if (!current) throw notFound({ group: def.group, resource: def.plural }, info.name);
-          // The result may share values with the patch, and the store changes the result.
-          const patched = applyPatch(def, type, current, structuredClone(patch));
-          const checked = checkDecoded(def, patched, [], opts.fieldValidation);
-          warnings.splice(0, warnings.length, ...checked.warnings);
-          return checked.object;
-        },
-        context,
-        opts,
-      );
+      const patchCurrent = async (current: KubeObject | null): Promise<KubeObject> => {
+        if (!current) throw notFound({ group: def.group, resource: def.plural }, info.name);
+        const patched = applyPatch(def, type, current, nextPatch());
+        await slice.boundary();
+        const checked = checkDecoded(def, patched, [], opts.fieldValidation);
+        warnings.splice(0, warnings.length, ...checked.warnings);
+        return checked.object;
+      };
+      // A strategic merge patch copies what it patches, so it reads the stored object as it is;
+      // merge and JSON patches change (a copy of) it in place.
+      const transform: Transform | Derivation = type === 'strategic-merge-patch' ? { derive: patchCurrent } : patchCurrent;
+      const outcome = await requireStore(served).update(namespace, info.name, info.subresource, transform, context, { ...opts, slice });
       return { ...represent(req, def, outcome.object, false), status: 200, warnings };
     }
     case 'delete': {
@@ -289,29 +301,37 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
  * Server-side apply: the applied configuration (YAML or JSON) is merged into the live object by
  * the field manager, which creates the object when it does not exist.
  */
-async function apply(served: ServedResource, namespace: string, req: ApiRequest, opts: RequestWriteOptions, text: string): Promise<ApiResponse> {
+async function apply(served: ServedResource, namespace: string, req: ApiRequest, opts: RequestWriteOptions & { slice: TimeSlice }, text: string): Promise<ApiResponse> {
   const def = served.definition;
-  const { value, duplicates } = parseApplyBody(text, opts.fieldValidation !== 'Ignore');
+  const { slice } = opts;
+  const { value, duplicates } = await parseApplyBody(text, opts.fieldValidation !== 'Ignore', slice);
+  await slice.boundary();
+  // The field manager takes the configuration over: each call gets one of its own, the one parsed
+  // here first, a fresh parse on a retry.
+  const nextConfig = firstThenFresh<Record<string, unknown> | Promise<Record<string, unknown>>>(value, async () => (await parseApplyBody(text, false, slice)).value);
   const force = isTrue(req.query.get('force'));
+  const uid = isObject(value.metadata) && typeof value.metadata.uid === 'string' ? value.metadata.uid : '';
   const outcome = await requireStore(served).update(
     namespace,
     req.info.name,
     req.info.subresource,
-    (current) => {
-      if (!current && isObject(value.metadata) && typeof value.metadata.uid === 'string' && value.metadata.uid) {
+    async (current) => {
+      if (!current && uid) {
         throw conflict(
           { group: def.group, resource: def.plural },
           req.info.name,
-          `uid mismatch: the provided object specified uid ${value.metadata.uid}, and no existing object was found`,
+          `uid mismatch: the provided object specified uid ${uid}, and no existing object was found`,
         );
       }
-      const applied = fieldManager.apply(current, structuredClone(value) as KubeObject, {
+      const applied = await fieldManager.apply(current, (await nextConfig()) as KubeObject, {
         definition: def,
         manager: opts.manager,
         subresource: req.info.subresource,
         now: req.context.now,
         force,
+        slice,
       });
+      await slice.boundary();
       // Upstream checks strictness after merging, so a conflict is reported first.
       if (duplicates.length && opts.fieldValidation === 'Strict') {
         throw badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`);
@@ -327,13 +347,28 @@ async function apply(served: ServedResource, namespace: string, req: ApiRequest,
 }
 
 /**
+ * What a transform starts from, once per call: the first call takes `first` over, and a later one
+ * (the store's retry after a lost race, a stale cache or a write too large for etcd) gets a fresh
+ * `again()`, decoded from the body once more. Decoding again costs less than a deep copy kept
+ * for every request against the retry that few of them make.
+ */
+function firstThenFresh<T>(first: T, again: () => T): () => T {
+  let unused: { value: T } | undefined = { value: first };
+  return () => {
+    const taken = unused;
+    unused = undefined;
+    return taken ? taken.value : again();
+  };
+}
+
+/**
  * An apply body: YAML, which must be an object. JSON is YAML, and kubectl sends JSON, which the
  * JSON parser reads several times faster than the YAML one.
  */
-function parseApplyBody(text: string, wantDuplicates: boolean): { value: Record<string, unknown>; duplicates: string[] } {
+async function parseApplyBody(text: string, wantDuplicates: boolean, slice: TimeSlice): Promise<{ value: Record<string, unknown>; duplicates: string[] }> {
   let parsed;
   try {
-    parsed = parseBody(text, text.trimStart().startsWith('{') ? 'json' : 'yaml', wantDuplicates);
+    parsed = await parseBodyYielding(text, text.trimStart().startsWith('{') ? 'json' : 'yaml', wantDuplicates, slice);
   } catch (err) {
     throw badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -370,8 +405,15 @@ function applyPatch(def: ResourceDefinition, type: PatchType, current: KubeObjec
         throw badRequest(`the server rejected our request due to an error in our request`);
       }
     }
+    // `current` is the transform's own copy, patched in place, but its managedFields entries are
+    // shared with the stored object (store.ts, Transform): copied first when an operation reaches
+    // into them.
+    const entries = current.metadata.managedFields;
+    if (entries && operations.some((op) => isObject(op) && [op.path, op.from].some((p) => typeof p === 'string' && p.startsWith('/metadata/managedFields/')))) {
+      current.metadata.managedFields = structuredClone(entries);
+    }
     try {
-      result = fastJsonPatch.applyPatch(current, operations as fastJsonPatch.Operation[], true, false).newDocument;
+      result = fastJsonPatch.applyPatch(current, operations as fastJsonPatch.Operation[], true, true).newDocument;
     } catch (err) {
       const message = err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err);
       throw unprocessableEntity(`the server rejected our request due to an error in our request: ${message}`);

@@ -15,13 +15,16 @@ interface Thing extends KubeObject {
   size?: number;
 }
 
+/** A core kind, so that `obj()`'s apiVersion is the kind's own. */
+const thingKind = { group: '', version: 'v1', kind: 'Thing' };
+
 const thingTable: TableDefinition<Thing> = {
   columns: [nameColumn, { name: 'Size', type: 'integer', description: 'How big.' }, ageColumn, { name: 'Extra', type: 'string', priority: 1, description: 'Wide only.' }],
   cells: (thing, at) => [thing.metadata.name, thing.size ?? 0, age(thing, at), 'x'],
 };
 
 test('a kind without its own table gets the default Name / Created At columns', () => {
-  const table = toTable({}, [obj('a')], { resourceVersion: '9' }, 'None', 'v1', now);
+  const table = toTable(thingKind, [obj('a')], { resourceVersion: '9' }, 'None', 'v1', now);
   assert.equal(table.kind, 'Table');
   assert.equal(table.apiVersion, 'meta.k8s.io/v1');
   assert.deepEqual(table.metadata, { resourceVersion: '9' });
@@ -37,12 +40,12 @@ test('a kind without its own table gets the default Name / Created At columns', 
 });
 
 test('the default Created At cell is null without a creation time', () => {
-  const table = toTable({}, [{ apiVersion: 'v1', kind: 'Thing', metadata: { name: 'a' } }], { resourceVersion: '1' }, 'None', 'v1', now);
+  const table = toTable(thingKind, [{ apiVersion: 'v1', kind: 'Thing', metadata: { name: 'a' } }], { resourceVersion: '1' }, 'None', 'v1', now);
   assert.deepEqual(table.rows, [{ cells: ['a', null] }]);
 });
 
 test("a kind's table gives its columns, every field present, and its cells for each object", () => {
-  const table = toTable({ table: thingTable }, [obj('a', { size: 3 }), obj('b')], { resourceVersion: '9' }, 'None', 'v1', now);
+  const table = toTable({ ...thingKind, table: thingTable }, [obj('a', { size: 3 }), obj('b')], { resourceVersion: '9' }, 'None', 'v1', now);
   assert.deepEqual(table.columnDefinitions, [
     { name: 'Name', type: 'string', format: 'name', description: nameColumn.description, priority: 0 },
     { name: 'Size', type: 'integer', format: '', description: 'How big.', priority: 0 },
@@ -60,17 +63,36 @@ test('Name and Age describe themselves with ObjectMeta docs, as upstream', () =>
 
 test('includeObject selects what each row carries', () => {
   const thing = obj('a', { size: 1 });
-  const none = toTable({ table: thingTable }, [thing], { resourceVersion: '1' }, 'None', 'v1', now);
+  const none = toTable({ ...thingKind, table: thingTable }, [thing], { resourceVersion: '1' }, 'None', 'v1', now);
   assert.equal((none.rows as Record<string, unknown>[])[0]?.object, undefined);
-  const metadata = toTable({ table: thingTable }, [thing], { resourceVersion: '1' }, 'Metadata', 'v1', now);
+  const metadata = toTable({ ...thingKind, table: thingTable }, [thing], { resourceVersion: '1' }, 'Metadata', 'v1', now);
   assert.deepEqual((metadata.rows as Record<string, unknown>[])[0]?.object, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: thing.metadata });
-  const whole = toTable({}, [thing], { resourceVersion: '1' }, 'Object', 'v1beta1', now);
+  const whole = toTable(thingKind, [thing], { resourceVersion: '1' }, 'Object', 'v1beta1', now);
   assert.equal(whole.apiVersion, 'meta.k8s.io/v1beta1');
   assert.deepEqual((whole.rows as Record<string, unknown>[])[0]?.object, thing);
 });
 
+test('with includeObject=Object, a row object without apiVersion and kind (a list item) is given them; the item is not changed', () => {
+  const item: KubeObject = { metadata: { name: 'a', resourceVersion: '3' }, data: { k: 'v' } } as KubeObject;
+  const grouped = { group: 'example.com', version: 'v2', kind: 'Widget' };
+  const table = toTable(grouped, [item], { resourceVersion: '3' }, 'Object', 'v1', now);
+  const object = (table.rows as Record<string, unknown>[])[0]?.object;
+  assert.deepEqual(object, { kind: 'Widget', apiVersion: 'example.com/v2', metadata: item.metadata, data: { k: 'v' } });
+  // Upstream's encoding of a typed object starts with kind, then apiVersion.
+  assert.deepEqual(Object.keys(object as object).slice(0, 2), ['kind', 'apiVersion']);
+  assert.deepEqual(item, { metadata: { name: 'a', resourceVersion: '3' }, data: { k: 'v' } });
+
+  const core = toTable(thingKind, [{ metadata: { name: 'b' } } as KubeObject], { resourceVersion: '3' }, 'Object', 'v1', now);
+  assert.deepEqual((core.rows as Record<string, unknown>[])[0]?.object, { kind: 'Thing', apiVersion: 'v1', metadata: { name: 'b' } });
+
+  // A served object, which names them already, is carried as it is.
+  const served = obj('c');
+  const same = toTable(thingKind, [served], { resourceVersion: '3' }, 'Object', 'v1', now);
+  assert.equal((same.rows as Record<string, unknown>[])[0]?.object, served);
+});
+
 test('list metadata carries continue and remainingItemCount', () => {
-  const table = toTable({}, [], { resourceVersion: '5', continue: 'tok', remainingItemCount: 3 }, 'None', 'v1', now);
+  const table = toTable(thingKind, [], { resourceVersion: '5', continue: 'tok', remainingItemCount: 3 }, 'None', 'v1', now);
   assert.deepEqual(table.metadata, { resourceVersion: '5', continue: 'tok', remainingItemCount: 3 });
   assert.deepEqual(table.rows, []);
 });

@@ -6,7 +6,7 @@
  */
 import type { KubeObject, ListMeta } from '../../shared/api/types.ts';
 import { humanDuration } from '../../shared/api/duration.ts';
-import type { ResourceDefinition, TableColumnDefinition } from '../registry/definition.ts';
+import { apiVersionOf, type ResourceDefinition, type TableColumnDefinition } from '../registry/definition.ts';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -59,9 +59,26 @@ export function partialObjectMetadata(obj: KubeObject, version: string): KubeObj
   return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: obj.metadata };
 }
 
-function rowObject(obj: KubeObject, include: IncludeObject, version: string): KubeObject | undefined {
+/** What a Table needs of a kind: its columns, and its group, version and kind for rows carrying the object. */
+export type TableKind = Pick<ResourceDefinition, 'table' | 'group' | 'version' | 'kind'>;
+
+/**
+ * A row's object with includeObject=Object is the object converted to the kind's version, so it
+ * names its apiVersion and kind as a single object does (clients decode it on its own: kubectl's
+ * --sort-by does, and prints an empty row for an object without a kind). List items are stored and
+ * listed without them; the object given is never changed, a copy carries them.
+ */
+function withTypeMeta(def: TableKind, obj: KubeObject): KubeObject {
+  const apiVersion = apiVersionOf(def);
+  if (obj.apiVersion === apiVersion && obj.kind === def.kind) return obj;
+  // kind and apiVersion lead, as upstream encodes TypeMeta; the object's own (if any) are overridden.
+  const typeMeta = { kind: def.kind, apiVersion };
+  return { ...typeMeta, ...obj, ...typeMeta };
+}
+
+function rowObject(def: TableKind, obj: KubeObject, include: IncludeObject, version: string): KubeObject | undefined {
   if (include === 'None') return undefined;
-  if (include === 'Object') return obj;
+  if (include === 'Object') return withTypeMeta(def, obj);
   return partialObjectMetadata(obj, version);
 }
 
@@ -80,7 +97,7 @@ export function rowCells(def: Pick<ResourceDefinition, 'table'>, obj: KubeObject
 
 /** The Table of `objects` (one for a get, the items of a list), as of the request's time `now`. */
 export function toTable(
-  def: Pick<ResourceDefinition, 'table'>,
+  def: TableKind,
   objects: KubeObject[],
   listMeta: ListMeta,
   include: IncludeObject,
@@ -93,7 +110,7 @@ export function toTable(
     metadata: { resourceVersion: listMeta.resourceVersion, ...(listMeta.continue ? { continue: listMeta.continue } : {}), ...(listMeta.remainingItemCount !== undefined ? { remainingItemCount: listMeta.remainingItemCount } : {}) },
     columnDefinitions: (def.table?.columns ?? defaultColumns).map(servedColumn),
     rows: objects.map((obj) => {
-      const object = rowObject(obj, include, version);
+      const object = rowObject(def, obj, include, version);
       return { cells: rowCells(def, obj, now), ...(object ? { object } : {}) };
     }),
   };

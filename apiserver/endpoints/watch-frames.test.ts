@@ -85,6 +85,16 @@ describe('tableFrame', () => {
     }
   });
 
+  it('gives a row object with includeObject=Object its apiVersion and kind, whatever the event carried', () => {
+    const { apiVersion: _apiVersion, kind: _kind, ...bare } = configMap('a');
+    const frame = tableFrame(configMapDefinition, 'ADDED', bare as KubeObject, { includeObject: 'Object', version: 'v1', columns: true }, now);
+    const object = decode(frame).object.rows[0]?.object as Record<string, unknown>;
+    assert.equal(object.kind, 'ConfigMap');
+    assert.equal(object.apiVersion, 'v1');
+    assert.deepEqual(object.metadata, bare.metadata);
+    assert.equal('kind' in bare, false, 'the shared event object is not changed');
+  });
+
   it('is rebuilt when the cells move with the clock, and shared again at the new time', () => {
     const object = configMap('a');
     const variant = { includeObject: 'Object', version: 'v1', columns: false } as const;

@@ -9,7 +9,7 @@ import type { KubeObject } from '../../shared/api/types.ts';
 import type { ResourceDefinition } from '../registry/definition.ts';
 import type { Representation } from './negotiation.ts';
 import { objectType, ownBytes, partialMetadataType, watchFrame } from './serialize.ts';
-import { partialObjectMetadata, rowCells, toTable, type IncludeObject } from './table.ts';
+import { partialObjectMetadata, rowCells, toTable, type IncludeObject, type TableKind } from './table.ts';
 
 /** Encodes one event of a watch; `now` is the time its Table cells (ages) are computed at. */
 export type EventEncoder = (type: string, object: KubeObject, now: Date) => Uint8Array;
@@ -83,7 +83,7 @@ const tableFrames = new WeakMap<KubeObject, Map<string, KeptTableFrame>>();
  * that watcher would have built; only the encoding of the row's object, the expensive part, is
  * done once. One frame per variant is kept, the latest.
  */
-export function tableFrame(def: Pick<ResourceDefinition, 'table' | 'group' | 'kind'>, type: string, object: KubeObject, variant: TableVariant, now: Date): Uint8Array {
+export function tableFrame(def: TableKind, type: string, object: KubeObject, variant: TableVariant, now: Date): Uint8Array {
   const cells = JSON.stringify(rowCells(def, object, now));
   const key = `${def.group}\0${def.kind}\0${type}\0${variant.version}\0${variant.includeObject}\0${variant.columns}`;
   let byVariant = tableFrames.get(object);

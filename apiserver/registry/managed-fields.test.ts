@@ -8,6 +8,7 @@ import { nodeDefinition } from './core/node.ts';
 import { csrDefinition } from './certificates/csr.ts';
 import type { ResourceDefinition } from './definition.ts';
 import type { FieldManagerRequest } from './field-manager.ts';
+import { TimeSlice } from './time-slice.ts';
 import {
   createFieldManager,
   decodeManagedFields,
@@ -45,9 +46,9 @@ function stored(obj: KubeObject): KubeObject {
   return { ...obj, metadata: { ...obj.metadata, uid: 'uid-1' } };
 }
 
-function statusOf(fn: () => unknown): StatusError {
+async function statusOf(fn: () => unknown): Promise<StatusError> {
   try {
-    fn();
+    await fn();
   } catch (err) {
     if (err instanceof StatusError) return err;
     throw err;
@@ -57,8 +58,8 @@ function statusOf(fn: () => unknown): StatusError {
 
 const entry = (e: ManagedFieldsEntry): ManagedFieldsEntry => e;
 
-test('create: the creator owns what it set, new maps with "."', () => {
-  const created = fm.update(null, configMap({ a: '1', b: '2' }, { labels: { x: 'y' }, annotations: { note: 'n' } }), req('kubectl-create', T1));
+test('create: the creator owns what it set, new maps with "."', async () => {
+  const created = await fm.update(null, configMap({ a: '1', b: '2' }, { labels: { x: 'y' }, annotations: { note: 'n' } }), req('kubectl-create', T1));
   assert.deepEqual(created.metadata.managedFields, [
     entry({
       manager: 'kubectl-create',
@@ -74,13 +75,13 @@ test('create: the creator owns what it set, new maps with "."', () => {
   assert.deepEqual({ ...created, metadata: meta }, configMap({ a: '1', b: '2' }, { labels: { x: 'y' }, annotations: { note: 'n' } }));
 });
 
-test('create without a manager records "unknown"', () => {
-  const created = fm.update(null, configMap({ a: '1' }), req('', T1));
+test('create without a manager records "unknown"', async () => {
+  const created = await fm.update(null, configMap({ a: '1' }), req('', T1));
   assert.equal(created.metadata.managedFields?.[0]?.manager, 'unknown');
 });
 
-test('create by apply: the applier owns what it applied, structs without "."', () => {
-  const applied = fm.apply(null, configMap({ a: '1' }, { labels: { x: 'y' } }), applyReq('mgr', T1));
+test('create by apply: the applier owns what it applied, structs without "."', async () => {
+  const applied = await fm.apply(null, configMap({ a: '1' }, { labels: { x: 'y' } }), applyReq('mgr', T1));
   assert.deepEqual(applied, {
     ...configMap({ a: '1' }, { labels: { x: 'y' } }),
     metadata: {
@@ -102,22 +103,22 @@ test('create by apply: the applier owns what it applied, structs without "."', (
 });
 
 /** mgr applied a and b at T1, kubectl-edit changed a at T2. */
-function appliedThenEdited(): KubeObject {
-  const applied = stored(fm.apply(null, configMap({ a: '1', b: '2' }), applyReq('mgr', T1)));
-  return fm.update(applied, { ...applied, data: { a: '9', b: '2' } }, req('kubectl-edit', T2));
+async function appliedThenEdited(): Promise<KubeObject> {
+  const applied = stored(await fm.apply(null, configMap({ a: '1', b: '2' }), applyReq('mgr', T1)));
+  return await fm.update(applied, { ...applied, data: { a: '9', b: '2' } }, req('kubectl-edit', T2));
 }
 
-test('an update takes ownership of what it changes; entries sort Apply first, then by time', () => {
-  const edited = appliedThenEdited();
+test('an update takes ownership of what it changes; entries sort Apply first, then by time', async () => {
+  const edited = await appliedThenEdited();
   assert.deepEqual(edited.metadata.managedFields, [
     entry({ manager: 'mgr', operation: 'Apply', apiVersion: 'v1', time: T1, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:b': {} } } }),
     entry({ manager: 'kubectl-edit', operation: 'Update', apiVersion: 'v1', time: T2, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } }),
   ]);
 });
 
-test('a conflicting apply fails with upstream message and causes', () => {
-  const edited = appliedThenEdited();
-  const err = statusOf(() => fm.apply(edited, configMap({ a: '1', b: '2' }), applyReq('mgr', T3)));
+test('a conflicting apply fails with upstream message and causes', async () => {
+  const edited = await appliedThenEdited();
+  const err = await statusOf(() => fm.apply(edited, configMap({ a: '1', b: '2' }), applyReq('mgr', T3)));
   assert.equal(err.code, 409);
   assert.deepEqual(err.status, {
     kind: 'Status',
@@ -131,47 +132,47 @@ test('a conflicting apply fails with upstream message and causes', () => {
   });
 });
 
-test('several conflicts: grouped by manager, managers in order', () => {
-  const edited = stored(appliedThenEdited());
-  const one = statusOf(() => fm.apply(edited, configMap({ b: 'x', c: '3' }), applyReq('other', T3)));
+test('several conflicts: grouped by manager, managers in order', async () => {
+  const edited = stored(await appliedThenEdited());
+  const one = await statusOf(() => fm.apply(edited, configMap({ b: 'x', c: '3' }), applyReq('other', T3)));
   assert.equal(one.status.message, 'Apply failed with 1 conflict: conflict with "mgr": .data.b');
-  const two = statusOf(() => fm.apply(edited, configMap({ a: 'x', b: 'y' }), applyReq('other', T3)));
+  const two = await statusOf(() => fm.apply(edited, configMap({ a: 'x', b: 'y' }), applyReq('other', T3)));
   assert.equal(two.status.message, 'Apply failed with 2 conflicts: conflicts with "kubectl-edit" using v1:\n- .data.a\nconflicts with "mgr":\n- .data.b');
   assert.deepEqual(two.status.details?.causes, [
     { reason: 'FieldManagerConflict', message: 'conflict with "kubectl-edit" using v1', field: '.data.a' },
     { reason: 'FieldManagerConflict', message: 'conflict with "mgr"', field: '.data.b' },
   ]);
-  const created = stored(fm.apply(null, configMap({ a: '1', b: '2' }), applyReq('mgr', T1)));
-  const same = statusOf(() => fm.apply(created, configMap({ a: 'x', b: 'y' }), applyReq('other', T3)));
+  const created = stored(await fm.apply(null, configMap({ a: '1', b: '2' }), applyReq('mgr', T1)));
+  const same = await statusOf(() => fm.apply(created, configMap({ a: 'x', b: 'y' }), applyReq('other', T3)));
   assert.equal(same.status.message, 'Apply failed with 2 conflicts: conflicts with "mgr":\n- .data.a\n- .data.b');
 });
 
-test('force takes the fields over; an entry left empty disappears', () => {
-  const edited = stored(appliedThenEdited());
-  const forced = fm.apply(edited, configMap({ a: '1', b: '2' }), applyReq('mgr', T3, true));
+test('force takes the fields over; an entry left empty disappears', async () => {
+  const edited = stored(await appliedThenEdited());
+  const forced = await fm.apply(edited, configMap({ a: '1', b: '2' }), applyReq('mgr', T3, true));
   assert.deepEqual(forced.data, { a: '1', b: '2' });
   assert.deepEqual(forced.metadata.managedFields, [
     entry({ manager: 'mgr', operation: 'Apply', apiVersion: 'v1', time: T3, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {}, 'f:b': {} } } }),
   ]);
 });
 
-test('an applier sharing a value neither conflicts nor changes the object; its time is then not set', () => {
-  const created = stored(fm.apply(null, configMap({ a: '1' }), applyReq('one', T1)));
-  const shared = fm.apply(created, configMap({ a: '1' }), applyReq('two', T2));
+test('an applier sharing a value neither conflicts nor changes the object; its time is then not set', async () => {
+  const created = stored(await fm.apply(null, configMap({ a: '1' }), applyReq('one', T1)));
+  const shared = await fm.apply(created, configMap({ a: '1' }), applyReq('two', T2));
   assert.deepEqual(shared.data, { a: '1' });
   assert.deepEqual(shared.metadata.managedFields, [
     entry({ manager: 'two', operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } }),
     entry({ manager: 'one', operation: 'Apply', apiVersion: 'v1', time: T1, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } }),
   ]);
   // Re-applying the same configuration changes nothing at all.
-  const again = fm.apply(stored(shared), configMap({ a: '1' }), applyReq('one', T3));
+  const again = await fm.apply(stored(shared), configMap({ a: '1' }), applyReq('one', T3));
   assert.deepEqual(again.metadata.managedFields, shared.metadata.managedFields);
 });
 
-test('an apply removes what its applier no longer applies, unless another manager owns it', () => {
-  const created = stored(fm.apply(null, configMap({ a: '1', b: '2', c: '3' }), applyReq('mgr', T1)));
-  const shared = stored(fm.apply(created, configMap({ c: '3' }), applyReq('other', T2)));
-  const pruned = fm.apply(shared, configMap({ a: '1' }), applyReq('mgr', T3));
+test('an apply removes what its applier no longer applies, unless another manager owns it', async () => {
+  const created = stored(await fm.apply(null, configMap({ a: '1', b: '2', c: '3' }), applyReq('mgr', T1)));
+  const shared = stored(await fm.apply(created, configMap({ c: '3' }), applyReq('other', T2)));
+  const pruned = await fm.apply(shared, configMap({ a: '1' }), applyReq('mgr', T3));
   assert.deepEqual(pruned.data, { a: '1', c: '3' });
   assert.deepEqual(pruned.metadata.managedFields?.map((e) => [e.manager, e.fieldsV1]), [
     ['other', { 'f:data': { 'f:c': {} } }],
@@ -179,18 +180,18 @@ test('an apply removes what its applier no longer applies, unless another manage
   ]);
 });
 
-test('an update that changes nothing adds no entry and keeps times', () => {
-  const created = stored(fm.update(null, configMap({ a: '1' }), req('creator', T1)));
-  const same = fm.update(created, created, req('someone', T2));
+test('an update that changes nothing adds no entry and keeps times', async () => {
+  const created = stored(await fm.update(null, configMap({ a: '1' }), req('creator', T1)));
+  const same = await fm.update(created, created, req('someone', T2));
   assert.deepEqual(same.metadata.managedFields, created.metadata.managedFields);
-  const removal = fm.update(created, { ...created, data: {} }, req('someone', T2));
+  const removal = await fm.update(created, { ...created, data: {} }, req('someone', T2));
   // A removal takes the field from its owner but gives the remover nothing.
   assert.deepEqual(removal.metadata.managedFields, [
     entry({ manager: 'creator', operation: 'Update', apiVersion: 'v1', time: T1, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} } }),
   ]);
 });
 
-test('status subresource: tracked separately, reset fields not owned, conflicts name the subresource', () => {
+test('status subresource: tracked separately, reset fields not owned, conflicts name the subresource', async () => {
   const node: KubeObject = {
     apiVersion: 'v1',
     kind: 'Node',
@@ -199,11 +200,11 @@ test('status subresource: tracked separately, reset fields not owned, conflicts 
     status: { capacity: { cpu: '4' } },
   };
   // The main resource resets status: a create records no status ownership.
-  const created = stored(fm.update(null, node, req('kubelet', T1, nodeDef)));
+  const created = stored(await fm.update(null, node, req('kubelet', T1, nodeDef)));
   assert.deepEqual(created.metadata.managedFields?.[0]?.fieldsV1, { 'f:metadata': { 'f:labels': { '.': {}, 'f:zone': {} } }, 'f:spec': { 'f:podCIDR': {} } });
 
   const ready = { ...created, status: { capacity: { cpu: '4' }, conditions: [{ type: 'Ready', status: 'True' }] } };
-  const heartbeat = stored(fm.update(created, ready, req('kubelet', T2, nodeDef, 'status')));
+  const heartbeat = stored(await fm.update(created, ready, req('kubelet', T2, nodeDef, 'status')));
   assert.deepEqual(heartbeat.metadata.managedFields, [
     created.metadata.managedFields?.[0],
     entry({
@@ -218,11 +219,11 @@ test('status subresource: tracked separately, reset fields not owned, conflicts 
   ]);
 
   // A main-resource write that changes status takes nothing from the status writer.
-  const viaMain = fm.update(heartbeat, { ...heartbeat, status: { conditions: [{ type: 'Ready', status: 'False' }] } }, req('kubectl', T3, nodeDef));
+  const viaMain = await fm.update(heartbeat, { ...heartbeat, status: { conditions: [{ type: 'Ready', status: 'False' }] } }, req('kubectl', T3, nodeDef));
   assert.deepEqual(viaMain.metadata.managedFields, heartbeat.metadata.managedFields);
 
   // Applying status through the subresource conflicts with the status writer.
-  const err = statusOf(() =>
+  const err = await statusOf(() =>
     fm.apply(heartbeat, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { conditions: [{ type: 'Ready', status: 'False' }] } }, applyReq('ctl', T3, false, nodeDef, 'status')),
   );
   assert.equal(err.status.message, 'Apply failed with 1 conflict: conflict with "kubelet" with subresource "status" using v1: .status.conditions[type="Ready"].status');
@@ -238,43 +239,43 @@ test('reset fields: upstream rules, with per-kind exceptions', () => {
   assert.equal(show(csr, 'approval'), '.spec\n.status.certificate');
 });
 
-test('managedFields sent back unchanged are kept; valid new ones replace them; invalid ones are ignored', () => {
-  const edited = stored(appliedThenEdited());
-  const kept = fm.update(edited, { ...edited, metadata: { ...edited.metadata, labels: { l: 'v' } } }, req('labeler', T3));
+test('managedFields sent back unchanged are kept; valid new ones replace them; invalid ones are ignored', async () => {
+  const edited = stored(await appliedThenEdited());
+  const kept = await fm.update(edited, { ...edited, metadata: { ...edited.metadata, labels: { l: 'v' } } }, req('labeler', T3));
   assert.deepEqual(kept.metadata.managedFields?.map((e) => e.manager), ['mgr', 'kubectl-edit', 'labeler']);
 
   const replacement = [entry({ manager: 'someone', operation: 'Update', apiVersion: 'v1', time: T1, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:b': {} } } })];
-  const replaced = fm.update(edited, { ...edited, metadata: { ...edited.metadata, managedFields: replacement } }, req('writer', T3));
+  const replaced = await fm.update(edited, { ...edited, metadata: { ...edited.metadata, managedFields: replacement } }, req('writer', T3));
   assert.deepEqual(replaced.metadata.managedFields, replacement);
 
   const invalid = [{ manager: 'x', operation: 'Patch', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: {} }] as unknown as ManagedFieldsEntry[];
-  const ignored = fm.update(edited, { ...edited, metadata: { ...edited.metadata, managedFields: invalid } }, req('writer', T3));
+  const ignored = await fm.update(edited, { ...edited, metadata: { ...edited.metadata, managedFields: invalid } }, req('writer', T3));
   assert.deepEqual(ignored.metadata.managedFields, edited.metadata.managedFields);
 
   // Subresource writes always start from the stored managedFields.
-  const viaStatus = fm.update(edited, { ...edited, metadata: { ...edited.metadata, managedFields: replacement } }, req('writer', T3, cmDef, 'status'));
+  const viaStatus = await fm.update(edited, { ...edited, metadata: { ...edited.metadata, managedFields: replacement } }, req('writer', T3, cmDef, 'status'));
   assert.deepEqual(viaStatus.metadata.managedFields, edited.metadata.managedFields);
 });
 
-test('a reset ([{}] or []) clears managedFields before the write, which leaves the object untracked', () => {
-  const edited = stored(appliedThenEdited());
+test('a reset ([{}] or []) clears managedFields before the write, which leaves the object untracked', async () => {
+  const edited = stored(await appliedThenEdited());
   for (const reset of [[{}], []] as ManagedFieldsEntry[][]) {
-    const cleared = fm.update(edited, { ...edited, data: { a: 'changed' }, metadata: { ...edited.metadata, managedFields: reset } }, req('writer', T3));
+    const cleared = await fm.update(edited, { ...edited, data: { a: 'changed' }, metadata: { ...edited.metadata, managedFields: reset } }, req('writer', T3));
     assert.equal(cleared.metadata.managedFields, undefined);
     assert.deepEqual(cleared.data, { a: 'changed' });
   }
   // An untracked object stays untracked through updates...
   const untracked = stored(configMap({ a: '1' }));
-  assert.equal(fm.update(untracked, { ...untracked, data: { a: '2' } }, req('writer', T3)).metadata.managedFields, undefined);
+  assert.equal((await fm.update(untracked, { ...untracked, data: { a: '2' } }, req('writer', T3))).metadata.managedFields, undefined);
   // ...and its first apply hands its existing fields to before-first-apply.
-  const applied = fm.apply(untracked, configMap({ b: '2' }), applyReq('mgr', T3));
+  const applied = await fm.apply(untracked, configMap({ b: '2' }), applyReq('mgr', T3));
   assert.deepEqual(applied.metadata.managedFields, [
     entry({ manager: 'mgr', operation: 'Apply', apiVersion: 'v1', time: T3, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:b': {} } } }),
     entry({ manager: 'before-first-apply', operation: 'Update', apiVersion: 'v1', time: T3, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } } }),
   ]);
 });
 
-test('more than 10 update entries: the oldest are merged into ancient-changes', () => {
+test('more than 10 update entries: the oldest are merged into ancient-changes', async () => {
   const managedFields: ManagedFieldsEntry[] = [];
   const data: Record<string, string> = {};
   for (let i = 0; i < 10; i++) {
@@ -282,7 +283,7 @@ test('more than 10 update entries: the oldest are merged into ancient-changes', 
     managedFields.push({ manager: `m${i}`, operation: 'Update', apiVersion: 'v1', time: `2024-01-01T00:00:0${i}Z`, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { [`f:k${i}`]: {} } } });
   }
   const live = stored(configMap(data, { managedFields }));
-  const updated = fm.update(live, { ...live, data: { ...data, k10: 'v' } }, req('m10', T1));
+  const updated = await fm.update(live, { ...live, data: { ...data, k10: 'v' } }, req('m10', T1));
   const entries = updated.metadata.managedFields ?? [];
   assert.equal(entries.length, 10);
   assert.deepEqual(entries[0], {
@@ -296,32 +297,32 @@ test('more than 10 update entries: the oldest are merged into ancient-changes', 
   assert.deepEqual(entries.map((e) => e.manager), ['ancient-changes', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10']);
 });
 
-test('apply errors: wrong kind or version (400), managedFields in the body (400), fields the schema lacks (400)', () => {
-  const wrongKind = statusOf(() => fm.apply(null, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cm' } }, applyReq('mgr', T1)));
+test('apply errors: wrong kind or version (400), managedFields in the body (400), fields the schema lacks (400)', async () => {
+  const wrongKind = await statusOf(() => fm.apply(null, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cm' } }, applyReq('mgr', T1)));
   assert.equal(wrongKind.code, 400);
   assert.equal(wrongKind.status.reason, 'BadRequest');
   assert.equal(wrongKind.status.message, 'invalid object type: /v1, Kind=Secret');
-  const wrongVersion = statusOf(() => fm.apply(null, { apiVersion: 'apps/v1', kind: 'ConfigMap', metadata: { name: 'cm' } }, applyReq('mgr', T1)));
+  const wrongVersion = await statusOf(() => fm.apply(null, { apiVersion: 'apps/v1', kind: 'ConfigMap', metadata: { name: 'cm' } }, applyReq('mgr', T1)));
   assert.equal(wrongVersion.status.message, 'invalid object type: apps/v1, Kind=ConfigMap');
-  const missing = statusOf(() => fm.apply(null, { metadata: { name: 'cm' } }, applyReq('mgr', T1)));
+  const missing = await statusOf(() => fm.apply(null, { metadata: { name: 'cm' } }, applyReq('mgr', T1)));
   assert.equal(missing.status.message, 'invalid object type: /, Kind=');
 
-  const withManaged = statusOf(() => fm.apply(null, configMap({}, { managedFields: [] }), applyReq('mgr', T1)));
+  const withManaged = await statusOf(() => fm.apply(null, configMap({}, { managedFields: [] }), applyReq('mgr', T1)));
   assert.equal(withManaged.code, 400);
   assert.equal(withManaged.status.message, 'metadata.managedFields must be nil');
 
-  const unknown = statusOf(() => fm.apply(null, { ...configMap({ a: '1' }), foo: 1 }, applyReq('mgr', T1)));
+  const unknown = await statusOf(() => fm.apply(null, { ...configMap({ a: '1' }), foo: 1 }, applyReq('mgr', T1)));
   // Upstream answers 500 here (kubernetes#139253); the client's mistake is a 400 with the same text.
   assert.equal(unknown.code, 400);
   assert.equal(unknown.status.reason, 'BadRequest');
   assert.equal(unknown.status.message, 'failed to create typed patch object (default/cm; /v1, Kind=ConfigMap): .foo: field not declared in schema');
-  const duplicate = statusOf(() =>
+  const duplicate = await statusOf(() =>
     fm.apply(null, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' }, spec: { podCIDRs: ['a', 'a'] } }, applyReq('mgr', T1, false, nodeDef)),
   );
   assert.equal(duplicate.status.message, 'failed to create typed patch object (/n; /v1, Kind=Node): .spec.podCIDRs: duplicate entries for key [="a"]');
 });
 
-test('kubectl server-side apply takes over fields it applied client-side, and refreshes the annotation', () => {
+test('kubectl server-side apply takes over fields it applied client-side, and refreshes the annotation', async () => {
   const lastApplied = '{"apiVersion":"v1","data":{"a":"1"},"kind":"ConfigMap","metadata":{"annotations":{},"name":"cm","namespace":"default"}}\n';
   const live = stored(
     configMap(
@@ -342,10 +343,10 @@ test('kubectl server-side apply takes over fields it applied client-side, and re
     ),
   );
   const config = configMap({ a: '2' });
-  const other = statusOf(() => fm.apply(live, config, applyReq('someone', T2)));
+  const other = await statusOf(() => fm.apply(live, config, applyReq('someone', T2)));
   assert.equal(other.status.message, 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using v1: .data.a');
 
-  const upgraded = fm.apply(live, config, applyReq('kubectl', T2));
+  const upgraded = await fm.apply(live, config, applyReq('kubectl', T2));
   assert.deepEqual(upgraded.data, { a: '2' });
   assert.equal(
     upgraded.metadata.annotations?.[lastAppliedAnnotation],
@@ -359,7 +360,7 @@ test('kubectl server-side apply takes over fields it applied client-side, and re
 
   // A value changed since the client-side apply is not kubectl's to take.
   const drifted = stored({ ...live, data: { a: 'drift' } });
-  assert.equal(statusOf(() => fm.apply(drifted, config, applyReq('kubectl', T2))).code, 409);
+  assert.equal((await statusOf(() => fm.apply(drifted, config, applyReq('kubectl', T2)))).code, 409);
 });
 
 test('managedFields decode and encode as upstream: checks, identifiers, order, no entries at all', () => {
@@ -399,9 +400,9 @@ test('patch options: apply needs a field manager; force is for apply only', () =
   assert.deepEqual(patchOptionsErrors(false, '', false), []);
 });
 
-test('ignoreManagedFieldsTimestamps reverts times when nothing else changed', () => {
-  const old = stored(fm.update(null, configMap({ a: '1' }), req('w', T1)));
-  const rewritten = fm.update(old, { ...old, metadata: { ...old.metadata, managedFields: undefined } }, req('w', T2));
+test('ignoreManagedFieldsTimestamps reverts times when nothing else changed', async () => {
+  const old = stored(await fm.update(null, configMap({ a: '1' }), req('w', T1)));
+  const rewritten = await fm.update(old, { ...old, metadata: { ...old.metadata, managedFields: undefined } }, req('w', T2));
   // Simulate a write whose only change is a newer time.
   rewritten.metadata.managedFields = (old.metadata.managedFields ?? []).map((e) => ({ ...e, time: T2 }));
   ignoreManagedFieldsTimestamps(rewritten, old);
@@ -417,4 +418,25 @@ test('invalidManagedFieldsWarning: upstream warning text for undecodable managed
     invalidManagedFieldsWarning([{ manager: 'm', operation: 'Patch', apiVersion: 'v1', fieldsType: 'FieldsV1' }]),
     '.metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: operation must be `Apply` or `Update`',
   );
+});
+
+test('with a slice, the field manager yields between its passes and computes the same', async () => {
+  // Every boundary of a slice with no budget yields: the result must not depend on where it does.
+  let clock = 0;
+  const slice = new TimeSlice(0, () => clock++);
+  const data = (prefix: string): Record<string, string> => Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`${prefix}${i}`, String(i)]));
+  const run = async (sliced: TimeSlice | undefined): Promise<unknown[]> => {
+    const at = <T extends FieldManagerRequest>(r: T): T => (sliced ? { ...r, slice: sliced } : r);
+    const created = stored(await fm.update(null, configMap(data('a')), at(req('creator', T1))));
+    const updated = stored(await fm.update(created, { ...created, data: { ...data('a'), a0: 'x' } }, at(req('editor', T2))));
+    const applied = stored(await fm.apply(updated, configMap({ ...data('a'), a1: 'y' }), at(applyReq('app', T3, true))));
+    const again = await fm.apply(applied, configMap(data('b')), at(applyReq('app', T3)));
+    const conflict = await statusOf(() => fm.apply(applied, configMap({ a1: 'z' }), at(applyReq('other', T3))));
+    return [created, updated, applied, again, conflict.status];
+  };
+  const plain = await run(undefined);
+  const sliced = await run(slice);
+  assert.deepEqual(sliced, plain);
+  // At least one yield per pass of every call: decoding, comparing, set operations, encoding.
+  assert.ok(slice.yields >= 5 * 4, `${slice.yields} yields`);
 });

@@ -9,6 +9,7 @@ import type { FieldManager } from './field-manager.ts';
 import { createFieldManager } from './managed-fields.ts';
 import { apiVersionOf, type ResourceDefinition } from './definition.ts';
 import { GenericStore } from './store.ts';
+import { tryParseBool } from '../../shared/api/parse-bool.ts';
 
 export interface ServedResource {
   definition: ResourceDefinition;
@@ -33,13 +34,6 @@ const stabilityPatterns: Record<string, RegExp | undefined> = {
 };
 /** Upstream applies the stability keys in this order, whatever their order in the flag. */
 const stabilityKeys = ['api/all', 'api/ga', 'api/beta', 'api/alpha'] as const;
-
-/** Go's strconv.ParseBool. */
-function parseGoBool(text: string): boolean | undefined {
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text)) return false;
-  return undefined;
-}
 
 /**
  * The flag as pflag's ConfigurationMap reads it: comma separated `key[=value]`, both trimmed, a
@@ -119,7 +113,7 @@ export function runtimeConfig(text: string, registered: readonly ResourceDefinit
     const [group = '', version = '', resource] = key.split('/');
     const gv = `${group}/${version}`;
     if (!versions.has(gv)) throw new Error(`group version ${group ? gv : version} that has not been registered`);
-    const enabled = value === '' ? true : parseGoBool(value);
+    const enabled = value === '' ? true : tryParseBool(value);
     if (enabled === undefined) throw new Error(`invalid value of ${key}: ${value}, err: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
     if (resource === undefined) {
       versionChoices.push([gv, enabled]);

@@ -43,7 +43,7 @@ import type { EtcdStore, StoredValue, UpdateDecision, UpdateResult } from '../st
 import { watchPrefix, type StorageEvent, type StorageWatch } from '../storage/etcd/watch.ts';
 import type { ResourceCache, WatchCache } from '../storage/cache/watch-cache.ts';
 import type { FieldManager } from './field-manager.ts';
-import { ignoreManagedFieldsTimestamps } from './managed-fields.ts';
+import { ignoreManagedFieldsTimestampsYielding } from './managed-fields.ts';
 import { TimeSlice } from './time-slice.ts';
 import { apiVersionOf, type RequestContext, type ResourceDefinition } from './definition.ts';
 
@@ -73,6 +73,11 @@ export interface WriteOptions {
    * ownership already, and it may create the object whatever the kind's allowCreateOnUpdate says.
    */
   apply?: boolean;
+  /**
+   * The request's time slice, started with its work (before its body was decoded) so that the
+   * store's steps continue its budget; absent, the store starts one.
+   */
+  slice?: TimeSlice;
 }
 
 export interface Preconditions {
@@ -121,11 +126,33 @@ export interface WatchOptions {
 }
 
 /**
- * Produces the desired object from the current one (null when it does not exist). The store takes
- * the result over and changes it, and calls again after a conflicting write: return a new object
- * from every call.
+ * Produces the desired object from the current one (null when it does not exist): patches, apply,
+ * subresource writes. `current` is the transform's own deep copy, which it may change and return
+ * parts of, except for the entries of metadata.managedFields: those are shared with the stored
+ * object, and the transform may replace, add or remove them in its list, never change one in
+ * place. The store takes the result over and changes it, and calls again after a conflicting
+ * write (or on a newer value than its cache's): return a new object from every call, sharing
+ * nothing with earlier results or with what the next call will need.
  */
 export type Transform = (current: KubeObject | null) => KubeObject | Promise<KubeObject>;
+
+/**
+ * An update that does not depend on the current object (PUT): `replacement` produces the object as
+ * sent, whatever is stored, and the store copies nothing for it. The store takes each result over
+ * as a Transform's, and may ask again (same rules).
+ */
+export interface Replacement {
+  replacement(): KubeObject | Promise<KubeObject>;
+}
+
+/**
+ * A transform that copies what it uses (a strategic merge patch): `derive` reads `current`, which
+ * may be the watch cache's object shared with every reader, never changes it, and returns an
+ * object sharing no mutable value with it; the store makes no copy for it. Otherwise as Transform.
+ */
+export interface Derivation {
+  derive(current: KubeObject | null): KubeObject | Promise<KubeObject>;
+}
 
 const nameSuffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 const generatedSuffixLength = 5;
@@ -164,6 +191,21 @@ function isTooLarge(err: unknown): boolean {
 
 function hasFinalizers(obj: KubeObject): boolean {
   return (obj.metadata.finalizers?.length ?? 0) > 0;
+}
+
+/**
+ * The copy a Transform gets (see there): `obj` deep-copied but for its managedFields entries, which
+ * are shared with `obj` in a list of the copy's own. The entries are the largest part of a large
+ * object (each may own every one of 150,000 labels), and nothing changes one in place: the field
+ * manager reads them and writes new ones.
+ */
+function copyForTransform(obj: KubeObject): KubeObject {
+  const entries = obj.metadata.managedFields;
+  if (!entries) return structuredClone(obj);
+  // The key stays where it is in metadata, so the copy serializes as the original does.
+  const copy = structuredClone<KubeObject>({ ...obj, metadata: { ...obj.metadata, managedFields: [] } });
+  copy.metadata.managedFields = [...entries];
+  return copy;
 }
 
 export class GenericStore {
@@ -435,7 +477,7 @@ export class GenericStore {
       // Every attempt of a generated name starts from the object as sent: a create changes it.
       const candidate = generated ? structuredClone(obj) : obj;
       try {
-        return await this.createOnce(namespace, candidate, ctx, opts, generated, new TimeSlice());
+        return await this.createOnce(namespace, candidate, ctx, opts, generated, opts.slice ?? new TimeSlice());
       } catch (err) {
         // A generated name that collides is retried with a fresh suffix, as upstream does.
         if (!generated || attempt >= generateNameAttempts || !isStatusError(err, 'AlreadyExists')) throw err;
@@ -479,7 +521,7 @@ export class GenericStore {
     const def = this.definition;
     const shaped = toGoShape(sent, def.schema);
     await slice.boundary();
-    const obj = this.recordOwnership(null, shaped, '', ctx, opts);
+    const obj = await this.recordOwnership(null, shaped, '', ctx, opts, slice);
     await slice.boundary();
     this.initializeMetadata(obj, namespace, ctx);
     def.strategy.prepareForCreate?.(obj, ctx);
@@ -498,9 +540,16 @@ export class GenericStore {
   }
 
   /** Ownership of a create, update or patch (an apply's transform has recorded its own). */
-  private recordOwnership(live: KubeObject | null, updated: KubeObject, subresource: string, ctx: RequestContext, opts: WriteOptions): KubeObject {
+  private async recordOwnership(
+    live: KubeObject | null,
+    updated: KubeObject,
+    subresource: string,
+    ctx: RequestContext,
+    opts: WriteOptions,
+    slice: TimeSlice,
+  ): Promise<KubeObject> {
     if (!this.fieldManager || opts.apply) return updated;
-    return this.fieldManager.update(live, updated, { definition: this.definition, manager: opts.manager, subresource, now: ctx.now });
+    return this.fieldManager.update(live, updated, { definition: this.definition, manager: opts.manager, subresource, now: ctx.now, slice });
   }
 
   private async runAdmission(
@@ -539,23 +588,42 @@ export class GenericStore {
 
   /**
    * Update, patch and subresource writes: `transform` computes the desired object from the
-   * current one inside the compare-and-swap loop, so a patch is re-applied on a lost race.
-   * `conditional` pins the write to the resourceVersion the client sent (PUT) instead of retrying.
+   * current one inside the compare-and-swap loop, so a patch is re-applied on a lost race; a
+   * resourceVersion in the desired object pins the write to it (409 on a lost race instead).
    */
-  async update(namespace: string, name: string, subresource: string, transform: Transform, ctx: RequestContext, opts: WriteOptions): Promise<UpdateOutcome> {
+  async update(
+    namespace: string,
+    name: string,
+    subresource: string,
+    transform: Transform | Replacement | Derivation,
+    ctx: RequestContext,
+    opts: WriteOptions,
+  ): Promise<UpdateOutcome> {
     const def = this.definition;
     const sub = subresource ? def.subresources?.[subresource] : undefined;
     // What the last run of the decision produced; the loop may run it more than once.
     let decided: { object: KubeObject; created: boolean; wrote: boolean } | null = null;
     // Set for the second attempt of a write too large for etcd: it goes without managedFields.
     let withoutManagedFields = false;
-    const slice = new TimeSlice();
+    const slice = opts.slice ?? new TimeSlice();
+    // `old` may be the watch cache's object, shared with every reader: never changed here. A
+    // Transform gets a deep copy of its own (one pass over the object), a Derivation `old` to
+    // read, a Replacement nothing.
+    const desiredFrom = async (old: KubeObject | null): Promise<KubeObject> => {
+      if ('replacement' in transform) return transform.replacement();
+      if ('derive' in transform) return transform.derive(old);
+      const copy = old ? copyForTransform(old) : null;
+      await slice.boundary();
+      return transform(copy);
+    };
+    // A dry run decides on etcd's value: on the cache's it would decide twice, since "nothing to
+    // write" on a cached value is checked again on etcd's (guaranteedUpdate).
+    const startingPoint = opts.dryRun ? undefined : this.cached(namespace, name);
     const attempt = (): Promise<UpdateResult> =>
       this.etcd.guaranteedUpdate(this.key(namespace, name), async (current): Promise<UpdateDecision> => {
         const old = current ? this.fromStorage(current) : null;
-        const copy = old ? structuredClone(old) : null;
         await slice.boundary();
-        const transformed = await transform(copy);
+        const transformed = await desiredFrom(old);
         await slice.boundary();
         this.checkNamespace(transformed, namespace);
         if (transformed.metadata.name && transformed.metadata.name !== name) {
@@ -571,7 +639,7 @@ export class GenericStore {
         }
         const shaped = toGoShape(transformed, def.schema);
         await slice.boundary();
-        const desired = this.recordOwnership(old, shaped, subresource, ctx, opts);
+        const desired = await this.recordOwnership(old, shaped, subresource, ctx, opts, slice);
         if (withoutManagedFields) delete desired.metadata.managedFields;
         await slice.boundary();
         const sentVersion = desired.metadata.resourceVersion;
@@ -607,7 +675,7 @@ export class GenericStore {
           return opts.dryRun ? { action: 'none', object: desired } : { action: 'delete' };
         }
         // A write that changes nothing but managedFields timestamps is no write.
-        ignoreManagedFieldsTimestamps(desired, old);
+        await ignoreManagedFieldsTimestampsYielding(desired, old, slice);
         await slice.boundary();
         const unchanged = isDeepStrictEqual(desired, old);
         await slice.boundary();
@@ -618,7 +686,7 @@ export class GenericStore {
         }
         decided = { object: desired, created: false, wrote: !opts.dryRun };
         return opts.dryRun ? { action: 'none', object: desired } : { action: 'put', object: this.toStorage(desired) };
-      }, this.cached(namespace, name), this.ttlSeconds);
+      }, startingPoint, this.ttlSeconds);
     const outcome = await this.guarded(name, async () => {
       try {
         return await attempt();
@@ -673,6 +741,11 @@ export class GenericStore {
           // Already terminating: nothing changes until the finalizers are gone.
           outcome = { object: old, deleted: false };
           return { action: 'none', object: old };
+        }
+        // Without finalizers or a strategy that may add them, the object just goes: no copy to mark.
+        if (!hasFinalizers(old) && !def.strategy.prepareForDelete) {
+          outcome = { object: old, deleted: true };
+          return opts.dryRun ? { action: 'none', object: old } : { action: 'delete' };
         }
         const marked = structuredClone(old);
         const needsFinalization = def.strategy.prepareForDelete?.(marked, ctx) ?? false;

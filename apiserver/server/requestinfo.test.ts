@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRequestInfo } from './requestinfo.ts';
+import { isTrue, parseRequestInfo } from './requestinfo.ts';
 
 const parse = (method: string, path: string, query = '') => parseRequestInfo(method, path, new URLSearchParams(query));
 
@@ -28,4 +28,16 @@ test('non-resource paths', () => {
   assert.equal(parse('GET', '/apis/storage.k8s.io').isResourceRequest, false);
   assert.equal(parse('GET', '/api').isResourceRequest, false);
   assert.equal(parse('GET', '/healthz').verb, 'get');
+});
+
+test('?watch is read as upstream converts ListOptions: false only when absent, 0 or false in any case', () => {
+  const verb = (query: string): string => parse('GET', '/api/v1/configmaps', query).verb;
+  for (const query of ['watch=1', 'watch=true', 'watch=yes', 'watch=', 'watch', 'watch=True&watch=false']) assert.equal(verb(query), 'watch', query);
+  for (const query of ['', 'watch=0', 'watch=false', 'watch=FALSE', 'watch=fAlSe', 'watch=0&watch=1']) assert.equal(verb(query), 'list', query);
+  assert.equal(parse('GET', '/api/v1/configmaps/a', 'watch=true').verb, 'get');
+});
+
+test('isTrue is strconv.ParseBool, an invalid value being false (?pretty)', () => {
+  for (const text of ['1', 't', 'T', 'TRUE', 'true', 'True']) assert.equal(isTrue(text), true, text);
+  for (const text of [null, '', '0', 'false', 'yes', 'tRuE']) assert.equal(isTrue(text), false, String(text));
 });

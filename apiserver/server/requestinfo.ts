@@ -2,6 +2,7 @@
  * Parses a request path into what the rest of the pipeline works with (upstream's RequestInfo):
  * the verb, and for API paths the group, version, namespace, resource, name and subresource.
  */
+import { queryBool, tryParseBool } from '../../shared/api/parse-bool.ts';
 
 export interface RequestInfo {
   path: string;
@@ -68,7 +69,8 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
       break;
     case 'GET':
     case 'HEAD':
-      info.verb = info.name ? 'get' : isTrue(query.get('watch')) ? 'watch' : 'list';
+      // ListOptions.watch, read as upstream's parameter conversion reads it (`watch=yes` watches too).
+      info.verb = info.name ? 'get' : queryBool(query.get('watch')) ? 'watch' : 'list';
       break;
     case 'PUT':
       info.verb = 'update';
@@ -83,8 +85,11 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   return info;
 }
 
-/** Upstream's boolean query parsing: "1", "t", "true" (any case) and friends. */
+/**
+ * Whether a query parameter read with strconv.ParseBool is true (`?pretty`; an invalid value is
+ * false, as upstream ignores ParseBool's error there). Options of meta/v1 (`watch`,
+ * `allowWatchBookmarks`, `sendInitialEvents`, `force`) are read differently: see queryBool.
+ */
 export function isTrue(value: string | null): boolean {
-  if (value === null) return false;
-  return ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value);
+  return value !== null && tryParseBool(value) === true;
 }

@@ -84,8 +84,8 @@ function tlsSocketOf(req: AnyRequest): TLSSocket {
 
 /** Streams an HTTP/2 client may have open on one connection (kube-apiserver's default). */
 const http2MaxStreamsPerConnection = 1000;
-/** Memory one HTTP/2 session may buffer, in MB: room for the body limit many times over. */
-const http2MaxSessionMemoryMb = 128;
+/** Node's per-session memory limit in MB, high enough never to be reached (see its use). */
+const http2MaxSessionMemoryMb = 1_000_000;
 
 /** The largest oversized body read and dropped before its 413 is sent (see discardBody). */
 const maxDiscardedBodyBytes = 8 * 1024 * 1024;
@@ -225,8 +225,13 @@ export class ApiServer {
         // kube-apiserver's --http2-max-streams-per-connection default; Node's own is unbounded.
         // Go's limit on a request's headers is 1 MiB on HTTP/2 too (Node's own: 64 KiB).
         settings: { maxConcurrentStreams: http2MaxStreamsPerConnection, maxHeaderListSize: maxHeaderBytes },
-        // Node's 10 MB per session is less than a few concurrent writes of 3 MiB each; beyond it
-        // every new stream of the session is refused (ENHANCE_YOUR_CALM), including a client's reads.
+        // Node's per-session memory account grows with the traffic a session carries (as in
+        // nodejs/node#27416): past its limit, by default 10 MB, every new stream is refused
+        // (ENHANCE_YOUR_CALM) and after 100 refusals the connection dies. A fuzz run's session
+        // reached a limit of 128 MB after ~15,000 requests while the whole process held ~340 MB,
+        // so a long-lived kubectl or informer connection would die the same way. What a session
+        // holds is bounded otherwise: streams per connection, flow-control windows, bodies by
+        // --max-request-bytes, unsent watch bytes by the watch budget.
         maxSessionMemory: http2MaxSessionMemoryMb,
       },
       (req, res) => this.serve(req, res),

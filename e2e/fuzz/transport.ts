@@ -117,6 +117,9 @@ export function createTransport(opts: TransportOptions): Transport {
   const streamCutMs = opts.streamCutMs ?? 3_000;
   // The server's --request-timeout (60 s) answers a slow request with a 504 first.
   const replyDeadlineMs = opts.replyDeadlineMs ?? 65_000;
+  // Only a success can be an endless watch stream; a failure is a Status, which must end, however
+  // long a loaded machine takes to send it.
+  const cutAfterMs = (status: number): number => (status >= 200 && status < 300 ? streamCutMs : replyDeadlineMs);
   const tlsOf = (credentials: Credentials) => (credentials === 'admin' ? { ca: opts.ca, cert: opts.cert, key: opts.key } : { ca: opts.ca });
   const agents: Record<Credentials, Agent> = {
     admin: new Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 8, ...tlsOf('admin') }),
@@ -176,7 +179,7 @@ export function createTransport(opts: TransportOptions): Transport {
           const cut = setTimeout(() => {
             settle({ kind: 'reply', status: res.statusCode ?? 0, headers: res.headers, body: reader.body, cut: true });
             res.destroy();
-          }, streamCutMs);
+          }, cutAfterMs(res.statusCode ?? 0));
           res.on('data', (c: Buffer) => reader.add(c));
           res.once('end', () => {
             clearTimeout(cut);
@@ -192,7 +195,11 @@ export function createTransport(opts: TransportOptions): Transport {
         settle({ kind: 'no-reply', error: errorCode(err), clientSide: true });
         return;
       }
-      r.on('error', (err) => settle({ kind: 'no-reply', error: errorCode(err), clientSide: false }));
+      // A request line the server's parser refuses gets its 400 or 431 Status with a body even for
+      // HEAD (as Go answers: the method is no longer known), which node:http cannot parse.
+      r.on('error', (err) =>
+        settle({ kind: 'no-reply', error: errorCode(err), clientSide: req.method === 'HEAD' && (err as NodeJS.ErrnoException).code === 'HPE_CLOSED_CONNECTION' }),
+      );
       // A CONNECT answer is reported by node:http as 'connect' (a tunnel), never as 'response': its
       // body is what follows on the socket, read here by Content-Length, chunks or the socket's end.
       r.on('connect', (res, socket, head) => {
@@ -258,7 +265,7 @@ export function createTransport(opts: TransportOptions): Transport {
         const cut = setTimeout(() => {
           settle({ kind: 'reply', status, headers: replyHeaders, body: reader.body, cut: true });
           stream.close(h2.NGHTTP2_CANCEL);
-        }, streamCutMs);
+        }, cutAfterMs(status));
         stream.on('data', (c: Buffer) => reader.add(c));
         stream.once('end', () => {
           clearTimeout(cut);

@@ -83,21 +83,31 @@ export function conflict(gr: GroupResource, name: string, detail: string): Statu
   });
 }
 
+/**
+ * The most distinct errors a 422 lists. Upstream lists them all: 500,000 null items in a list
+ * that a client can send in 3 MiB become 1.5 million causes and an answer of hundreds of MB,
+ * built while the server serves nobody else. Past this many, the Status says how many it left out.
+ */
+export const maxListedFieldErrors = 1000;
+
 export function invalid(gk: GroupKind, name: string, errors: readonly FieldError[]): StatusError {
   // Upstream keeps every cause, identical ones included (an error per item of a list whose path
-  // has no index, such as ownerReferences): 100,000 null items made a 50 MB answer. Identical
-  // causes tell a client nothing more, so each is kept once.
+  // has no index, such as ownerReferences). Identical causes tell a client nothing more, so each
+  // is kept once.
   const seen = new Set<string>();
   const causes: StatusCause[] = [];
+  let omitted = 0;
   for (const e of errors) {
     const cause = { reason: e.type, message: fieldErrorBody(e), field: e.field };
     const identity = `${cause.reason}\u0000${cause.field}\u0000${cause.message}`;
     if (seen.has(identity)) continue;
     seen.add(identity);
-    causes.push(cause);
+    if (causes.length < maxListedFieldErrors) causes.push(cause);
+    else omitted++;
   }
   // Like upstream's ToAggregate, the message names each distinct error once.
-  const texts = [...new Set(errors.map(fieldErrorString))];
+  const texts = [...new Set(errors.map(fieldErrorString))].slice(0, maxListedFieldErrors);
+  if (omitted > 0) texts.push(`and ${omitted} more errors`);
   const aggregate = texts.length === 1 ? texts[0] : `[${texts.join(', ')}]`;
   return new StatusError({
     message: `${qualifiedKind(gk)} "${name}" is invalid: ${aggregate}`,

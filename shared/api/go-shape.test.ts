@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { toGoShape } from './go-shape.ts';
-import { array, boolean, int32, intOrString, keyedArray, map, object, pb, quantity, string, type Schema } from './schema.ts';
+import { array, boolean, int32, intOrString, keyedArray, kindSchema, map, microTime, object, pb, quantity, string, time, type Schema } from './schema.ts';
 
 const schema = object({
   spec: pb(1, object({ name: pb(1, string(), 'keepZero'), note: pb(2, string()) })),
@@ -116,5 +116,44 @@ describe('toGoShape: canonical quantities', () => {
     const plain = object({ data: map(string()) });
     const untouched = { data: { a: '1000m' } };
     assert.deepEqual(toGoShape(untouched, plain), { data: { a: '1000m' } });
+  });
+});
+
+const timeSchema = kindSchema({
+  lastTimestamp: pb(2, time()),
+  eventTime: pb(3, microTime(), 'optional'),
+  series: pb(4, object({ lastObservedTime: pb(1, microTime()), count: pb(2, int32()) }), 'optional'),
+  history: pb(5, array(time())),
+});
+
+describe('toGoShape: times as MarshalJSON writes them', () => {
+  it('writes Time in UTC to the second and MicroTime in UTC to the microsecond, metadata included', () => {
+    const value = {
+      metadata: { name: 'e', creationTimestamp: '2024-01-01T10:00:00.5+02:00', managedFields: [{ manager: 'm', time: '2024-01-01T00:00:00-00:30' }] },
+      lastTimestamp: '2024-01-01T10:00:00.999Z',
+      eventTime: '2024-01-01T10:00:00.500000+02:00',
+      series: { lastObservedTime: '2024-01-01T10:00:00.000001-01:00', count: 2 },
+      history: ['2024-01-01T10:00:00+02:00', '2024-01-02T10:00:00Z'],
+    };
+    toGoShape(value, timeSchema);
+    assert.deepEqual(value, {
+      metadata: { name: 'e', creationTimestamp: '2024-01-01T08:00:00Z', managedFields: [{ manager: 'm', time: '2024-01-01T00:30:00Z' }] },
+      lastTimestamp: '2024-01-01T10:00:00Z',
+      eventTime: '2024-01-01T08:00:00.500000Z',
+      series: { lastObservedTime: '2024-01-01T11:00:00.000001Z', count: 2 },
+      history: ['2024-01-01T08:00:00Z', '2024-01-02T10:00:00Z'],
+    });
+  });
+
+  it("removes Go's zero time, which Go writes as null", () => {
+    const value = { metadata: { name: 'e', creationTimestamp: '0001-01-01T00:00:00Z' }, eventTime: '0001-01-01T00:00:00.000000Z' };
+    toGoShape(value, timeSchema);
+    assert.deepEqual(value, { metadata: { name: 'e' } });
+  });
+
+  it('leaves what Go would not parse as it came (decoding refuses it; validation judges what strategies write)', () => {
+    const value = { metadata: { creationTimestamp: 'yesterday' }, lastTimestamp: 5, eventTime: '2024-01-01T10:00:00Z' };
+    toGoShape(value, timeSchema);
+    assert.deepEqual(value, { metadata: { creationTimestamp: 'yesterday' }, lastTimestamp: 5, eventTime: '2024-01-01T10:00:00Z' });
   });
 });

@@ -1,22 +1,31 @@
 /**
  * An object in the shape upstream gives it by decoding into Go structs and encoding them again,
- * for the two places where that shape is visible on the wire:
+ * for the places where that shape is visible on the wire:
  * - resource.Quantity values are written in canonical form (`4000m` → `4`, `1024Mi` → `1Gi`, the
  *   number 110 → "110"), as Quantity.String() writes them;
+ * - metav1.Time and MicroTime values are written as their MarshalJSON writes them: in UTC, Time to
+ *   the second (`2024-01-01T10:00:00.5+02:00` → `2024-01-01T08:00:00Z`), MicroTime to the
+ *   microsecond (`2024-01-01T08:00:00.500000Z`); Go's zero time, which Go writes as null, is
+ *   removed like any null field;
  * - a non-pointer scalar whose JSON tag has no omitempty (schema marker `keepZero`, e.g.
  *   VolumeAttachmentStatus.attached) is always there, its zero included, and so is the non-pointer
  *   struct holding it.
  * corral applies it once, when an object is written, so JSON answers, protobuf answers and
  * managedFields agree with upstream's.
  */
+import { canonicalTime, GoTimeParseError } from './gotime.ts';
 import { tryCanonicalQuantity } from './quantity.ts';
 import type { Schema } from './schema.ts';
 import { isObject } from './types.ts';
 
-/** Whether a schema's subtree holds a Quantity or a keepZero property (cached: schemas are long-lived). */
+/** Whether a schema's subtree holds a Quantity, a time or a keepZero property (cached: schemas are long-lived). */
 const shapedSchemas = new WeakMap<Schema, boolean>();
 
 const isQuantitySchema = (schema: Schema): boolean => schema['x-corral-type'] === 'Quantity';
+const timeKindOf = (schema: Schema): 'Time' | 'MicroTime' | undefined => {
+  const type = schema['x-corral-type'];
+  return type === 'Time' || type === 'MicroTime' ? type : undefined;
+};
 
 function isShaped(schema: Schema): boolean {
   let known = shapedSchemas.get(schema);
@@ -24,6 +33,7 @@ function isShaped(schema: Schema): boolean {
     shapedSchemas.set(schema, false); // guards recursive schemas
     known =
       isQuantitySchema(schema) ||
+      timeKindOf(schema) !== undefined ||
       Object.values(schema.properties ?? {}).some((p) => p['x-corral-protobuf']?.keepZero === true || isShaped(p)) ||
       (schema.additionalProperties !== undefined && isShaped(schema.additionalProperties)) ||
       (schema.items !== undefined && isShaped(schema.items));
@@ -47,11 +57,28 @@ function canonicalValue(value: unknown): unknown {
   return canonical ?? value;
 }
 
+/**
+ * A time's canonical text, or undefined for Go's zero time. Anything Go would not parse is returned
+ * as it came: decoding has refused it already (shared/codec/schema-check.ts), so only a value a
+ * strategy wrote can be one, and validation reports it.
+ */
+function canonicalTimeValue(value: unknown, kind: 'Time' | 'MicroTime'): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return canonicalTime(value, kind) ?? undefined;
+  } catch (err) {
+    if (err instanceof GoTimeParseError) return value;
+    throw err;
+  }
+}
+
 function shape(value: unknown, schema: Schema): unknown {
   if (isQuantitySchema(schema)) return canonicalValue(value);
+  const timeKind = timeKindOf(schema);
+  if (timeKind) return canonicalTimeValue(value, timeKind);
   if (!isShaped(schema)) return value;
   if (Array.isArray(value)) {
-    if (schema.items) for (let i = 0; i < value.length; i++) value[i] = shape(value[i], schema.items);
+    if (schema.items) for (let i = 0; i < value.length; i++) value[i] = shape(value[i], schema.items) ?? value[i];
     return value;
   }
   if (!isObject(value)) return value;
@@ -59,7 +86,10 @@ function shape(value: unknown, schema: Schema): unknown {
   for (const [name, property] of Object.entries(properties)) {
     const present = value[name];
     if (present !== undefined) {
-      value[name] = shape(present, property);
+      const shaped = shape(present, property);
+      // Go's zero time: null in Go's JSON, an absent field in corral's.
+      if (shaped === undefined) delete value[name];
+      else value[name] = shaped;
       continue;
     }
     const marker = property['x-corral-protobuf'];
@@ -72,13 +102,13 @@ function shape(value: unknown, schema: Schema): unknown {
     }
   }
   const values = schema.additionalProperties;
-  if (values) for (const [key, present] of Object.entries(value)) if (!Object.hasOwn(properties, key)) value[key] = shape(present, values);
+  if (values) for (const [key, present] of Object.entries(value)) if (!Object.hasOwn(properties, key)) value[key] = shape(present, values) ?? present;
   return value;
 }
 
 /**
- * Gives `value` (in place) Go's shape described above and returns it. Subtrees without quantities
- * or keepZero fields are skipped; values of the wrong type are left for validation to report; a
+ * Gives `value` (in place) Go's shape described above and returns it. Subtrees without quantities,
+ * times or keepZero fields are skipped; values of the wrong type are left for validation to report; a
  * pointer struct (`optional`) that is absent stays absent.
  */
 export function toGoShape<T extends Record<string, unknown>>(value: T, schema: Schema): T {

@@ -13,6 +13,7 @@
  */
 import type { Schema } from '../api/schema.ts';
 import { FieldSet, compareStrings, comparePaths, valuesEqual, type Path } from './fieldpath.ts';
+import { runSteps, type Steps } from './steps.ts';
 import { compare, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet, withGoStructs, type Comparison } from './typed.ts';
 
 /** What one manager owns, at which API version, and whether it got it by applying. */
@@ -53,9 +54,16 @@ function filtered(opts: UpdaterOptions, set: FieldSet): FieldSet {
 }
 
 /** What a write changed, compared as upstream compares Go objects, without the reset fields. */
-function filteredComparison(opts: UpdaterOptions, live: unknown, updated: unknown): Comparison {
-  const c = compare(withGoStructs(live, opts.schema), withGoStructs(updated, opts.schema), opts.schema);
-  return { removed: filtered(opts, c.removed), modified: filtered(opts, c.modified), added: filtered(opts, c.added) };
+function* filteredComparison(opts: UpdaterOptions, live: unknown, updated: unknown): Steps<Comparison> {
+  const liveValue = withGoStructs(live, opts.schema);
+  const updatedValue = withGoStructs(updated, opts.schema);
+  yield;
+  const c = compare(liveValue, updatedValue, opts.schema);
+  yield;
+  const removed = filtered(opts, c.removed);
+  const modified = filtered(opts, c.modified);
+  yield;
+  return { removed, modified, added: filtered(opts, c.added) };
 }
 
 /** Conflicts from sets of conflicting fields by manager, in a stable order. */
@@ -69,9 +77,17 @@ function conflictsOf(sets: ReadonlyMap<string, FieldSet>): Conflict[] {
  * owners (or, unless forced, conflict); fields it removed leave everyone. Managers left with
  * nothing are dropped.
  */
-function takeOwnership(opts: UpdaterOptions, live: unknown, updated: unknown, managers: ManagedSets, writer: string, force: boolean): { managers: ManagedSets; comparison: Comparison } {
-  const comparison = filteredComparison(opts, live, updated);
+function* takeOwnership(
+  opts: UpdaterOptions,
+  live: unknown,
+  updated: unknown,
+  managers: ManagedSets,
+  writer: string,
+  force: boolean,
+): Steps<{ managers: ManagedSets; comparison: Comparison }> {
+  const comparison = yield* filteredComparison(opts, live, updated);
   const changed = comparison.modified.union(comparison.added);
+  yield;
   const conflicts = new Map<string, FieldSet>();
   const removed = new Set<string>();
   for (const [manager, owned] of managers) {
@@ -79,16 +95,19 @@ function takeOwnership(opts: UpdaterOptions, live: unknown, updated: unknown, ma
     const conflicting = owned.set.intersection(changed);
     if (!conflicting.empty()) conflicts.set(manager, conflicting);
     if (!comparison.removed.empty()) removed.add(manager);
+    yield;
   }
   if (!force && conflicts.size > 0) throw new ApplyConflictError(conflictsOf(conflicts));
   const out: ManagedSets = new Map(managers);
   for (const [manager, conflicting] of conflicts) {
     const owned = out.get(manager) as ManagerSet;
     out.set(manager, { ...owned, set: owned.set.difference(conflicting) });
+    yield;
   }
   for (const manager of removed) {
     const owned = out.get(manager) as ManagerSet;
     out.set(manager, { ...owned, set: owned.set.difference(comparison.removed) });
+    yield;
   }
   for (const [manager, owned] of out) if (owned.set.empty()) out.delete(manager);
   return { managers: out, comparison };
@@ -100,9 +119,19 @@ function takeOwnership(opts: UpdaterOptions, live: unknown, updated: unknown, ma
  * `live` is `{}` for a create.
  */
 export function recordUpdate(opts: UpdaterOptions, live: unknown, updated: unknown, managers: ManagedSets, manager: string): ManagedSets {
-  const { managers: out, comparison } = takeOwnership(opts, live, updated, managers, manager, true);
+  return runSteps(recordUpdateSteps(opts, live, updated, managers, manager));
+}
+
+/** recordUpdate in steps of about one pass over the object each (steps.ts). */
+export function* recordUpdateSteps(opts: UpdaterOptions, live: unknown, updated: unknown, managers: ManagedSets, manager: string): Steps<ManagedSets> {
+  const { managers: out, comparison } = yield* takeOwnership(opts, live, updated, managers, manager, true);
   const previous = out.get(manager)?.set ?? new FieldSet();
-  const set = filtered(opts, previous.difference(comparison.removed).union(comparison.modified).union(comparison.added));
+  const kept = previous.difference(comparison.removed);
+  yield;
+  const owned = kept.union(comparison.modified);
+  yield;
+  const set = filtered(opts, owned.union(comparison.added));
+  yield;
   if (set.empty()) out.delete(manager);
   else out.set(manager, { set, apiVersion: opts.apiVersion, applied: false });
   return out;
@@ -127,13 +156,31 @@ export function applyConfiguration(
   manager: string,
   force: boolean,
 ): ApplyResult {
+  return runSteps(applyConfigurationSteps(opts, live, config, managers, manager, force));
+}
+
+/** applyConfiguration in steps of about one pass over the object each (steps.ts). */
+export function* applyConfigurationSteps(
+  opts: UpdaterOptions,
+  live: Record<string, unknown>,
+  config: Record<string, unknown>,
+  managers: ManagedSets,
+  manager: string,
+  force: boolean,
+): Steps<ApplyResult> {
   const merged = merge(live, config, opts.schema);
+  yield;
   const lastApplied = managers.get(manager);
   const withApplier: ManagedSets = new Map(managers);
-  withApplier.set(manager, { set: filtered(opts, toFieldSet(config, opts.schema)), apiVersion: opts.apiVersion, applied: true });
-  const pruned = prune(opts, asObject(merged), withApplier, lastApplied);
-  const { managers: out } = takeOwnership(opts, live, pruned, withApplier, manager, force);
-  return { object: valuesEqual(live, pruned) ? null : pruned, managers: out };
+  const applied = toFieldSet(config, opts.schema);
+  yield;
+  withApplier.set(manager, { set: filtered(opts, applied), apiVersion: opts.apiVersion, applied: true });
+  yield;
+  const pruned = yield* prune(opts, asObject(merged), withApplier, lastApplied);
+  const { managers: out } = yield* takeOwnership(opts, live, pruned, withApplier, manager, force);
+  const unchanged = valuesEqual(live, pruned);
+  yield;
+  return { object: unchanged ? null : pruned, managers: out };
 }
 
 function asObject(value: unknown): Record<string, unknown> {
@@ -144,20 +191,43 @@ function asObject(value: unknown): Record<string, unknown> {
  * Removes what the applier applied last time and no longer applies (upstream prune): a field, list
  * item or map entry goes iff the applier owned it, does not apply it now, and no one else owns it.
  */
-function prune(opts: UpdaterOptions, merged: Record<string, unknown>, managers: ManagedSets, lastApplied: ManagerSet | undefined): Record<string, unknown> {
+function* prune(opts: UpdaterOptions, merged: Record<string, unknown>, managers: ManagedSets, lastApplied: ManagerSet | undefined): Steps<Record<string, unknown>> {
   if (!lastApplied || lastApplied.set.empty() || lastApplied.apiVersion !== opts.apiVersion) return merged;
   const named = (set: FieldSet): FieldSet => ensureNamedFieldsAreMembers(set, opts.schema);
   const remove = (set: FieldSet): Record<string, unknown> => asObject(removeItems(merged, set, opts.schema));
   const fieldsOf = (value: Record<string, unknown>): FieldSet => named(toFieldSet(value, opts.schema));
 
-  let pruned = remove(named(lastApplied.set));
+  const lastAppliedNamed = named(lastApplied.set);
+  yield;
+  let pruned = remove(lastAppliedNamed);
+  yield;
 
   // Add back what anyone (the applier's new configuration included) owns.
   let owned = new FieldSet();
-  for (const m of managers.values()) if (m.apiVersion === opts.apiVersion) owned = owned.union(m.set);
+  for (const m of managers.values()) {
+    if (m.apiVersion !== opts.apiVersion) continue;
+    owned = owned.union(m.set);
+    yield;
+  }
+  const ownedNamed = named(owned);
+  yield;
   const mergedFields = fieldsOf(merged);
-  pruned = remove(mergedFields.difference(fieldsOf(pruned).union(named(owned))));
+  yield;
+  const prunedFields = fieldsOf(pruned);
+  yield;
+  const keep = prunedFields.union(ownedNamed);
+  yield;
+  const readd = mergedFields.difference(keep);
+  yield;
+  pruned = remove(readd);
+  yield;
 
   // Remove only what the applier owned: unowned fields stay.
-  return remove(mergedFields.difference(fieldsOf(pruned)).intersection(named(lastApplied.set)));
+  const remaining = fieldsOf(pruned);
+  yield;
+  const gone = mergedFields.difference(remaining);
+  yield;
+  const toRemove = gone.intersection(lastAppliedNamed);
+  yield;
+  return remove(toRemove);
 }

@@ -30,6 +30,7 @@ import {
   time,
   watchEventSchema,
 } from '../api/schema.ts';
+import { canonicalTime } from '../api/gotime.ts';
 import { createCA, issueServingCertificate } from '../pki/certificates.ts';
 import { renderKubeconfig } from '../pki/kubeconfig.ts';
 import {
@@ -675,6 +676,27 @@ describe('well-known types', () => {
     const bytesOf = encodeMessage({ mt: '1970-01-01T00:00:01.000002Z' }, schema);
     assert.equal(hex(bytesOf).slice(0, 14), '1205080110d00f');
     assert.throws(() => encodeMessage({ t: '2024-02-30T00:00:00Z' }, schema), ProtobufError);
+  });
+
+  it('a time canonicalized on write (shared/api/gotime.ts) reads back the same from protobuf', () => {
+    const inputs: [string, 'Time' | 'MicroTime'][] = [
+      ['2024-01-01T10:00:00.5+02:00', 'Time'],
+      ['2024-01-01T10:00:00.999999999-00:30', 'Time'],
+      ['1969-07-20T20:17:40Z', 'Time'],
+      ['2024-01-01T10:00:00.500000+02:00', 'MicroTime'],
+      ['1969-12-31T23:59:59.999999Z', 'MicroTime'],
+    ];
+    for (const [text, kind] of inputs) {
+      const stored = canonicalTime(text, kind);
+      const field = kind === 'Time' ? 't' : 'mt';
+      assert.equal(decodeMessage(encodeMessage({ [field]: stored }, schema), schema)[field], stored, text);
+      assert.equal(decodeMessage(encodeMessage({ [field]: text }, schema), schema)[field], stored, text);
+    }
+    // Go's zero time, however it is written, is an empty message, and an explicit one reads as absent.
+    assert.equal(canonicalTime('0001-01-01T00:00:00Z', 'Time'), null);
+    assert.equal(hex(encodeMessage({ t: '0001-01-01T00:00:00Z' }, schema)).slice(0, 4), '0a00');
+    const explicitZero = Buffer.from('0a0b088092b8c398feffffff01', 'hex');
+    assert.equal(decodeMessage(explicitZero, object({ t: pb(1, time(), 'optional') })).t, undefined);
   });
 
   it('Duration is nanoseconds in protobuf and Go’s duration text in JSON', () => {

@@ -23,6 +23,7 @@
  * the object's own envelope.
  */
 import { formatGoDurationNs, parseGoDurationNs } from '../api/goduration.ts';
+import { formatMicroTime, formatTime, isZeroTime, tryParseTime, type Instant } from '../api/gotime.ts';
 import type { Schema } from '../api/schema.ts';
 import { parseJson } from './json.ts';
 
@@ -594,7 +595,7 @@ function writeValue(w: Writer, type: ValueType, v: unknown, name: string): void 
         const t = parseRFC3339(v);
         if (!t) throw new ProtobufError(`protobuf: "${name}": ${JSON.stringify(v)} is not an RFC 3339 time`);
         // Go's zero time (0001-01-01T00:00:00Z, JSON null) is an empty message.
-        if (t.seconds === zeroTimeSeconds && t.nanos < (type.kind === TIME ? 1e9 : 1000)) {
+        if (isZeroTime(t, type.kind === TIME ? 'Time' : 'MicroTime')) {
           w.end(at);
           return;
         }
@@ -1185,7 +1186,10 @@ function readValue(r: Reader, type: ValueType, end: number, previous: unknown): 
         else if (tag === 0x10) nanos = readInt64(r, stop) | 0;
         else skipField(r, tag & 7, stop, tag >>> 3);
       }
-      return type.kind === TIME ? formatTime(seconds) : formatMicroTime(seconds, nanos);
+      const kind = type.kind === TIME ? 'Time' : 'MicroTime';
+      // Go's zero time reads back as null, which JSON omits.
+      if (isZeroTime({ seconds, nanos }, kind)) return undefined;
+      return kind === 'Time' ? formatTime(seconds) : formatMicroTime(seconds, nanos);
     }
     case DURATION: {
       const stop = readLength(r, end);
@@ -1292,91 +1296,21 @@ function parseRawJson(buf: NodeBuffer, start: number, end: number, what: string)
 // ---------------------------------------------------------------------------------------------
 // Times and durations.
 
-/** Go's zero time.Time, 0001-01-01T00:00:00Z, in Unix seconds. */
-const zeroTimeSeconds = -62135596800;
-
-const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
-
-/** Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-}
-
-/** Seconds since the epoch and non-negative nanoseconds of an RFC 3339 time, as Go's time.Unix() and Nanosecond(). */
-export function parseRFC3339(text: string): { seconds: number; nanos: number } | null {
+/**
+ * Seconds since the epoch and non-negative nanoseconds of an RFC 3339 time, as Go's time.Unix() and
+ * Nanosecond(); null when Go would not parse it. Stored times are canonical (shared/api/gotime.ts);
+ * this reads older ones too.
+ */
+function parseRFC3339(text: string): Instant | null {
   if (text === lastParsedText) return lastParsed;
-  lastParsed = parseTimeText(text);
+  lastParsed = tryParseTime(text);
   lastParsedText = text;
   return lastParsed;
 }
 
 /** The last time parsed: objects of one list often share their timestamps. */
 let lastParsedText = '';
-let lastParsed: { seconds: number; nanos: number } | null = null;
-
-function parseTimeText(text: string): { seconds: number; nanos: number } | null {
-  const m = rfc3339.exec(text);
-  if (!m) return null;
-  const [, y, mo, d, h, mi, s, frac, sign, oh, om] = m;
-  const year = Number(y);
-  const month = Number(mo);
-  const day = Number(d);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
-  if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return null;
-  let seconds = daysFromCivil(year, month, day) * 86400 + Number(h) * 3600 + Number(mi) * 60 + Number(s);
-  if (sign) seconds -= (sign === '-' ? -1 : 1) * (Number(oh) * 3600 + Number(om) * 60);
-  const nanos = frac ? Number(frac.padEnd(9, '0')) : 0;
-  return { seconds, nanos };
-}
-
-const two = (n: number): string => (n < 10 ? `0${n}` : String(n));
-
-/** `2006-01-02T15:04:05` in UTC (Howard Hinnant's civil_from_days). */
-function civilSeconds(seconds: number): string {
-  const days = Math.floor(seconds / 86400);
-  let rest = seconds - days * 86400;
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  const hour = Math.floor(rest / 3600);
-  rest -= hour * 3600;
-  const minute = Math.floor(rest / 60);
-  return `${String(year).padStart(4, '0')}-${two(month)}-${two(day)}T${two(hour)}:${two(minute)}:${two(rest - minute * 60)}`;
-}
-
-/** The last time formatted: objects of one list often share their timestamps. */
-let lastSeconds = NaN;
-let lastText = '';
-
-/** metav1.Time's JSON form: RFC 3339 in UTC at second precision. */
-export function formatTime(seconds: number): string {
-  if (seconds !== lastSeconds) {
-    lastText = `${civilSeconds(seconds)}Z`;
-    lastSeconds = seconds;
-  }
-  return lastText;
-}
-
-/** metav1.MicroTime's JSON form: RFC 3339 in UTC with six fractional digits. */
-export function formatMicroTime(seconds: number, nanos: number): string {
-  return `${civilSeconds(seconds)}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
-}
+let lastParsed: Instant | null = null;
 
 /** Go's time.ParseDuration in nanoseconds; null when malformed (the codec reports its own error). */
 export function parseGoDuration(text: string): bigint | null {

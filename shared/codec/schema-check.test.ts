@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkAgainstSchema, SchemaTypeError } from './schema-check.ts';
-import { kindSchema, map, string, int32, bytes, array, object } from '../api/schema.ts';
+import { kindSchema, map, string, int32, bytes, array, object, time, microTime } from '../api/schema.ts';
 
 const schema = kindSchema({
   data: map(string()),
@@ -34,4 +34,29 @@ test('null properties are dropped; null map values and list items become Go zero
   };
   checkAgainstSchema(value, schema, 'ConfigMap');
   assert.deepEqual(value, { metadata: { annotations: { a: '' } }, data: { a: '' }, binaryData: { b: '' }, spec: { items: [{}, {}] } });
+});
+
+test('times must be what Go\'s time.Parse reads: its error, or the inner string decode\'s for a non-string', () => {
+  const timed = kindSchema({ lastTimestamp: time(), eventTime: microTime() });
+  const message = (value: Record<string, unknown>): string => {
+    try {
+      checkAgainstSchema(value, timed, 'Event');
+    } catch (err) {
+      assert.ok(err instanceof SchemaTypeError);
+      return err.message;
+    }
+    return 'accepted';
+  };
+  assert.equal(
+    message({ metadata: { creationTimestamp: 'yesterday' } }),
+    'parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"',
+  );
+  assert.equal(
+    message({ eventTime: '2024-01-01T00:00:00Z' }),
+    'parsing time "2024-01-01T00:00:00Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "Z" as ".000000"',
+  );
+  assert.equal(message({ lastTimestamp: 1704067200 }), 'json: cannot unmarshal number into Go value of type string');
+  assert.equal(message({ lastTimestamp: {} }), 'json: cannot unmarshal object into Go value of type string');
+  assert.equal(message({ lastTimestamp: true }), 'json: cannot unmarshal bool into Go value of type string');
+  assert.equal(message({ metadata: { creationTimestamp: '2024-01-01T10:00:00.5+02:00' }, lastTimestamp: null, eventTime: '2024-01-01T00:00:00.000000Z' }), 'accepted');
 });

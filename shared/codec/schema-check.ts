@@ -6,6 +6,7 @@
  * map value or list item becomes its type's zero value (`""`, `0`, `false`, `{}`), which the
  * kind's validation then judges.
  */
+import { GoTimeParseError, parseGoTime } from '../api/gotime.ts';
 import type { Schema } from '../api/schema.ts';
 import { isObject } from '../api/types.ts';
 
@@ -89,9 +90,31 @@ function zeroValue(schema: Schema): unknown {
   }
 }
 
+/**
+ * metav1.Time and MicroTime decode themselves (UnmarshalJSON): a string Go's time.Parse refuses is
+ * its ParseError, anything else not a string the error of an inner json.Unmarshal into a string,
+ * which names no struct field (upstream's decoder adds its context only to its own errors).
+ */
+function checkTime(value: unknown, kind: 'Time' | 'MicroTime', goPath: string): void {
+  if (typeof value !== 'string') {
+    throw new SchemaTypeError(goPath, jsonType(value), 'string', `json: cannot unmarshal ${jsonType(value)} into Go value of type string`);
+  }
+  try {
+    parseGoTime(value, kind);
+  } catch (err) {
+    if (err instanceof GoTimeParseError) throw new SchemaTypeError(goPath, 'string', `v1.${kind}`, err.message);
+    throw err;
+  }
+}
+
 /** Returns the entries left in an object (0 for anything else). */
 function walk(value: unknown, schema: Schema, goPath: string, fieldPath: string, unknown: string[]): number {
   if (value === null) return 0;
+  const wellKnown = schema['x-corral-type'];
+  if (wellKnown === 'Time' || wellKnown === 'MicroTime') {
+    checkTime(value, wellKnown, goPath);
+    return 0;
+  }
   if (schema['x-kubernetes-int-or-string']) {
     if (typeof value !== 'string' && !(typeof value === 'number' && Number.isInteger(value))) {
       throw new SchemaTypeError(goPath, jsonType(value), goType(schema));

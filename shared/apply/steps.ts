@@ -1,0 +1,31 @@
+/**
+ * Long computations written as steps. A computation over a large object (ownership of 150,000
+ * labels) is a generator that yields between its passes: each stretch between two yields is about
+ * one linear pass over the object. Run with `runSteps` it is an ordinary synchronous function; run
+ * with `runStepsYielding` its caller decides at every yield whether to let the event loop run
+ * (a server does, so that one request never holds every other client for the whole computation).
+ * One implementation serves both, so the two can never compute different results.
+ *
+ * A step function is written `function* name(...): Steps<T>` and calls other step functions with
+ * `yield*`; errors propagate as they would from plain calls.
+ */
+
+/** A computation that yields (nothing) between its passes and returns a T. */
+export type Steps<T> = Generator<void, T, undefined>;
+
+/** Runs every step at once. */
+export function runSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/** Runs the steps, awaiting `boundary` between every two of them. */
+export async function runStepsYielding<T>(steps: Steps<T>, boundary: () => Promise<void>): Promise<T> {
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+    await boundary();
+  }
+}
