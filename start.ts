@@ -4,16 +4,22 @@
  * https://127.0.0.1:<secure-port>, and writes `<data-dir>/admin.kubeconfig`. SIGINT or SIGTERM
  * shuts the API server down gracefully, then stops etcd; starting again on the same data dir
  * resumes the same cluster. Besides the three lines for people below, everything logged is JSON.
+ *
+ * Run as a program (`node dist/start.js`, or `node --import tsx start.ts` from source) it reads
+ * process.argv; `corral start` (cli.ts) imports it and calls runStart instead.
  */
-import { join, resolve } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { configFromFlags, flagsOrUsage } from './apiserver/config.ts';
 import { startApiServer } from './apiserver/app.ts';
 import { createLogger } from './apiserver/server/logging.ts';
 import { startEtcd, type EtcdProcess } from './shared/etcd/process.ts';
 import { keepRunningOnStrayErrors } from './shared/process/stray-errors.ts';
 
-async function main(): Promise<void> {
-  const values = flagsOrUsage(process.argv.slice(2), 'npm start --');
+/** The control plane for the flags `argv`; `command` is how usage messages name the command. */
+async function main(argv: string[], command: string): Promise<void> {
+  const values = flagsOrUsage(argv, command);
   if (!values) return;
   const dataDir = resolve(typeof values['data-dir'] === 'string' ? values['data-dir'] : '.corral');
   values['data-dir'] = dataDir;
@@ -63,7 +69,26 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+/**
+ * Starts the control plane for `argv` (the flags, without the command) and keeps the process
+ * running until a signal stops it; a failure to start prints `Error: …` and exits 1.
+ */
+export function runStart(argv: string[], command: string): void {
+  main(argv, command).catch((err: unknown) => {
+    process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}
+
+/** Whether node was started with this file as its program, rather than cli.ts importing it. */
+function isProgram(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  // node resolves symlinks in the program path, so this module's URL holds the real path; it also
+  // accepts the program without its extension (`node dist/start`).
+  const self = fileURLToPath(import.meta.url);
+  const program = existsSync(script) ? realpathSync(script) : resolve(script);
+  return program === self || program + extname(self) === self;
+}
+
+if (isProgram()) runStart(process.argv.slice(2), 'npm start --');

@@ -2,14 +2,21 @@
  * One API server replica: flags → config → start. SIGTERM or SIGINT starts a graceful shutdown
  * (see RunningApiServer.shutdown) and the process exits 0 once it is done; a second signal exits
  * at once with 1.
+ *
+ * Run as a program (`node dist/apiserver/main.js`, or `node --import tsx apiserver/main.ts` from
+ * source) it reads process.argv; `corral apiserver` (cli.ts) imports it and calls runApiServer instead.
  */
+import { existsSync, realpathSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { configFromFlags, flagsOrUsage } from './config.ts';
 import { startApiServer } from './app.ts';
 import { createLogger } from './server/logging.ts';
 import { keepRunningOnStrayErrors } from '../shared/process/stray-errors.ts';
 
-async function main(): Promise<void> {
-  const values = flagsOrUsage(process.argv.slice(2), 'npm run apiserver --');
+/** One replica for the flags `argv`; `command` is how usage messages name the command. */
+async function main(argv: string[], command: string): Promise<void> {
+  const values = flagsOrUsage(argv, command);
   if (!values) return;
   const config = configFromFlags(values);
   const logger = createLogger(config.logLevel, 'apiserver');
@@ -32,7 +39,26 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+/**
+ * Starts a replica for `argv` (the flags, without the command) and keeps the process running until
+ * a signal stops it; a failure to start prints `Error: …` and exits 1.
+ */
+export function runApiServer(argv: string[], command: string): void {
+  main(argv, command).catch((err: unknown) => {
+    process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}
+
+/** Whether node was started with this file as its program, rather than cli.ts importing it. */
+function isProgram(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  // node resolves symlinks in the program path, so this module's URL holds the real path; it also
+  // accepts the program without its extension (`node dist/start`).
+  const self = fileURLToPath(import.meta.url);
+  const program = existsSync(script) ? realpathSync(script) : resolve(script);
+  return program === self || program + extname(self) === self;
+}
+
+if (isProgram()) runApiServer(process.argv.slice(2), 'npm run apiserver --');

@@ -1,6 +1,10 @@
 /**
  * NamespaceLifecycle: no new objects in a namespace that does not exist (404) or is terminating
  * (403), and the system namespaces can never be deleted.
+ *
+ * Upstream implements it as a mutating plugin (Admit) that changes nothing, so it runs in the
+ * mutating phase: before the kind's validation, so that a create in a missing namespace is a 404
+ * even when the object is invalid too.
  */
 import { forbidden, isStatusError, notFound } from '../../shared/api/errors.ts';
 import type { KubeObject } from '../../shared/api/types.ts';
@@ -14,7 +18,8 @@ export type NamespaceLookup = (name: string) => Promise<KubeObject | null>;
 export function namespaceLifecycle(lookup: NamespaceLookup): AdmissionPlugin {
   return {
     name: 'NamespaceLifecycle',
-    async validate(a: AdmissionAttributes): Promise<void> {
+    operations: ['CREATE', 'UPDATE', 'DELETE'],
+    async admit(a: AdmissionAttributes): Promise<void> {
       const gr = { group: a.definition.group, resource: a.definition.plural };
       if (a.definition.plural === 'namespaces' && a.definition.group === '') {
         if (a.operation === 'DELETE' && (immortalNamespaces as readonly string[]).includes(a.name)) {

@@ -46,8 +46,16 @@ export interface StoredFixture extends FixtureBase {
   readOnly?: false;
   /** A valid object named `name` (in `namespace` for namespaced kinds), as a client POSTs it. */
   valid(name: string, namespace: string): KubeObject;
-  /** Changes an object as read from the server in a way a PUT accepts; the change must be visible in the answer. */
+  /**
+   * Changes an object as read from the server in a way a PUT accepts; the change must be visible in
+   * the answer. For a kind that tracks generation it changes the spec.
+   */
   mutate(obj: KubeObject): void;
+  /**
+   * Upstream's strategy counts spec changes in metadata.generation: 1 on create, one more on every
+   * update that changes the spec (and on marking for deletion). Otherwise generation never moves.
+   */
+  tracksGeneration: boolean;
   invalid(name: string, namespace: string): InvalidObject;
   /** Upstream's AllowCreateOnUpdate: a PUT of a missing object creates it. */
   createOnUpdate: boolean;
@@ -119,6 +127,7 @@ const configMaps: StoredFixture = {
       },
     ],
   }),
+  tracksGeneration: false,
   createOnUpdate: false,
   unconditionalUpdate: true,
   deleteReturnsObject: false,
@@ -138,6 +147,7 @@ const secrets: StoredFixture = {
       { field: 'data[tls.key]', reason: 'FieldValueRequired', message: 'Required value' },
     ],
   }),
+  tracksGeneration: false,
   createOnUpdate: false,
   unconditionalUpdate: true,
   deleteReturnsObject: false,
@@ -155,6 +165,7 @@ const namespaces: StoredFixture = {
       { field: 'spec.finalizers', reason: 'FieldValueInvalid', message: 'Invalid value: "foo": name is neither a standard finalizer name nor is it fully qualified' },
     ],
   }),
+  tracksGeneration: false,
   createOnUpdate: false,
   unconditionalUpdate: true,
   deleteReturnsObject: true,
@@ -186,6 +197,7 @@ const nodes: StoredFixture = {
       },
     ],
   }),
+  tracksGeneration: false,
   createOnUpdate: false,
   unconditionalUpdate: true,
   deleteReturnsObject: false,
@@ -228,6 +240,7 @@ const coreEvents: StoredFixture = {
     },
     causes: [{ field: 'involvedObject.namespace', reason: 'FieldValueInvalid', message: 'Invalid value: "other": does not match event.namespace' }],
   }),
+  tracksGeneration: false,
   createOnUpdate: true,
   unconditionalUpdate: true,
   deleteReturnsObject: false,
@@ -268,6 +281,7 @@ const eventsV1: StoredFixture = {
     },
     causes: [{ field: 'type', reason: 'FieldValueInvalid', message: 'Invalid value: "": has invalid value: Bogus' }],
   }),
+  tracksGeneration: false,
   createOnUpdate: true,
   unconditionalUpdate: true,
   deleteReturnsObject: false,
@@ -289,6 +303,7 @@ const leases: StoredFixture = {
     object: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: { leaseDurationSeconds: 0 } },
     causes: [{ field: 'spec.leaseDurationSeconds', reason: 'FieldValueInvalid', message: 'Invalid value: 0: must be greater than 0' }],
   }),
+  tracksGeneration: false,
   createOnUpdate: true,
   unconditionalUpdate: false,
   deleteReturnsObject: false,
@@ -312,6 +327,8 @@ const csiDrivers: StoredFixture = {
       },
     ],
   }),
+  // csiDriverStrategy: Generation 1 on create, one more when the spec is not semantically equal.
+  tracksGeneration: true,
   createOnUpdate: false,
   unconditionalUpdate: false,
   deleteReturnsObject: true,
@@ -335,6 +352,7 @@ const csiNodes: StoredFixture = {
     object: { apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', metadata: { name }, spec: { drivers: [{ name: 'csi.example.com', nodeID: '' }] } },
     causes: [{ field: 'spec.drivers[0].nodeID', reason: 'FieldValueRequired', message: 'Required value' }],
   }),
+  tracksGeneration: false,
   createOnUpdate: false,
   unconditionalUpdate: false,
   deleteReturnsObject: true,
@@ -361,6 +379,7 @@ const csiStorageCapacities: StoredFixture = {
       { field: 'capacity', reason: 'FieldValueInvalid', message: 'Invalid value: "-1": must be greater than or equal to 0' },
     ],
   }),
+  tracksGeneration: false,
   createOnUpdate: false,
   unconditionalUpdate: false,
   deleteReturnsObject: false,
@@ -386,6 +405,7 @@ const volumeAttachments: StoredFixture = {
     },
     causes: [{ field: 'spec.nodeName', reason: 'FieldValueInvalid', message: `Invalid value: "Bad_Node": ${dns1123SubdomainMessage}` }],
   }),
+  tracksGeneration: false,
   createOnUpdate: false,
   unconditionalUpdate: false,
   deleteReturnsObject: true,
@@ -407,6 +427,7 @@ const clusterCIDRs: StoredFixture = {
     object: { apiVersion: 'networking.k8s.io/v1alpha1', kind: 'ClusterCIDR', metadata: { name }, spec: { perNodeHostBits: 2, ipv4: '10.0.0.0/16' } },
     causes: [{ field: 'spec.perNodeHostBits', reason: 'FieldValueInvalid', message: 'Invalid value: 2: must be greater than or equal to 4' }],
   }),
+  tracksGeneration: false,
   createOnUpdate: false,
   unconditionalUpdate: true,
   deleteReturnsObject: false,
@@ -438,6 +459,7 @@ const certificateSigningRequests: StoredFixture = {
       },
     ],
   }),
+  tracksGeneration: false,
   createOnUpdate: false,
   unconditionalUpdate: true,
   deleteReturnsObject: false,

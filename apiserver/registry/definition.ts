@@ -28,9 +28,11 @@ export interface RequestContext {
 }
 
 /**
- * The kind-specific steps of writes. The generic store calls them in a fixed order:
- * create: metadata defaults → prepareForCreate → validate (+ generic metadata) → admission → storage;
- * update: prepareForUpdate → validateUpdate (+ generic metadata) → admission → storage.
+ * The kind-specific steps of writes. The generic store calls them in a fixed order (store.ts):
+ * create: mutating admission → metadata defaults → prepareForCreate, generation → validate
+ *   (+ generic metadata) → validating admission → storage;
+ * update: mutating admission → prepareForUpdate, generation → validateUpdate (+ generic metadata) →
+ *   validating admission → storage.
  */
 export interface Strategy<T extends KubeObject = KubeObject> {
   /** Clears what a client may not set on create (status, usually) and applies defaults. May mutate obj. */
@@ -55,7 +57,20 @@ export interface Strategy<T extends KubeObject = KubeObject> {
   prepareForDelete?(obj: T, ctx: RequestContext): boolean;
   /** True while the kind's own finalizers (beyond metadata.finalizers) keep the object alive. */
   hasPendingFinalizers?(obj: T): boolean;
-  /** True when a spec change must bump metadata.generation (default: anything but metadata and status changed). */
+  /**
+   * metadata.generation counts changes of the spec, as upstream's strategy of the kind does
+   * (PrepareForCreate sets Generation to 1, PrepareForUpdate adds one when the spec is not
+   * semantically equal to the stored one; e.g. CSIDriver). The store then sets 1 on create and
+   * adds one on every update whose spec changed (specChanged), whichever subresource wrote it;
+   * changes of metadata or status alone and writes that change nothing leave it. Without it the
+   * store never moves generation on create or update (a client's value is kept on create and the
+   * stored one on update, as upstream does).
+   */
+  tracksGeneration?: boolean;
+  /**
+   * With tracksGeneration: true when the update changes what generation counts. Default: `spec`
+   * differs from the stored `spec` by Go's semantic equality. Must not mutate.
+   */
   specChanged?(obj: T, old: T): boolean;
 }
 

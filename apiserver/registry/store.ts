@@ -2,13 +2,19 @@
  * The generic store: every verb of every stored kind, driven by its ResourceDefinition. It owns the
  * order of steps, so that no kind can skip one:
  *
- *   create: Go's shape (canonical quantities, non-omitempty zeros) → system metadata →
- *           strategy.prepareForCreate → validation (metadata + kind) → admission (mutate, validate) →
- *           etcd create
- *   update: (inside the compare-and-swap loop) Go's shape → preconditions → system metadata carried over →
- *           strategy / subresource prepareForUpdate → validation → admission → etcd put,
+ *   create: Go's shape (canonical quantities, non-omitempty zeros) → field ownership →
+ *           mutating admission → system metadata → strategy.prepareForCreate, generation →
+ *           validation (metadata + kind) → validating admission → etcd create
+ *   update: (inside the compare-and-swap loop) Go's shape → field ownership → mutating admission →
+ *           preconditions → system metadata carried over → strategy / subresource prepareForUpdate,
+ *           generation → validation → validating admission → etcd put,
  *           or nothing when the object did not change, or removal when its last finalizer went
- *   delete: preconditions → admission → mark for deletion (finalizers pending) or remove
+ *   delete: preconditions → admission (mutating, then validating, on the stored object) →
+ *           mark for deletion (finalizers pending) or remove
+ *
+ * Admission runs where upstream's handlers and generic registry store run it: mutating admission
+ * before the kind's prepare and validation (so that what a plugin changes is validated by the
+ * kind), validating admission after them, on the object as it will be stored.
  *
  * Dry run performs every step but the write. Storage errors become API errors in one place
  * (interpretStorageError).
@@ -33,10 +39,10 @@ import {
 } from '../../shared/api/errors.ts';
 import { FieldPath, invalid as invalidField, type FieldError } from '../../shared/api/field.ts';
 import { toGoShape } from '../../shared/api/go-shape.ts';
-import type { KubeList, KubeObject, Status } from '../../shared/api/types.ts';
+import { isObject, type KubeList, type KubeObject, type Status } from '../../shared/api/types.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../shared/validation/objectmeta.ts';
 import { nameIsDNSSubdomain } from '../../shared/validation/names.ts';
-import type { AdmissionChain, Operation } from '../admission/admission.ts';
+import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/admission.ts';
 import { decodeContinue, encodeContinue } from '../storage/continue.ts';
 import { StorageError } from '../storage/etcd/errors.ts';
 import type { EtcdStore, StoredValue, UpdateDecision, UpdateResult } from '../storage/etcd/store.ts';
@@ -187,6 +193,24 @@ function listItem(obj: KubeObject): KubeObject {
 /** A write etcd refused as too large (StorageError TooLarge). */
 function isTooLarge(err: unknown): boolean {
   return err instanceof StorageError && err.code === 'TooLarge';
+}
+
+/**
+ * Go's semantic equality (apiequality.Semantic.DeepEqual) on JSON values: like deep equality, but
+ * an absent or null value equals an empty list (Go's nil and empty slices are alike). Maps and
+ * structs are not told apart in JSON, so an empty object is not equal to an absent one (a nil
+ * pointer to a struct is not equal to an empty struct); callers compare values in Go's shape.
+ */
+export function semanticallyEqual(a: unknown, b: unknown): boolean {
+  const isBlankList = (v: unknown): boolean => v === undefined || v === null || (Array.isArray(v) && v.length === 0);
+  if (isBlankList(a) && isBlankList(b)) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => semanticallyEqual(v, b[i]));
+  if (isObject(a) && isObject(b)) {
+    for (const k of Object.keys(a)) if (!semanticallyEqual(a[k], b[k])) return false;
+    for (const k of Object.keys(b)) if (!Object.hasOwn(a, k) && !semanticallyEqual(undefined, b[k])) return false;
+    return true;
+  }
+  return isDeepStrictEqual(a, b);
 }
 
 function hasFinalizers(obj: KubeObject): boolean {
@@ -514,8 +538,8 @@ export class GenericStore {
   }
 
   /**
-   * Every step of a create but the write: system metadata, strategy, validation, admission. The
-   * long steps of a large object are apart (`slice`).
+   * Every step of a create but the write: ownership, mutating admission, system metadata,
+   * strategy, validation, validating admission. The long steps of a large object are apart (`slice`).
    */
   private async admitNew(namespace: string, sent: KubeObject, ctx: RequestContext, opts: WriteOptions, slice: TimeSlice): Promise<KubeObject> {
     const def = this.definition;
@@ -523,8 +547,16 @@ export class GenericStore {
     await slice.boundary();
     const obj = await this.recordOwnership(null, shaped, '', ctx, opts, slice);
     await slice.boundary();
+    // Plugins see the request's namespace on the object (upstream's create handler sets it before
+    // admitting), and may not move the object to another one.
+    if (def.namespaced) obj.metadata.namespace = namespace;
+    await this.admission.admit(this.attributes('CREATE', '', namespace, obj.metadata.name ?? '', obj, undefined, ctx, opts));
+    this.checkNamespace(obj, namespace);
+    await slice.boundary();
     this.initializeMetadata(obj, namespace, ctx);
     def.strategy.prepareForCreate?.(obj, ctx);
+    // Kinds that count spec changes start at 1, whatever was sent (upstream's PrepareForCreate).
+    if (def.strategy.tracksGeneration) obj.metadata.generation = 1;
     // A strategy that resets a struct (a new object's status) leaves Go's zeros in it, as upstream's does.
     toGoShape(obj, def.schema);
     await slice.boundary();
@@ -533,7 +565,7 @@ export class GenericStore {
     const errors = [...metaErrors, ...def.strategy.validate(obj, ctx)];
     if (errors.length) this.validationError(obj, errors);
     await slice.boundary();
-    await this.runAdmission('CREATE', '', namespace, obj.metadata.name ?? '', obj, undefined, ctx, opts);
+    await this.admission.validate(this.attributes('CREATE', '', namespace, obj.metadata.name ?? '', obj, undefined, ctx, opts));
     obj.apiVersion = apiVersionOf(def);
     obj.kind = def.kind;
     return obj;
@@ -552,7 +584,11 @@ export class GenericStore {
     return this.fieldManager.update(live, updated, { definition: this.definition, manager: opts.manager, subresource, now: ctx.now, slice });
   }
 
-  private async runAdmission(
+  /**
+   * What admission plugins are told about a write. `object` is the very object the store goes on
+   * with (a mutating plugin changes it in place); `oldObject` is the stored one, never changed.
+   */
+  private attributes(
     operation: Operation,
     subresource: string,
     namespace: string,
@@ -561,8 +597,8 @@ export class GenericStore {
     oldObject: KubeObject | undefined,
     ctx: RequestContext,
     opts: { dryRun: boolean },
-  ): Promise<void> {
-    const attributes = {
+  ): AdmissionAttributes {
+    return {
       operation,
       definition: this.definition,
       subresource,
@@ -573,8 +609,6 @@ export class GenericStore {
       dryRun: opts.dryRun,
       context: ctx,
     };
-    await this.admission.admit(attributes);
-    await this.admission.validate(attributes);
   }
 
   /** The namespace in a body must agree with the one in the path. */
@@ -642,6 +676,11 @@ export class GenericStore {
         const desired = await this.recordOwnership(old, shaped, subresource, ctx, opts, slice);
         if (withoutManagedFields) delete desired.metadata.managedFields;
         await slice.boundary();
+        // Upstream's update handler admits (mutating) as the last step of producing the updated
+        // object, before the store checks its resourceVersion and runs the kind's steps.
+        await this.admission.admit(this.attributes('UPDATE', subresource, namespace, name, desired, old, ctx, opts));
+        this.checkNamespace(desired, namespace);
+        await slice.boundary();
         const sentVersion = desired.metadata.resourceVersion;
         if (sentVersion && sentVersion !== old.metadata.resourceVersion) {
           throw conflict(this.groupResource, name, optimisticLockMessage);
@@ -656,6 +695,7 @@ export class GenericStore {
         if (sub) sub.prepareForUpdate(desired, old, ctx);
         else def.strategy.prepareForUpdate?.(desired, old, ctx);
         toGoShape(desired, def.schema);
+        this.countSpecChange(desired, old);
         await slice.boundary();
         const kindErrors = sub
           ? sub.validateUpdate(desired, old, ctx)
@@ -666,7 +706,7 @@ export class GenericStore {
         const errors = [...validateObjectMetaUpdate(desired.metadata, old.metadata, FieldPath.root('metadata')), ...kindErrors];
         if (errors.length) this.validationError(desired, errors);
         await slice.boundary();
-        await this.runAdmission('UPDATE', subresource, namespace, name, desired, old, ctx, opts);
+        await this.admission.validate(this.attributes('UPDATE', subresource, namespace, name, desired, old, ctx, opts));
         desired.apiVersion = apiVersionOf(def);
         desired.kind = def.kind;
         desired.metadata.resourceVersion = old.metadata.resourceVersion;
@@ -723,6 +763,19 @@ export class GenericStore {
     delete meta.selfLink;
   }
 
+  /**
+   * metadata.generation of a kind that counts spec changes moves by one when the spec changed
+   * (upstream's PrepareForUpdate of such kinds); carryOverSystemMetadata has set it to the stored
+   * one. A subresource that keeps the spec (status) thereby never moves it, nor does a change of
+   * metadata or status alone, nor a write that changes nothing.
+   */
+  private countSpecChange(obj: KubeObject, old: KubeObject): void {
+    const strategy = this.definition.strategy;
+    if (!strategy.tracksGeneration) return;
+    const changed = strategy.specChanged ? strategy.specChanged(obj, old) : !semanticallyEqual(obj['spec'], old['spec']);
+    if (changed) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
+  }
+
   /** An object marked for deletion whose last finalizer is gone is removed. */
   private finalized(obj: KubeObject): boolean {
     return !!obj.metadata.deletionTimestamp && !hasFinalizers(obj) && !this.definition.strategy.hasPendingFinalizers?.(obj);
@@ -736,7 +789,10 @@ export class GenericStore {
         if (!current) throw notFound(this.groupResource, name);
         const old = this.fromStorage(current);
         this.checkPreconditions(old, name, opts.preconditions);
-        await this.runAdmission('DELETE', '', namespace, name, undefined, old, ctx, opts);
+        // Upstream runs both phases here, on the stored object (rest.AdmissionToValidateObjectDeleteFunc).
+        const attributes = this.attributes('DELETE', '', namespace, name, undefined, old, ctx, opts);
+        await this.admission.admit(attributes);
+        await this.admission.validate(attributes);
         if (old.metadata.deletionTimestamp && !this.finalized(old)) {
           // Already terminating: nothing changes until the finalizers are gone.
           outcome = { object: old, deleted: false };
@@ -750,6 +806,11 @@ export class GenericStore {
         const marked = structuredClone(old);
         const needsFinalization = def.strategy.prepareForDelete?.(marked, ctx) ?? false;
         if (hasFinalizers(marked) || needsFinalization) {
+          // Marking an object for deletion changes what its controllers must do: a counted
+          // generation moves (upstream's markAsDeleting). A kind that prepares its own deletion
+          // (Namespace) is deleted by its own REST Delete upstream, which leaves generation alone.
+          const generation = marked.metadata.generation ?? 0;
+          if (!def.strategy.prepareForDelete && !old.metadata.deletionTimestamp && generation > 0) marked.metadata.generation = generation + 1;
           marked.metadata.deletionTimestamp = formatTime(ctx.now);
           marked.metadata.deletionGracePeriodSeconds = 0;
           outcome = { object: marked, deleted: false };

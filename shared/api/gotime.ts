@@ -101,26 +101,19 @@ function daysFromCivil(year: number, month: number, day: number): number {
  * nextStdChunk splits RFC 3339's two layouts.
  */
 type Element = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second' | 'micro' | 'zone';
-const elements: Record<TimeKind, readonly (readonly [prefix: string, element: Element, text: string])[]> = {
-  Time: [
-    ['', 'year', '2006'],
-    ['-', 'month', '01'],
-    ['-', 'day', '02'],
-    ['T', 'hour', '15'],
-    [':', 'minute', '04'],
-    [':', 'second', '05'],
-    ['', 'zone', 'Z07:00'],
-  ],
-  MicroTime: [
-    ['', 'year', '2006'],
-    ['-', 'month', '01'],
-    ['-', 'day', '02'],
-    ['T', 'hour', '15'],
-    [':', 'minute', '04'],
-    [':', 'second', '05'],
-    ['', 'micro', '.000000'],
-    ['', 'zone', 'Z07:00'],
-  ],
+type LayoutElement = readonly [prefix: string, element: Element, text: string];
+const dateAndClock: readonly LayoutElement[] = [
+  ['', 'year', '2006'],
+  ['-', 'month', '01'],
+  ['-', 'day', '02'],
+  ['T', 'hour', '15'],
+  [':', 'minute', '04'],
+  [':', 'second', '05'],
+];
+const zone: LayoutElement = ['', 'zone', 'Z07:00'];
+const elements: Record<TimeKind, readonly LayoutElement[]> = {
+  Time: [...dateAndClock, zone],
+  MicroTime: [...dateAndClock, ['', 'micro', '.000000'], zone],
 };
 
 /**

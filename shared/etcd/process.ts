@@ -125,7 +125,10 @@ export async function startEtcd(opts: EtcdProcessOptions): Promise<EtcdProcess> 
   ];
   const log = createWriteStream(opts.logFile ?? join(opts.dataDir, 'etcd.log'), { flags: 'a' });
   const launch = tiedToParent(opts.etcdBinary ?? 'etcd', args);
-  const child = spawn(launch.command, launch.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // A process group of its own: a signal to the parent's group (Ctrl-C, systemd's default
+  // KillMode, a container runtime) reaches the parent alone, which stops etcd after its graceful
+  // shutdown; etcd still dies with its parent (see tiedToParent and ownership.ts).
+  const child = spawn(launch.command, launch.args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   recordOwnership(opts.dataDir, child);
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);

@@ -157,6 +157,8 @@ export const csiDriverDefinition = defineResource<CSIDriver>({
   strategy: {
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: false,
+    // Upstream's csiDriverStrategy sets Generation to 1 on create and bumps it on spec changes.
+    tracksGeneration: true,
     prepareForCreate(obj) {
       applyDefaults(obj);
     },

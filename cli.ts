@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+/**
+ * `corral`: the one command users run, with one subcommand per process (package.json `bin`, built
+ * to dist/cli.js). Each subcommand runs in this same node process, so that a supervisor (systemd, a
+ * container runtime) signals the process that does the work:
+ *
+ *   corral start [flags]       the single-node control plane of `npm start` (start.ts)
+ *   corral apiserver [flags]   one API server replica on an existing etcd (apiserver/main.ts)
+ *
+ * `corral --help` (or `-h`, `help`) lists the subcommands and exits 0; `corral <subcommand> --help`
+ * lists its flags. No subcommand, or an unknown one, prints the list to stderr and exits 2, as a
+ * bad flag does.
+ */
+import { runApiServer } from './apiserver/main.ts';
+import { runStart } from './start.ts';
+
+interface Subcommand {
+  summary: string;
+  /** Runs the subcommand with its flags; `command` names it in usage messages. */
+  run(argv: string[], command: string): void;
+}
+
+const subcommands: Record<string, Subcommand> = {
+  start: { summary: 'a single-node control plane: a child etcd and one API server', run: runStart },
+  apiserver: { summary: 'one API server replica on an existing etcd (--etcd-servers)', run: runApiServer },
+};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(subcommands).map((name) => name.length)) + 2;
+  const lines = Object.entries(subcommands).map(([name, sub]) => `  ${name.padEnd(width)}${sub.summary}`);
+  return `Usage: corral <command> [flags]\n\nCommands:\n${lines.join('\n')}\n\nRun 'corral <command> --help' for the flags of a command.\n`;
+}
+
+const [name, ...argv] = process.argv.slice(2);
+if (name === '--help' || name === '-h' || name === 'help') {
+  process.stdout.write(usage());
+} else if (name === undefined) {
+  process.stderr.write(`Error: no command given\n\n${usage()}`);
+  process.exit(2);
+} else {
+  const sub = Object.hasOwn(subcommands, name) ? subcommands[name] : undefined;
+  if (sub === undefined) {
+    process.stderr.write(`Error: unknown command ${JSON.stringify(name)} for "corral"\n\n${usage()}`);
+    process.exit(2);
+  }
+  sub.run(argv, `corral ${name}`);
+}
