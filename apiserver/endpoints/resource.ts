@@ -33,6 +33,7 @@ import { partialObjectMetadata, toTable, type IncludeObject } from './table.ts';
 import { watchRequest, type WatchResponse } from './watch.ts';
 import { listType, objectType, partialMetadataType, serialize, serializeList, serializeStatus, type Serialized } from './serialize.ts';
 import { isTrue } from '../server/requestinfo.ts';
+import { queryBool } from '../../shared/api/parse-bool.ts';
 import { append } from '../../shared/api/append.ts';
 
 export interface ApiRequest {
@@ -309,7 +310,7 @@ async function apply(served: ServedResource, namespace: string, req: ApiRequest,
   // The field manager takes the configuration over: each call gets one of its own, the one parsed
   // here first, a fresh parse on a retry.
   const nextConfig = firstThenFresh<Record<string, unknown> | Promise<Record<string, unknown>>>(value, async () => (await parseApplyBody(text, false, slice)).value);
-  const force = isTrue(req.query.get('force'));
+  const force = queryBool(req.query.get('force'));
   const uid = isObject(value.metadata) && typeof value.metadata.uid === 'string' ? value.metadata.uid : '';
   const outcome = await requireStore(served).update(
     namespace,

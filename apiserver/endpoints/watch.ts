@@ -9,7 +9,7 @@ import { FieldPath, forbidden, notSupported, type FieldError } from '../../share
 import type { KubeObject } from '../../shared/api/types.ts';
 import type { GenericStore } from '../registry/store.ts';
 import type { ResourceDefinition } from '../registry/definition.ts';
-import { isTrue } from '../server/requestinfo.ts';
+import { queryBool } from '../../shared/api/parse-bool.ts';
 import { apiVersionOf } from '../registry/definition.ts';
 import { buildListFilter } from './list-filter.ts';
 import { checkResourceVersion } from './resource-version.ts';
@@ -59,9 +59,9 @@ export function watchRequest(def: ResourceDefinition, store: GenericStore, names
   const encode = eventEncoder(def, representation, includeObject);
   const resourceVersion = query.get('resourceVersion') ?? '';
   const resourceVersionMatch = query.get('resourceVersionMatch') ?? '';
-  const allowBookmarks = isTrue(query.get('allowWatchBookmarks'));
+  const allowBookmarks = queryBool(query.get('allowWatchBookmarks'));
   const sendInitialEventsText = query.get('sendInitialEvents');
-  const requestedInitialEvents = sendInitialEventsText !== null ? isTrue(sendInitialEventsText) : undefined;
+  const requestedInitialEvents = sendInitialEventsText !== null ? queryBool(sendInitialEventsText) : undefined;
   // Upstream's validateWatchOptions: every problem is reported, in this order.
   const errors: FieldError[] = [];
   const rvm = FieldPath.root('resourceVersionMatch');

@@ -24,6 +24,7 @@ import { apiVersionOf, type ResourceDefinition } from './definition.ts';
 import type { FieldManager, FieldManagerRequest } from './field-manager.ts';
 import type { TimeSlice } from './time-slice.ts';
 import { parseJson } from '../../shared/codec/json.ts';
+import { formatTimeOf } from '../../shared/api/gotime.ts';
 
 /** Update entries kept before the oldest are merged (upstream DefaultMaxUpdateManagers). */
 export const maxUpdateManagers = 10;
@@ -147,10 +148,6 @@ export class InvalidManagedFieldsError extends Error {
 
 const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
-/** metav1.Time as the API writes it: UTC at second precision. */
-function formatTime(date: Date): string {
-  return `${date.toISOString().slice(0, 19)}Z`;
-}
 
 function timeSeconds(time: string | undefined): number {
   return time ? Math.floor(Date.parse(time) / 1000) : 0;
@@ -198,7 +195,7 @@ function* decodeManagedFieldsSteps(entries: unknown): Steps<Managed> {
     const time = stringField(entry, 'time', i);
     if (time && !rfc3339.test(time)) throw new InvalidManagedFieldsError(`invalid time ${goQuote(time)} in managed fields entry ${i}`);
     managed.fields.set(identifier, { set, apiVersion, applied: operation === 'Apply' });
-    managed.times.set(identifier, time ? formatTime(new Date(timeSeconds(time) * 1000)) : undefined);
+    managed.times.set(identifier, time ? formatTimeOf(new Date(timeSeconds(time) * 1000)) : undefined);
     yield;
   }
   return managed;
@@ -552,7 +549,7 @@ class ManagedFieldsManager implements FieldManager {
     const opts = updaterOptions(request);
     const identifier = managerIdentifier({ manager: request.manager || 'unknown', operation: 'Update', apiVersion: opts.apiVersion, subresource: request.subresource });
     const liveValue = live ? withoutManagedFields(live) : {};
-    const recorded = yield* recordWrite(opts, liveValue, obj as Record<string, unknown>, managed, identifier, formatTime(request.now));
+    const recorded = yield* recordWrite(opts, liveValue, obj as Record<string, unknown>, managed, identifier, formatTimeOf(request.now));
     yield* setManagedFields(obj, recorded);
     return obj;
   }
@@ -591,7 +588,7 @@ class ManagedFieldsManager implements FieldManager {
   }
 
   private *applyOnce(live: KubeObject | null, applied: KubeObject, start: Managed, request: FieldManagerRequest, opts: UpdaterOptions, force: boolean): Steps<KubeObject> {
-    const now = formatTime(request.now);
+    const now = formatTimeOf(request.now);
     const liveValue = live ? withoutManagedFields(live) : {};
     let managed = start;
     if (managed.fields.size === 0) {

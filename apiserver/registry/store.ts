@@ -52,6 +52,7 @@ import type { FieldManager } from './field-manager.ts';
 import { ignoreManagedFieldsTimestampsYielding } from './managed-fields.ts';
 import { TimeSlice } from './time-slice.ts';
 import { apiVersionOf, type RequestContext, type ResourceDefinition } from './definition.ts';
+import { formatTimeOf } from '../../shared/api/gotime.ts';
 
 /** Which objects a list or deletecollection selects; built from label and field selectors. */
 export interface ListFilter {
@@ -169,10 +170,6 @@ const cacheWaitMs = 3000;
 /** How long a consistent read waits for the cache before it reads etcd instead. */
 const consistentReadWaitMs = 250;
 
-/** `2006-01-02T15:04:05Z`: metav1.Time has second precision. */
-export function formatTime(date: Date): string {
-  return `${date.toISOString().slice(0, 19)}Z`;
-}
 
 export function generateName(base: string): string {
   const prefix = base.length > maxGeneratedNameLength ? base.slice(0, maxGeneratedNameLength) : base;
@@ -483,7 +480,7 @@ export class GenericStore {
     if (this.definition.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     meta.uid = randomUUID();
-    meta.creationTimestamp = formatTime(ctx.now);
+    meta.creationTimestamp = formatTimeOf(ctx.now);
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     delete meta.resourceVersion;
@@ -811,7 +808,7 @@ export class GenericStore {
           // (Namespace) is deleted by its own REST Delete upstream, which leaves generation alone.
           const generation = marked.metadata.generation ?? 0;
           if (!def.strategy.prepareForDelete && !old.metadata.deletionTimestamp && generation > 0) marked.metadata.generation = generation + 1;
-          marked.metadata.deletionTimestamp = formatTime(ctx.now);
+          marked.metadata.deletionTimestamp = formatTimeOf(ctx.now);
           marked.metadata.deletionGracePeriodSeconds = 0;
           outcome = { object: marked, deleted: false };
           if (opts.dryRun) return { action: 'none', object: marked };

@@ -17,6 +17,7 @@ import { FieldPath, fieldErrorString, invalid, notSupported, required, type Fiel
 import { isObject, type Status } from '../../shared/api/types.ts';
 import { isDNS1123Subdomain } from '../../shared/validation/names.ts';
 import type { UserInfo } from '../registry/definition.ts';
+import { formatMicroTimeOf } from '../../shared/api/gotime.ts';
 
 export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';
 export type AuditStage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
@@ -390,10 +391,6 @@ export interface AuditRequestInfo {
   received: Date;
 }
 
-/** metav1.MicroTime: RFC 3339 with microseconds, UTC. */
-function microTime(d: Date): string {
-  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
 
 /** Keeps the request and response bodies out of the log unless the level asks for them. */
 function bodyOf(contentType: string | undefined, body: Buffer | string | Uint8Array | undefined, omitManagedFields: boolean): unknown {
@@ -534,8 +531,8 @@ export class RequestAudit {
     if (this.responseStatus && stage !== 'RequestReceived') event.responseStatus = this.responseStatus;
     if (this.requestObject !== undefined && stage !== 'RequestReceived') event.requestObject = this.requestObject;
     if (this.responseObject !== undefined && stage === 'ResponseComplete') event.responseObject = this.responseObject;
-    event.requestReceivedTimestamp = microTime(this.info.received);
-    event.stageTimestamp = microTime(at);
+    event.requestReceivedTimestamp = formatMicroTimeOf(this.info.received);
+    event.stageTimestamp = formatMicroTimeOf(at);
     if (Object.keys(this.annotations).length) event.annotations = { ...this.annotations };
     this.emit(event);
   }

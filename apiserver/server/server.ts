@@ -507,11 +507,12 @@ export class ApiServer {
   /** Streams a watch: headers at once, then one frame per event until either side or a shutdown ends it. */
   private async stream(res: AnyResponse, watch: WatchResponse, warnings: string[], ex: Exchange): Promise<void> {
     if (res.headersSent || res.destroyed) return;
-    const headers: Record<string, string | string[]> = { 'content-type': watch.contentType, 'cache-control': 'no-cache, private' };
-    if (warnings.length) headers.warning = warningHeaderValues(warnings);
-    (res as ServerResponse).writeHead(200, headers);
-    // Send the headers now: clients wait for them before they read events.
-    (res as ServerResponse).flushHeaders();
+    // The headers go out once the watch has its starting point (below): a client that sees the 200
+    // and then writes must see its write in the stream, as upstream establishes the watch first.
+    res.statusCode = 200;
+    res.setHeader('content-type', watch.contentType);
+    res.setHeader('cache-control', 'no-cache, private');
+    if (warnings.length) res.setHeader('warning', warningHeaderValues(warnings));
     ex.audit?.responseStarted(200);
     const def = ex.served?.definition;
     const gvk = { group: def?.group ?? ex.info.apiGroup, version: def?.version ?? ex.info.apiVersion, kind: def?.kind ?? '' };
@@ -549,6 +550,8 @@ export class ApiServer {
         res.once('close', handler);
       },
     });
+    // Send the headers now if no event did: clients wait for them before they read events.
+    if (!res.headersSent && !res.destroyed && !res.writableEnded) (res as ServerResponse).flushHeaders();
   }
 
   /** Reads the request body, refusing more than the configured limit with a 413. */

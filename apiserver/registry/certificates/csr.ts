@@ -12,7 +12,7 @@ import { array, atomicArray, bytes, describe, int32, keyedArray, kindSchema, map
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { dns1123LabelMaxLength, dns1123SubdomainMaxLength, isDNS1123Label, isDNS1123Subdomain, nameIsPathSegment } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource, type RequestContext } from '../definition.ts';
-import { formatTime } from '../store.ts';
+import { formatTimeOf } from '../../../shared/api/gotime.ts';
 import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
 import { humanDuration } from '../../../shared/api/duration.ts';
 import { append } from '../../../shared/api/append.ts';
@@ -469,7 +469,7 @@ function validateCSRUpdate(csr: CertificateSigningRequest, old: CertificateSigni
 
 /** Fills lastUpdateTime with now, and lastTransitionTime from a stored condition of the same type and status, else now. */
 function populateConditionTimestamps(csr: CertificateSigningRequest, old: CertificateSigningRequest, ctx: RequestContext): void {
-  const now = formatTime(ctx.now);
+  const now = formatTimeOf(ctx.now);
   for (const c of conditionsOf(csr)) {
     if (!c.lastUpdateTime) c.lastUpdateTime = now;
     if (!c.lastTransitionTime) {
