@@ -8,14 +8,13 @@
  * Run as a program (`node dist/start.js`, or `node --import tsx start.ts` from source) it reads
  * process.argv; `corral start` (cli.ts) imports it and calls runStart instead.
  */
-import { existsSync, realpathSync } from 'node:fs';
-import { extname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { configFromFlags, flagsOrUsage } from './apiserver/config.ts';
 import { startApiServer } from './apiserver/app.ts';
 import { createLogger } from './apiserver/server/logging.ts';
 import { startEtcd, type EtcdProcess } from './shared/etcd/process.ts';
 import { keepRunningOnStrayErrors } from './shared/process/stray-errors.ts';
+import { isProgram, runCommand } from './shared/process/program.ts';
 
 /** The control plane for the flags `argv`; `command` is how usage messages name the command. */
 async function main(argv: string[], command: string): Promise<void> {
@@ -74,21 +73,7 @@ async function main(argv: string[], command: string): Promise<void> {
  * running until a signal stops it; a failure to start prints `Error: …` and exits 1.
  */
 export function runStart(argv: string[], command: string): void {
-  main(argv, command).catch((err: unknown) => {
-    process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  });
+  runCommand(() => main(argv, command));
 }
 
-/** Whether node was started with this file as its program, rather than cli.ts importing it. */
-function isProgram(): boolean {
-  const script = process.argv[1];
-  if (script === undefined) return false;
-  // node resolves symlinks in the program path, so this module's URL holds the real path; it also
-  // accepts the program without its extension (`node dist/start`).
-  const self = fileURLToPath(import.meta.url);
-  const program = existsSync(script) ? realpathSync(script) : resolve(script);
-  return program === self || program + extname(self) === self;
-}
-
-if (isProgram()) runStart(process.argv.slice(2), 'npm start --');
+if (isProgram(import.meta.url)) runStart(process.argv.slice(2), 'npm start --');

@@ -6,13 +6,11 @@
  * Run as a program (`node dist/apiserver/main.js`, or `node --import tsx apiserver/main.ts` from
  * source) it reads process.argv; `corral apiserver` (cli.ts) imports it and calls runApiServer instead.
  */
-import { existsSync, realpathSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { configFromFlags, flagsOrUsage } from './config.ts';
 import { startApiServer } from './app.ts';
 import { createLogger } from './server/logging.ts';
 import { keepRunningOnStrayErrors } from '../shared/process/stray-errors.ts';
+import { isProgram, runCommand } from '../shared/process/program.ts';
 
 /** One replica for the flags `argv`; `command` is how usage messages name the command. */
 async function main(argv: string[], command: string): Promise<void> {
@@ -44,21 +42,7 @@ async function main(argv: string[], command: string): Promise<void> {
  * a signal stops it; a failure to start prints `Error: …` and exits 1.
  */
 export function runApiServer(argv: string[], command: string): void {
-  main(argv, command).catch((err: unknown) => {
-    process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  });
+  runCommand(() => main(argv, command));
 }
 
-/** Whether node was started with this file as its program, rather than cli.ts importing it. */
-function isProgram(): boolean {
-  const script = process.argv[1];
-  if (script === undefined) return false;
-  // node resolves symlinks in the program path, so this module's URL holds the real path; it also
-  // accepts the program without its extension (`node dist/start`).
-  const self = fileURLToPath(import.meta.url);
-  const program = existsSync(script) ? realpathSync(script) : resolve(script);
-  return program === self || program + extname(self) === self;
-}
-
-if (isProgram()) runApiServer(process.argv.slice(2), 'npm run apiserver --');
+if (isProgram(import.meta.url)) runApiServer(process.argv.slice(2), 'npm run apiserver --');

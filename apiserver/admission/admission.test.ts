@@ -6,7 +6,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isStatusError, type StatusError } from '../../shared/api/errors.ts';
+import { isStatusError } from '../../shared/api/errors.ts';
 import type { KubeObject } from '../../shared/api/types.ts';
 import { EtcdStore } from '../storage/etcd/store.ts';
 import { useEtcd } from '../testing/etcd.ts';
@@ -17,6 +17,7 @@ import { csiDriverDefinition } from '../registry/storage/csidriver.ts';
 import { GenericStore, type WriteOptions } from '../registry/store.ts';
 import { AdmissionChain, type AdmissionAttributes, type AdmissionPlugin, type Operation } from './admission.ts';
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
+import { rejection } from '../testing/rejection.ts';
 
 const etcd = useEtcd('admission');
 const ctx = (): RequestContext => ({ user: { username: 'admin', groups: ['system:masters'] }, now: new Date() });
@@ -24,16 +25,6 @@ const write: WriteOptions = { dryRun: false, manager: 'test' };
 
 function store(definition: ResourceDefinition, plugins: AdmissionPlugin[]): GenericStore {
   return new GenericStore(definition, new EtcdStore(etcd().client, '/registry'), new AdmissionChain(plugins));
-}
-
-async function rejection(write: Promise<unknown>): Promise<StatusError> {
-  try {
-    await write;
-  } catch (err) {
-    if (isStatusError(err)) return err;
-    throw err;
-  }
-  assert.fail('the write succeeded');
 }
 
 /** A mutating plugin that gives every object of `operation` a label no kind accepts. */

@@ -10,7 +10,7 @@ import { goQuote } from '../../shared/api/goformat.ts';
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
 import { findDuplicateKeys, JsonSyntaxError, parseJson } from '../../shared/codec/json.ts';
 import { exceedsNestingDepth, maxNestingDepth, nestingTooDeepMessage } from '../../shared/codec/nesting.ts';
-import { checkAgainstSchema, SchemaTypeError } from '../../shared/codec/schema-check.ts';
+import { checkAgainstSchema, jsonType, SchemaTypeError } from '../../shared/codec/schema-check.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts';
 import type { Schema } from '../../shared/api/schema.ts';
 import { decodeObject as decodeProtobufObject, ProtobufError } from '../../shared/codec/protobuf.ts';
@@ -207,8 +207,7 @@ export function checkDecoded(def: ResourceDefinition, value: Record<string, unkn
   for (const field of ['apiVersion', 'kind'] as const) {
     const found = value[field];
     if (found === undefined || found === null || typeof found === 'string') continue;
-    const type = Array.isArray(found) ? 'array' : typeof found === 'boolean' ? 'bool' : typeof found;
-    throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${type} into Go struct field .${field} of type string`);
+    throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonType(found)} into Go struct field .${field} of type string`);
   }
   if (value.apiVersion !== undefined && value.apiVersion !== '' && value.apiVersion !== expected) {
     throw badRequest(`the API version in the data (${String(value.apiVersion)}) does not match the expected API version (${expected})`);

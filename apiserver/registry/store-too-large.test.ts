@@ -7,7 +7,6 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isStatusError, type StatusError } from '../../shared/api/errors.ts';
 import type { KubeObject } from '../../shared/api/types.ts';
 import { AdmissionChain } from '../admission/admission.ts';
 import { EtcdStore } from '../storage/etcd/store.ts';
@@ -17,6 +16,7 @@ import type { RequestContext, ResourceDefinition } from './definition.ts';
 import { nodeDefinition } from './core/node.ts';
 import { createFieldManager } from './managed-fields.ts';
 import { GenericStore, type WriteOptions } from './store.ts';
+import { rejection } from '../testing/rejection.ts';
 
 const etcd = useEtcd('too-large');
 const ctx = (): RequestContext => ({ user: { username: 'admin', groups: ['system:masters'] }, now: new Date() });
@@ -51,16 +51,6 @@ function manyKeys(): Record<string, string> {
 }
 
 const dataOf = (obj: KubeObject): Record<string, string> => (obj as ConfigMap).data ?? {};
-
-async function rejection(write: Promise<unknown>): Promise<StatusError> {
-  try {
-    await write;
-  } catch (err) {
-    if (isStatusError(err)) return err;
-    throw err;
-  }
-  assert.fail('the write succeeded');
-}
 
 describe('writes too large for etcd', () => {
   it('are each a 413 of their own; the breaker stays closed and other reads and writes go on', async () => {

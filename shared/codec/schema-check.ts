@@ -35,7 +35,8 @@ function isEmptyCollection(value: unknown, schema: Schema, entries: number): boo
   return schema.additionalProperties !== undefined && isObject(value) && entries === 0;
 }
 
-function jsonType(value: unknown): string {
+/** How Go's encoding/json names a decoded value's JSON type in its errors. */
+export function jsonType(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'boolean') return 'bool';
   return typeof value;

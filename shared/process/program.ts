@@ -1,0 +1,27 @@
+/**
+ * What every process entry point (start.ts, apiserver/main.ts) shares: telling whether node was
+ * started with the module as its program (rather than cli.ts importing it), and running a command
+ * so that a failure to start prints `Error: …` and exits 1.
+ */
+import { existsSync, realpathSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Whether node's program (argv[1]) is the module at `moduleUrl` (its `import.meta.url`). */
+export function isProgram(moduleUrl: string): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  // node resolves symlinks in the program path, so the module's URL holds the real path; it also
+  // accepts the program without its extension (`node dist/start`).
+  const self = fileURLToPath(moduleUrl);
+  const program = existsSync(script) ? realpathSync(script) : resolve(script);
+  return program === self || program + extname(self) === self;
+}
+
+/** Runs a command's start-up; a failure prints `Error: <message>` and exits 1. */
+export function runCommand(start: () => Promise<void>): void {
+  start().catch((err: unknown) => {
+    process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}
