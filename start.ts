@@ -16,9 +16,12 @@ import { startEtcd, type EtcdProcess } from './shared/etcd/process.ts';
 import { keepRunningOnStrayErrors } from './shared/process/stray-errors.ts';
 import { isProgram, runCommand } from './shared/process/program.ts';
 
+/** What a single-node cluster on this machine needs that the apiserver command leaves off: nodes join with bootstrap tokens. */
+const singleNodeDefaults = { 'enable-bootstrap-token-auth': 'true' };
+
 /** The control plane for the flags `argv`; `command` is how usage messages name the command. */
 async function main(argv: string[], command: string): Promise<void> {
-  const values = flagsOrUsage(argv, command);
+  const values = flagsOrUsage(argv, command, singleNodeDefaults);
   if (!values) return;
   const dataDir = resolve(typeof values['data-dir'] === 'string' ? values['data-dir'] : '.corral');
   values['data-dir'] = dataDir;

@@ -68,7 +68,7 @@ describe('operational flags', () => {
   it('read booleans with Go\'s strconv.ParseBool', () => {
     for (const text of ['1', 't', 'T', 'TRUE', 'true', 'True']) assert.equal(config(`--anonymous-auth=${text}`).anonymousAuth, true, text);
     for (const text of ['0', 'f', 'F', 'FALSE', 'false', 'False']) assert.equal(config(`--anonymous-auth=${text}`).anonymousAuth, false, text);
-    assert.equal(config().anonymousAuth, false);
+    assert.equal(config().anonymousAuth, true, 'upstream default: anonymous requests are allowed in, and RBAC decides');
     for (const text of ['yes', 'tRUE', 'on', ' true']) {
       assert.equal(error(`--anonymous-auth=${text}`), `invalid argument "${text}" for "--anonymous-auth" flag: strconv.ParseBool: parsing "${text}": invalid syntax`);
     }
@@ -92,5 +92,47 @@ describe('operational flags', () => {
     ]) {
       assert.match(text, line);
     }
+  });
+});
+
+describe('security flags', () => {
+  it('default to Node,RBAC after system:masters and the spec\'s admission plugins in upstream\'s order', () => {
+    const c = config();
+    assert.deepEqual(c.authorizationModes, ['Node', 'RBAC']);
+    assert.ok(c.admissionPlugins.includes('NamespaceLifecycle'));
+    assert.ok(c.admissionPlugins.indexOf('NamespaceLifecycle') < c.admissionPlugins.indexOf('CertificateApproval'));
+    assert.ok(!c.admissionPlugins.includes('AlwaysDeny'));
+    assert.deepEqual(config('--authorization-mode=AlwaysAllow').authorizationModes, ['AlwaysAllow']);
+    const enabled = config('--enable-admission-plugins=AlwaysDeny,EventRateLimit', '--disable-admission-plugins=NamespaceLifecycle').admissionPlugins;
+    assert.equal(enabled.at(-1), 'AlwaysDeny', 'AlwaysDeny runs last');
+    assert.ok(enabled.includes('EventRateLimit'));
+    assert.ok(!enabled.includes('NamespaceLifecycle'));
+  });
+
+  it('reject bad modes and plugins with upstream\'s messages', () => {
+    assert.equal(error('--authorization-mode=Magic'), 'authorization-mode "Magic" is not a valid mode');
+    assert.equal(error('--authorization-mode=RBAC,RBAC'), 'authorization-mode ["RBAC" "RBAC"] has mode specified more than once');
+    assert.match(error('--authorization-mode=Webhook'), /^authorization-mode "Webhook" is not supported by corral/);
+    assert.equal(error('--enable-admission-plugins=Nope'), 'enable-admission-plugins plugin "Nope" is unknown');
+    assert.equal(error('--disable-admission-plugins=Nope'), 'disable-admission-plugins plugin "Nope" is unknown');
+    assert.equal(error('--enable-admission-plugins=AlwaysDeny', '--disable-admission-plugins=AlwaysDeny'), '[AlwaysDeny] in enable-admission-plugins and disable-admission-plugins overlapped');
+  });
+
+  it('list every error at once', () => {
+    assert.equal(
+      error('--authorization-mode=Magic', '--request-timeout=soon', '--enable-admission-plugins=Nope'),
+      [
+        'authorization-mode "Magic" is not a valid mode',
+        'enable-admission-plugins plugin "Nope" is unknown',
+        'invalid argument "soon" for "--request-timeout" flag: time: invalid duration "soon"',
+      ].join('\n'),
+    );
+  });
+
+  it('help lists every admission plugin and says which have nothing to act on', () => {
+    const text = usage('corral');
+    assert.match(text, /--authorization-mode .*\(default "Node,RBAC"\)/);
+    assert.match(text, /NamespaceLifecycle +every namespaced write and namespace deletion \(default on\)/);
+    assert.match(text, /PodSecurity +pods, namespaces \(default on; corral serves none of these kinds, so it has nothing to do\)/);
   });
 });

@@ -3,9 +3,11 @@
  * configuration they produce. `--help` prints the table below.
  */
 import { parseArgs } from 'node:util';
-import { goQuote } from '../shared/api/goformat.ts';
-import { formatGoDuration, parseGoDuration } from '../shared/api/goduration.ts';
-import { parseBool, ParseBoolError } from '../shared/api/parse-bool.ts';
+import { goQuote } from '../shared/go/format.ts';
+import { formatGoDuration, parseGoDuration } from '../shared/go/duration.ts';
+import { parseBool, ParseBoolError } from '../shared/go/parse-bool.ts';
+import { admissionPluginsHelp, enabledAdmissionPlugins } from './admission/plugins.ts';
+import { authorizationModes, validateAuthorizationModes } from './authorization/modes.ts';
 import { isLogLevel } from './server/logging.ts';
 import { validateShowHiddenMetricsVersion } from './server/metrics.ts';
 
@@ -20,10 +22,13 @@ export interface ApiServerConfig {
   clientCAFile: string | undefined;
   tlsSans: string[];
   tokenAuthFile: string | undefined;
+  enableBootstrapTokenAuth: boolean;
   anonymousAuth: boolean;
+  /** The authorizers after system:masters, in order (--authorization-mode). */
+  authorizationModes: string[];
   runtimeConfig: string;
-  enableAdmissionPlugins: string[];
-  disableAdmissionPlugins: string[];
+  /** The enabled admission plugins, in chain order (the defaults adjusted by the flags). */
+  admissionPlugins: string[];
   /** Largest request body accepted, in bytes (upstream: 3 MiB). */
   maxRequestBodyBytes: number;
   etcdRequestTimeoutMs: number;
@@ -68,10 +73,16 @@ export const flags: Record<string, FlagSpec> = {
   'client-ca-file': { type: 'string', help: 'CA bundle that verifies client certificates; the generated cluster CA when unset.' },
   'tls-sans': { type: 'string', default: '', help: 'Comma separated extra DNS names and IPs for the generated serving certificate.' },
   'token-auth-file': { type: 'string', help: 'Static bearer tokens, CSV: token,user,uid,"group1,group2".' },
-  'anonymous-auth': { type: 'string', default: 'false', help: 'Treat requests without credentials as system:anonymous (until RBAC lands, off by default).' },
+  'enable-bootstrap-token-auth': { type: 'string', default: 'false', help: 'Accept bootstrap tokens (Secrets bootstrap-token-<id> of type bootstrap.kubernetes.io/token in kube-system) as bearer tokens.' },
+  'anonymous-auth': { type: 'string', default: 'true', help: 'Treat requests without credentials as system:anonymous in system:unauthenticated (the default policy lets them read only health and version).' },
+  'authorization-mode': {
+    type: 'string',
+    default: 'Node,RBAC',
+    help: `Ordered list of authorizers after system:masters, comma separated: ${authorizationModes.map((m) => m.name).join(', ')}. The first to allow or deny decides. (kube-apiserver defaults to AlwaysAllow; corral is secure by default, as a kubeadm cluster.)`,
+  },
   'runtime-config': { type: 'string', default: '', help: 'Enable or disable APIs: comma separated key[=true|false] (no value: true), keys group/version, group/version/resource, v1, api/all, api/ga, api/beta, api/alpha.' },
-  'enable-admission-plugins': { type: 'string', default: '', help: 'Admission plugins to enable besides the defaults.' },
-  'disable-admission-plugins': { type: 'string', default: '', help: 'Admission plugins to disable.' },
+  'enable-admission-plugins': { type: 'string', default: '', help: 'Admission plugins to enable besides the defaults (see "Admission plugins" below).' },
+  'disable-admission-plugins': { type: 'string', default: '', help: 'Default admission plugins to disable.' },
   'max-request-bytes': { type: 'string', default: String(3 * 1024 * 1024), help: 'Largest request body accepted.' },
   'etcd-request-timeout': { type: 'string', default: '10s', help: 'Deadline of one etcd call.' },
   'etcd-compaction-interval': { type: 'string', default: '5m0s', help: 'How often etcd history is compacted (coordinated across replicas); 0 disables.' },
@@ -99,7 +110,7 @@ export function usage(command: string, extra: Record<string, FlagSpec> = {}): st
     const def = spec.default !== undefined && spec.default !== '' ? ` (default ${JSON.stringify(spec.default)})` : '';
     return `  --${name.padEnd(width)}${spec.help}${def}`;
   });
-  return `Usage: ${command} [flags]\n\nFlags:\n${lines.join('\n')}\n`;
+  return `Usage: ${command} [flags]\n\nFlags:\n${lines.join('\n')}\n\nAdmission plugins, in chain order:\n${admissionPluginsHelp()}\n`;
 }
 
 /** A Go duration flag (`10s`, `1m30s`, `250ms`, `0`) in milliseconds, with pflag's error message. */
@@ -154,19 +165,40 @@ export function parseFlags(argv: string[], extra: Record<string, FlagSpec> = {})
   return out;
 }
 
+/**
+ * The configuration the flags describe. Every problem is reported at once: the error's message
+ * lists them one per line, in flag order.
+ */
 export function configFromFlags(values: ParsedFlags): ApiServerConfig {
+  const errors: string[] = [];
+  /** The value `parse` returns, or `fallback` with its error noted. */
+  const check = <T>(parse: () => T, fallback: T): T => {
+    try {
+      return parse();
+    } catch (err) {
+      errors.push(err instanceof Error ? err.message : String(err));
+      return fallback;
+    }
+  };
   const str = (name: string): string | undefined => {
     const v = values[name];
     return typeof v === 'string' && v !== '' ? v : undefined;
   };
+  const duration = (flag: string, fallback: string): number => check(() => parseDuration(str(flag) ?? fallback, flag), 0);
+  const nonNegative = (value: number, message: string): number => check(() => notNegative(value, message), 0);
   const port = Number(str('secure-port'));
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--secure-port ${str('secure-port')} must be between 0 and 65535, inclusive`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) errors.push(`--secure-port ${str('secure-port')} must be between 0 and 65535, inclusive`);
   const etcdServers = list(str('etcd-servers'));
-  if (etcdServers.length === 0) throw new Error('--etcd-servers must be specified');
+  if (etcdServers.length === 0) errors.push('--etcd-servers must be specified');
   const showHidden = str('show-hidden-metrics-for-version') ?? '';
-  validateShowHiddenMetricsVersion(showHidden);
-  const auditNumber = (flag: string): number => notNegative(parseInteger(str(flag) ?? '0', flag), `--${flag} ${str(flag)} can't be a negative number`);
-  return {
+  check(() => validateShowHiddenMetricsVersion(showHidden), undefined);
+  const modes = list(str('authorization-mode'));
+  errors.push(...validateAuthorizationModes(modes));
+  const admission = enabledAdmissionPlugins(list(str('enable-admission-plugins')), list(str('disable-admission-plugins')));
+  errors.push(...admission.errors);
+  const auditNumber = (flag: string): number =>
+    check(() => notNegative(parseInteger(str(flag) ?? '0', flag), `--${flag} ${str(flag)} can't be a negative number`), 0);
+  const config: ApiServerConfig = {
     etcdServers,
     etcdPrefix: (str('etcd-prefix') ?? '/registry').replace(/\/+$/, ''),
     securePort: port,
@@ -177,24 +209,25 @@ export function configFromFlags(values: ParsedFlags): ApiServerConfig {
     clientCAFile: str('client-ca-file'),
     tlsSans: list(str('tls-sans')),
     tokenAuthFile: str('token-auth-file'),
-    anonymousAuth: bool(str('anonymous-auth') ?? 'false', 'anonymous-auth'),
+    enableBootstrapTokenAuth: check(() => bool(str('enable-bootstrap-token-auth') ?? 'false', 'enable-bootstrap-token-auth'), false),
+    anonymousAuth: check(() => bool(str('anonymous-auth') ?? 'true', 'anonymous-auth'), false),
+    authorizationModes: modes,
     runtimeConfig: str('runtime-config') ?? '',
-    enableAdmissionPlugins: list(str('enable-admission-plugins')),
-    disableAdmissionPlugins: list(str('disable-admission-plugins')),
+    admissionPlugins: admission.names,
     maxRequestBodyBytes: Number(str('max-request-bytes') ?? 3 * 1024 * 1024),
-    etcdRequestTimeoutMs: parseDuration(str('etcd-request-timeout') ?? '10s', 'etcd-request-timeout'),
-    etcdCompactionIntervalMs: parseDuration(str('etcd-compaction-interval') ?? '5m', 'etcd-compaction-interval'),
-    eventTtlMs: parseDuration(str('event-ttl') ?? '1h', 'event-ttl'),
-    logLevel: level(str('log-level') ?? 'info', 'log-level', true),
-    requestLogLevel: level(str('request-log-level') ?? 'debug', 'request-log-level', false),
-    maxRequestsInflight: notNegative(parseInteger(str('max-requests-inflight') ?? '400', 'max-requests-inflight'), '--max-requests-inflight can not be negative value'),
-    maxMutatingRequestsInflight: notNegative(
-      parseInteger(str('max-mutating-requests-inflight') ?? '200', 'max-mutating-requests-inflight'),
-      '--max-mutating-requests-inflight can not be negative value',
+    etcdRequestTimeoutMs: duration('etcd-request-timeout', '10s'),
+    etcdCompactionIntervalMs: duration('etcd-compaction-interval', '5m'),
+    eventTtlMs: duration('event-ttl', '1h'),
+    logLevel: check(() => level(str('log-level') ?? 'info', 'log-level', true), 'info'),
+    requestLogLevel: check(() => level(str('request-log-level') ?? 'debug', 'request-log-level', false), 'debug'),
+    maxRequestsInflight: check(() => notNegative(parseInteger(str('max-requests-inflight') ?? '400', 'max-requests-inflight'), '--max-requests-inflight can not be negative value'), 0),
+    maxMutatingRequestsInflight: check(
+      () => notNegative(parseInteger(str('max-mutating-requests-inflight') ?? '200', 'max-mutating-requests-inflight'), '--max-mutating-requests-inflight can not be negative value'),
+      0,
     ),
-    requestTimeoutMs: notNegative(parseDuration(str('request-timeout') ?? '1m0s', 'request-timeout'), '--request-timeout can not be negative value'),
-    livezGracePeriodMs: notNegative(parseDuration(str('livez-grace-period') ?? '0s', 'livez-grace-period'), '--livez-grace-period can not be a negative value'),
-    shutdownDelayMs: notNegative(parseDuration(str('shutdown-delay-duration') ?? '0s', 'shutdown-delay-duration'), '--shutdown-delay-duration can not be negative value'),
+    requestTimeoutMs: nonNegative(duration('request-timeout', '1m0s'), '--request-timeout can not be negative value'),
+    livezGracePeriodMs: nonNegative(duration('livez-grace-period', '0s'), '--livez-grace-period can not be a negative value'),
+    shutdownDelayMs: nonNegative(duration('shutdown-delay-duration', '0s'), '--shutdown-delay-duration can not be negative value'),
     showHiddenMetricsForVersion: showHidden,
     auditLogPath: str('audit-log-path') ?? '',
     auditPolicyFile: str('audit-policy-file'),
@@ -202,22 +235,30 @@ export function configFromFlags(values: ParsedFlags): ApiServerConfig {
     auditLogMaxBackups: auditNumber('audit-log-maxbackup'),
     auditLogMaxAgeDays: auditNumber('audit-log-maxage'),
   };
+  if (errors.length) throw new Error(errors.join('\n'));
+  return config;
 }
 
 /**
  * The command-line front of a process: parsed flags, or undefined after printing --help. A flag
- * error prints the usage and exits 2.
+ * error prints the usage and exits 2. `defaults` replaces the defaults of some flags.
  */
-export function flagsOrUsage(argv: string[], command: string): ParsedFlags | undefined {
+export function flagsOrUsage(argv: string[], command: string, defaults: Readonly<Record<string, string>> = {}): ParsedFlags | undefined {
+  // A command may default some flags differently (npm start's single-node cluster).
+  const overrides: Record<string, FlagSpec> = {};
+  for (const [name, value] of Object.entries(defaults)) {
+    const spec = flags[name];
+    if (spec) overrides[name] = { ...spec, default: value };
+  }
   let values: ParsedFlags;
   try {
-    values = parseFlags(argv);
+    values = parseFlags(argv, overrides);
   } catch (err) {
-    process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n\n${usage(command)}`);
+    process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n\n${usage(command, overrides)}`);
     process.exit(2);
   }
   if (values.help) {
-    process.stdout.write(usage(command));
+    process.stdout.write(usage(command, overrides));
     return undefined;
   }
   return values;

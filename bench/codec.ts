@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import ts from 'typescript';
 import { configMapDefinition } from '../apiserver/registry/core/configmap.ts';
 import { listSchema, type Schema } from '../shared/api/schema.ts';
-import { decodeObject, encodeObject } from '../shared/codec/protobuf.ts';
+import { decodeObject, encodeObject } from '../shared/codec/protobuf/object.ts';
 import { parseCommandLine, positiveInt, profileDir, profileFlags } from './cli.ts';
 import { configMapData, fixed, formatTable, loadAverageAtStart, repoRoot } from './lib.ts';
 
@@ -191,7 +191,7 @@ async function cpuProfile(run: () => void): Promise<CpuProfileData> {
   return profile as unknown as CpuProfileData;
 }
 
-type CodecModule = typeof import('../shared/codec/protobuf.ts');
+type CodecModule = typeof import('../shared/codec/protobuf/object.ts');
 
 const codecSource = 'shared/codec/protobuf.ts';
 

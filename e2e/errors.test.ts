@@ -341,19 +341,20 @@ const cases: Case[] = [
   },
 
   // Credentials.
+  // Anonymous requests are system:anonymous, whom the default policy lets read only health and version.
   {
     title: 'a list without credentials',
     request: { path: CM, authenticate: false },
-    code: 401,
-    reason: 'Unauthorized',
-    message: 'Unauthorized',
+    code: 403,
+    reason: 'Forbidden',
+    message: 'configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "errors"',
   },
   {
     title: 'a create without credentials',
     request: { method: 'POST', path: CM, headers: JSON_HEADERS, body: cm('x'), authenticate: false },
-    code: 401,
-    reason: 'Unauthorized',
-    message: 'Unauthorized',
+    code: 403,
+    reason: 'Forbidden',
+    message: 'configmaps is forbidden: User "system:anonymous" cannot create resource "configmaps" in API group "" in the namespace "errors"',
   },
   {
     title: 'an unknown bearer token',
@@ -365,9 +366,9 @@ const cases: Case[] = [
   {
     title: 'discovery without credentials',
     request: { path: '/api', authenticate: false },
-    code: 401,
-    reason: 'Unauthorized',
-    message: 'Unauthorized',
+    code: 403,
+    reason: 'Forbidden',
+    message: 'forbidden: User "system:anonymous" cannot get path "/api"',
   },
 ];
 
@@ -433,7 +434,7 @@ describe('one replica', () => {
     }
 
     it('the 401 body is exactly upstream\'s', async () => {
-      const res = await cluster.request({ path: CM, authenticate: false });
+      const res = await cluster.request({ path: CM, headers: { authorization: 'Bearer not-a-token' }, authenticate: false });
       assert.deepEqual(res.json(), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
     });
 
@@ -491,14 +492,15 @@ describe('one replica', () => {
       assert.equal(lines.at(-1), 'readyz check passed');
     });
 
-    it('/livez/etcd checks one check', async () => {
-      const res = await cluster.request({ path: '/livez/etcd', authenticate: false });
+    it('/livez/etcd checks one check (for the authenticated: the default policy shows anonymous only /livez itself)', async () => {
+      assert.equal((await cluster.request({ path: '/livez/etcd', authenticate: false })).status, 403);
+      const res = await cluster.request({ path: '/livez/etcd' });
       assert.equal(res.status, 200);
       assert.equal(res.text, 'ok');
     });
 
     it('/livez/bogus is 404', async () => {
-      const res = await cluster.request({ path: '/livez/bogus', authenticate: false });
+      const res = await cluster.request({ path: '/livez/bogus' });
       assert.equal(res.status, 404);
     });
 

@@ -43,6 +43,7 @@ import { createTestClient, type TestClient } from '../apiserver/testing/client.t
 import { openWatch, revisionOf, WATCH_WAIT_MS, type WatchConnection, type WatchEvent, type WatchTls } from '../apiserver/testing/watch-stream.ts';
 import { startEtcd, startEtcdCluster, type EtcdCluster, type EtcdProcess } from '../shared/etcd/process.ts';
 import { startProxy, type TcpProxy } from '../shared/etcd/proxy.ts';
+import { waitFor } from '../apiserver/testing/wait-for.ts';
 import { kubeConfigFrom, registerCleanup } from './harness.ts';
 
 /** How long a client waits before it retries a list or watch the server could not serve. */
@@ -58,14 +59,6 @@ interface Change {
 
 const cms = (ns: string): string => `/api/v1/namespaces/${ns}/configmaps`;
 const etcdPrefix = (ns: string): string => `/registry/configmaps/${ns}/`;
-
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = WATCH_WAIT_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms`);
-    await sleep(50);
-  }
-}
 
 async function currentRevision(etcd: Etcd3): Promise<number> {
   return Number((await etcd.kv.range({ key: Buffer.from('/registry/'), count_only: true })).header.revision);
@@ -456,28 +449,28 @@ async function runScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
   const informer = await startInformer(env, ns);
   try {
     // Every client streams before anything breaks.
-    await until(() => clients.every((c) => c.eventCount >= 10), 'events at every client');
+    await waitFor('events at every client', () => clients.every((c) => c.eventCount >= 10));
     await opts.fault({ writers });
     // Writes after the faults healed reach everyone.
     const healed = writers.acked.length;
-    await until(() => writers.acked.length >= healed + 100, '100 writes after the fault');
+    await waitFor('100 writes after the fault', () => writers.acked.length >= healed + 100);
     await writers.stop();
     // The last write: everything converges to the state it leaves.
     const marker = await writers.write('marker', 'ADDED', 0, 0);
     assert.ok(marker, 'etcd takes writes again');
 
     // resourceVersion=0 lists are served from the cache: it catches up.
-    await until(async () => {
+    await waitFor('a resourceVersion=0 list with the last write', async () => {
       const res = await env.client.request('GET', `${cms(ns)}?resourceVersion=0`);
       return res.status === 200 && Number(res.body.metadata?.resourceVersion) >= marker && (res.body.items ?? []).some((i) => i.metadata.name === 'marker');
-    }, 'a resourceVersion=0 list with the last write');
+    });
 
     const final = await etcdState(etcd, ns);
-    await until(() => clients.every((c) => JSON.stringify(c.current()) === JSON.stringify(final)), 'every client at the stored state').catch((err: unknown) => {
-      throw new Error(`${String(err)}\n${clients.map((c) => c.describe()).join('\n')}`);
+    await waitFor('every client at the stored state', () => clients.every((c) => JSON.stringify(c.current()) === JSON.stringify(final)), {
+      detail: () => clients.map((c) => c.describe()).join('\n'),
     });
-    await until(() => JSON.stringify(informer.current()) === JSON.stringify(final), 'the informer at the stored state').catch((err: unknown) => {
-      throw new Error(`${String(err)}; informer errors: ${informer.errors.map(String).join('; ')}`);
+    await waitFor('the informer at the stored state', () => JSON.stringify(informer.current()) === JSON.stringify(final), {
+      detail: () => `informer errors: ${informer.errors.map(String).join('; ')}`,
     });
     assert.deepEqual(informer.current(), final);
 
@@ -595,10 +588,10 @@ describe('one etcd, reached through a proxy that fails', () => {
     const { clients } = await scenario('fault-compact', 'writers', async ({ writers }) => {
       proxy.pause();
       const pausedAt = writers.acked.length;
-      await until(() => writers.acked.length >= pausedAt + 100, 'writes while the API server is cut off');
+      await waitFor('writes while the API server is cut off', () => writers.acked.length >= pausedAt + 100);
       await direct.kv.compact({ revision: await currentRevision(direct), physical: true });
       const compactedAt = writers.acked.length;
-      await until(() => writers.acked.length >= compactedAt + 50, 'writes after the compaction');
+      await waitFor('writes after the compaction', () => writers.acked.length >= compactedAt + 50);
       proxy.cut();
       proxy.resume();
     });
@@ -621,10 +614,10 @@ describe('one etcd, reached through a proxy that fails', () => {
     assert.ok(afterCompaction);
     proxy.cut();
     proxy.resume();
-    await until(async () => {
+    await waitFor('the re-listed cache', async () => {
       const res = await env.client.request('GET', `${cms(ns)}?resourceVersion=0`);
       return res.status === 200 && Number(res.body.metadata?.resourceVersion) >= afterCompaction;
-    }, 'the re-listed cache');
+    });
 
     // From the compaction revision: only etcd still has what followed.
     const w = await openWatch(env.url, env.tls, `${cms(ns)}?watch=1&resourceVersion=${compactedAt}`);
@@ -636,7 +629,7 @@ describe('one etcd, reached through a proxy that fails', () => {
         proxy.cut();
       }
       const cutsDone = writers.acked.length;
-      await until(() => writers.acked.length >= cutsDone + 100, '100 writes after the cuts');
+      await waitFor('100 writes after the cuts', () => writers.acked.length >= cutsDone + 100);
       await writers.stop();
       const marker = await writers.write('marker', 'ADDED', 0, 0);
       assert.ok(marker);
@@ -703,7 +696,7 @@ describe('a 3-member etcd cluster', () => {
         await cluster.kill(host);
         const killedAt = writers.acked.length;
         // A new leader takes writes, and the API server's watch moved to a surviving member.
-        await until(() => writers.acked.length >= killedAt + 100, 'writes after the leader died');
+        await waitFor('writes after the leader died', () => writers.acked.length >= killedAt + 100);
         await cluster.restart(host);
       },
     });

@@ -105,10 +105,10 @@ describe('1. request targets that killed the process', () => {
     await assertAlive();
   }
 
-  it('GET //a:99999/ is a path: 401 without credentials, 404 with', async () => {
+  it('GET //a:99999/ is a path: 403 for anonymous (the default policy), 404 with', async () => {
     await target(
       'GET //a:99999/ HTTP/1.1\r\nHost: x',
-      (a) => assertStatus(a, 401, 'Unauthorized'),
+      (a) => assertStatus(a, 403, 'Forbidden'),
       (a) => assertStatus(a, 404, 'NotFound'),
     );
   });
@@ -121,10 +121,10 @@ describe('1. request targets that killed the process', () => {
     );
   });
 
-  it('GET https://a:99999/api is an absolute URL whose path is served: 401 without credentials, 200 with', async () => {
+  it('GET https://a:99999/api is an absolute URL whose path is served: 403 for anonymous (the default policy), 200 with', async () => {
     await target(
       'GET https://a:99999/api HTTP/1.1\r\nHost: x',
-      (a) => assertStatus(a, 401, 'Unauthorized'),
+      (a) => assertStatus(a, 403, 'Forbidden'),
       (a) => {
         assert.ok(a);
         assert.equal(a.status, 200, a.body.toString());
@@ -141,25 +141,25 @@ describe('1. request targets that killed the process', () => {
     );
   });
 
-  it('GET /\\a:99999/ is a path: 401 without credentials, 404 with', async () => {
+  it('GET /\\a:99999/ is a path: 403 for anonymous (the default policy), 404 with', async () => {
     await target(
       'GET /\\a:99999/ HTTP/1.1\r\nHost: x',
-      (a) => assertStatus(a, 401, 'Unauthorized'),
+      (a) => assertStatus(a, 403, 'Forbidden'),
       (a) => assertStatus(a, 404, 'NotFound'),
     );
   });
 
-  it('DELETE //[::1/x is a path: 401 without credentials, 404 with', async () => {
+  it('DELETE //[::1/x is a path: 403 for anonymous (the default policy), 404 with', async () => {
     await target(
       'DELETE //[::1/x HTTP/1.1\r\nHost: x',
-      (a) => assertStatus(a, 401, 'Unauthorized'),
+      (a) => assertStatus(a, 403, 'Forbidden'),
       (a) => assertStatus(a, 404, 'NotFound'),
     );
   });
 
-  it('HTTP/2 :path //a:99999/ is a path: 401 without credentials, 404 with', async () => {
+  it('HTTP/2 :path //a:99999/ is a path: 403 for anonymous (the default policy), 404 with', async () => {
     const headers = { ':method': 'GET', ':path': '//a:99999/' };
-    assertStatus(await rawHttp2(cluster.urls[0]!, anonymous, headers), 401, 'Unauthorized');
+    assertStatus(await rawHttp2(cluster.urls[0]!, anonymous, headers), 403, 'Forbidden');
     await assertAlive();
     assertStatus(await rawHttp2(cluster.urls[0]!, admin, headers), 404, 'NotFound');
     await assertAlive();

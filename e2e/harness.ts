@@ -15,10 +15,10 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { freePort, startEtcd, type EtcdProcess } from '../shared/etcd/process.ts';
+import { waitFor } from '../apiserver/testing/wait-for.ts';
 
 /** The repository root: where `apiserver/main.ts` and `start.ts` live. */
 export const repoRoot = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -251,23 +251,24 @@ export function httpsCall(url: string, tls: TlsMaterial, req: Omit<HttpRequest, 
 
 /** Polls `<url>/readyz` (verifying the server against the CA in `dataDir`) until it answers 200. */
 export async function waitReady(url: string, dataDir: string, child: ChildProcess | undefined, timeoutMs = START_TIMEOUT_MS, describe = url): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   const caFile = join(dataDir, 'pki', 'ca.crt');
   let last = 'no answer';
-  while (Date.now() < deadline) {
-    if (child && (child.exitCode !== null || child.signalCode !== null)) throw new Error(`${describe} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
-    if (existsSync(caFile)) {
+  await waitFor(
+    `${describe} to be ready`,
+    async () => {
+      if (child && (child.exitCode !== null || child.signalCode !== null)) throw new Error(`${describe} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
+      if (!existsSync(caFile)) return false;
       try {
         const res = await httpsCall(url, { ca: readFileSync(caFile, 'utf8') }, { path: '/readyz' });
-        if (res.status === 200) return;
         last = `${res.status} ${res.text}`;
+        return res.status === 200;
       } catch (err) {
         last = err instanceof Error ? err.message : String(err);
+        return false;
       }
-    }
-    await sleep(200);
-  }
-  throw new Error(`${describe} was not ready within ${timeoutMs} ms (last: ${last})`);
+    },
+    { timeoutMs, intervalMs: 200, detail: () => `last answer: ${last}` },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,9 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { generateKeyPair, x509 } from '../shared/pki/certificates.ts';
+import { formatTimeOf } from '../shared/go/time.ts';
+import { x509 } from '../shared/go/x509.ts';
+import { generateKeyPair } from '../shared/pki/certificates.ts';
 import { failed, startCluster, succeeded, type Cluster, type CommandResult } from './harness.ts';
 
 const NS = 'e2e';
@@ -166,6 +168,26 @@ const kinds: KindCase[] = [
     manifest: () => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'kind-lease', namespace: NS }, spec: { holderIdentity: 'e2e', leaseDurationSeconds: 15 } }),
   },
   {
+    kind: 'Role',
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    resource: 'roles',
+    display: 'role.rbac.authorization.k8s.io',
+    manifest: () => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'kind-role', namespace: NS }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }] }),
+  },
+  {
+    kind: 'ClusterRoleBinding',
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    resource: 'clusterrolebindings',
+    display: 'clusterrolebinding.rbac.authorization.k8s.io',
+    manifest: () => ({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'kind-crb' },
+      subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'e2e' }],
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+    }),
+  },
+  {
     kind: 'ClusterCIDR',
     apiVersion: 'networking.k8s.io/v1alpha1',
     resource: 'clustercidrs',
@@ -228,6 +250,16 @@ describe('kubectl against one replica', () => {
       { name: 'csistoragecapacities', shortNames: '', apiVersion: 'storage.k8s.io/v1', namespaced: 'true', kind: 'CSIStorageCapacity' },
       { name: 'volumeattachments', shortNames: '', apiVersion: 'storage.k8s.io/v1', namespaced: 'false', kind: 'VolumeAttachment' },
       { name: 'clustercidrs', shortNames: '', apiVersion: 'networking.k8s.io/v1alpha1', namespaced: 'false', kind: 'ClusterCIDR' },
+      { name: 'clusterrolebindings', shortNames: '', apiVersion: 'rbac.authorization.k8s.io/v1', namespaced: 'false', kind: 'ClusterRoleBinding' },
+      { name: 'clusterroles', shortNames: '', apiVersion: 'rbac.authorization.k8s.io/v1', namespaced: 'false', kind: 'ClusterRole' },
+      { name: 'rolebindings', shortNames: '', apiVersion: 'rbac.authorization.k8s.io/v1', namespaced: 'true', kind: 'RoleBinding' },
+      { name: 'roles', shortNames: '', apiVersion: 'rbac.authorization.k8s.io/v1', namespaced: 'true', kind: 'Role' },
+      { name: 'selfsubjectreviews', shortNames: '', apiVersion: 'authentication.k8s.io/v1', namespaced: 'false', kind: 'SelfSubjectReview' },
+      { name: 'tokenreviews', shortNames: '', apiVersion: 'authentication.k8s.io/v1', namespaced: 'false', kind: 'TokenReview' },
+      { name: 'localsubjectaccessreviews', shortNames: '', apiVersion: 'authorization.k8s.io/v1', namespaced: 'true', kind: 'LocalSubjectAccessReview' },
+      { name: 'selfsubjectaccessreviews', shortNames: '', apiVersion: 'authorization.k8s.io/v1', namespaced: 'false', kind: 'SelfSubjectAccessReview' },
+      { name: 'selfsubjectrulesreviews', shortNames: '', apiVersion: 'authorization.k8s.io/v1', namespaced: 'false', kind: 'SelfSubjectRulesReview' },
+      { name: 'subjectaccessreviews', shortNames: '', apiVersion: 'authorization.k8s.io/v1', namespaced: 'false', kind: 'SubjectAccessReview' },
     ];
     for (const row of expected) {
       it(`lists ${row.name} (${row.apiVersion})`, () => {
@@ -402,7 +434,7 @@ describe('kubectl against one replica', () => {
       const name = 'approve-json';
       assert.equal(succeeded(await createFrom(csrNamed(name))), `certificatesigningrequest.certificates.k8s.io/${name} created\n`);
       const csr = await getJson(['csr', name]);
-      const condition = { type: 'Approved', status: 'True', reason: 'KubectlApprove', message: 'This CSR was approved by kubectl certificate approve.', lastUpdateTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
+      const condition = { type: 'Approved', status: 'True', reason: 'KubectlApprove', message: 'This CSR was approved by kubectl certificate approve.', lastUpdateTime: formatTimeOf(new Date()) };
       const res = await cluster.request({
         method: 'PUT',
         path: `/apis/certificates.k8s.io/v1/certificatesigningrequests/${name}/approval`,

@@ -8,10 +8,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request as httpRequest } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { stringify as toYaml } from 'yaml';
 import { freePort } from '../shared/etcd/process.ts';
+import { waitFor, type WaitOptions } from '../apiserver/testing/wait-for.ts';
 import { registerCleanup, run, startCluster, terminate, type Cluster } from './harness.ts';
 
 /** How long Prometheus may take to start, discover and scrape both targets. */
@@ -113,31 +113,18 @@ describe('Prometheus scraping two replicas', { timeout: 240_000 }, () => {
     }
   };
 
-  /** Polls until `check` returns a value, or fails after the scrape timeout with `what` and the last state. */
-  async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-    const deadline = Date.now() + SCRAPE_TIMEOUT_MS;
-    let last: unknown = 'nothing yet';
-    while (Date.now() < deadline) {
-      try {
-        const value = await check();
-        if (value !== undefined) return value;
-      } catch (err) {
-        last = err instanceof Error ? err.message : err;
-      }
-      await sleep(500);
-    }
-    assert.fail(`${what} within ${SCRAPE_TIMEOUT_MS} ms (last: ${JSON.stringify(last)})\n--- prometheus log ---\n${logTail()}`);
-  }
+  /** How Prometheus' answers are polled: a failed query is retried, and a timeout shows its log. */
+  const scraping: WaitOptions = { timeoutMs: SCRAPE_TIMEOUT_MS, intervalMs: 500, retryErrors: true, detail: () => `--- prometheus log ---\n${logTail()}` };
 
   it('reports both replicas up', async () => {
     const expected = cluster.replicas.map((r) => `https://127.0.0.1:${r.port}/metrics`).sort();
-    const targets = await eventually('both targets up', async () => {
+    const targets = await waitFor('both targets up', async () => {
       const res = await promApi(promPort, '/api/v1/targets?state=active');
       const active = (res.data as { activeTargets: Target[] }).activeTargets;
       const up = active.filter((t) => t.health === 'up').map((t) => t.scrapeUrl).sort();
       if (JSON.stringify(up) !== JSON.stringify(expected)) throw new Error(active.map((t) => `${t.scrapeUrl} ${t.health} ${t.lastError}`).join('; '));
       return active;
-    });
+    }, scraping);
     assert.equal(targets.length, 2);
     const up = await promApi(promPort, `/api/v1/query?query=${encodeURIComponent('up{job="corral"}')}`);
     const samples = (up.data as { result: Sample[] }).result;
@@ -156,11 +143,11 @@ describe('Prometheus scraping two replicas', { timeout: 240_000 }, () => {
       assert.equal(res.status, 201, res.text);
     }
     const query = 'sum by (instance) (apiserver_request_total{job="corral",verb="POST",resource="configmaps",code="201"})';
-    const samples = await eventually('POST counters of both replicas', async () => {
+    const samples = await waitFor('POST counters of both replicas', async () => {
       const res = await promApi(promPort, `/api/v1/query?query=${encodeURIComponent(query)}`);
       const result = (res.data as { result: Sample[] }).result;
       return result.length === 2 && result.every((s) => Number(s.value[1]) >= 1) ? result : undefined;
-    });
+    }, scraping);
     assert.deepEqual(samples.map((s) => s.metric.instance).sort(), cluster.replicas.map((r) => `127.0.0.1:${r.port}`).sort());
     // Prometheus' own view of the scraped families (metadata API) names the upstream metrics.
     const metadata = await promApi(promPort, '/api/v1/metadata');

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../shared/etcd/process.ts';
+import { waitFor } from '../apiserver/testing/wait-for.ts';
 import { kubectlEnv, registerCleanup, repoRoot, run, START_TIMEOUT_MS, terminate, waitReady, type CommandResult } from './harness.ts';
 
 interface Started {
@@ -29,12 +30,14 @@ async function startCorral(dataDir: string, port: number, track: (c: ChildProces
   child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
   child.stderr?.on('data', (c: Buffer) => (err += c.toString('utf8')));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (!/admin kubeconfig: .*\n/.test(out)) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`start.ts exited (${child.exitCode ?? child.signalCode}) before printing its kubeconfig:\n${err}`);
-    if (Date.now() > deadline) throw new Error(`start.ts printed no kubeconfig within ${START_TIMEOUT_MS} ms:\n${out}\n${err}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitFor(
+    'start.ts to print its kubeconfig',
+    () => {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`start.ts exited (${child.exitCode ?? child.signalCode}) before printing its kubeconfig:\n${err}`);
+      return /admin kubeconfig: .*\n/.test(out);
+    },
+    { timeoutMs: START_TIMEOUT_MS, intervalMs: 100, detail: () => `${out}\n${err}` },
+  );
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
@@ -119,11 +122,12 @@ describe('start.ts', () => {
     const crashed = await startCorral(dataDir, port, (c) => children.push(c));
     crashed.child.kill('SIGKILL');
     await crashed.exited;
-    const deadline = Date.now() + 15_000;
-    while ((await processesMentioning(dataDir)).length > 0) {
-      assert.ok(Date.now() < deadline, `etcd outlived start.ts:\n${(await processesMentioning(dataDir)).join('\n')}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    let left: string[] = [];
+    await waitFor('etcd to stop with start.ts', async () => (left = await processesMentioning(dataDir)).length === 0, {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      detail: () => `etcd outlived start.ts:\n${left.join('\n')}`,
+    });
     const next = await startCorral(dataDir, port, (c) => children.push(c));
     const cm = await kubectl(['get', 'configmap', 'survivor', '-n', 'default', '-o', 'jsonpath={.data.run}']);
     assert.equal(cm.code, 0, cm.stderr);

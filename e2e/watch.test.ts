@@ -15,7 +15,8 @@ import { after, before, describe, it } from 'node:test';
 import { configMapDefinition } from '../apiserver/registry/core/configmap.ts';
 import { createTestClient, type TestClient, type TestResponse } from '../apiserver/testing/client.ts';
 import { openProtobufWatch, openWatch, revisionOf, WATCH_WAIT_MS, type WatchConnection, type WatchEvent, type WatchTls } from '../apiserver/testing/watch-stream.ts';
-import { decodeObject } from '../shared/codec/protobuf.ts';
+import { decodeObject } from '../shared/codec/protobuf/object.ts';
+import { waitFor } from '../apiserver/testing/wait-for.ts';
 import { adminTls, kubectlEnv, startCluster, type Cluster } from './harness.ts';
 
 let cluster: Cluster;
@@ -603,13 +604,15 @@ describe('kubectl', () => {
     let stderr = '';
     child.stdout?.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
     child.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    const until = async (pattern: RegExp, what: string): Promise<void> => {
-      const deadline = Date.now() + WATCH_WAIT_MS;
-      while (!pattern.test(stdout)) {
-        if (child.exitCode !== null || Date.now() > deadline) assert.fail(`no ${what} in kubectl's output:\n${stdout}\n${stderr}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
+    const until = (pattern: RegExp, what: string): Promise<boolean> =>
+      waitFor(
+        `the ${what} in kubectl's output`,
+        () => {
+          if (child.exitCode !== null) assert.fail(`kubectl exited before the ${what}:\n${stdout}\n${stderr}`);
+          return pattern.test(stdout);
+        },
+        { intervalMs: 100, detail: () => `${stdout}\n${stderr}` },
+      );
     try {
       await until(/^ADDED\s+pre-existing\s+1\s/m, 'row for the existing object');
       assert.match(stdout, /^EVENT\s+NAME\s+DATA\s+AGE/m);

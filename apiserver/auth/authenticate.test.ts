@@ -94,8 +94,8 @@ describe('createAuthenticator', () => {
     assert.deepEqual(await run({ authorization: 'Bearer  good-token' }), { user: anonymousUser, method: 'anonymous', warnings: [EXTRA_SPACE_TOKEN_WARNING] });
   });
 
-  it('without token authenticators the Authorization header is not looked at', async () => {
-    assert.deepEqual((await run({ authorization: 'Bearer nope' }, { noTokens: true })).user, anonymousUser);
+  it('without token authenticators a bearer token is still an error, never anonymous', async () => {
+    assert.deepEqual(await run({ authorization: 'Bearer nope' }, { noTokens: true }), { user: null, reason: 'invalid bearer token', warnings: [] });
   });
 
   it('no credentials: anonymous when enabled, otherwise rejected', async () => {

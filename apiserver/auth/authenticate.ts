@@ -17,6 +17,8 @@ import { EXT_KEY_USAGE } from '../../shared/pki/certificates.ts';
 import type { UserInfo } from '../registry/definition.ts';
 
 export const ANONYMOUS_USER = 'system:anonymous';
+/** The reason of a failed authentication that found no credential at all (TokenReview shows no error then). */
+export const noCredentialsReason = 'no credentials';
 export const ALL_AUTHENTICATED_GROUP = 'system:authenticated';
 export const ALL_UNAUTHENTICATED_GROUP = 'system:unauthenticated';
 
@@ -82,19 +84,19 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticator {
       if (cert.user) return { user: withAuthenticatedGroup(cert.user), method: 'x509', warnings };
       if (cert.error) errors.push(cert.error);
 
-      if (tokenAuthenticators.length > 0) {
-        const bearer = bearerToken(req.authorization);
-        if (bearer.warning) warnings.push(bearer.warning);
-        if (bearer.token !== undefined) {
-          const token = await authenticateToken(tokenAuthenticators, bearer.token);
-          if (token.user) return { user: withAuthenticatedGroup(token.user), method: 'token', warnings };
-          errors.push(token.error);
-        }
+      // A bearer token is always checked, even with no token authenticator: an unknown token is
+      // an error, never an anonymous request.
+      const bearer = bearerToken(req.authorization);
+      if (bearer.warning) warnings.push(bearer.warning);
+      if (bearer.token !== undefined) {
+        const token = await authenticateToken(tokenAuthenticators, bearer.token);
+        if (token.user) return { user: withAuthenticatedGroup(token.user), method: 'token', warnings };
+        errors.push(token.error);
       }
 
       if (errors.length > 0) return { user: null, reason: errors.join('; '), warnings };
       if (opts.anonymous) return { user: { username: ANONYMOUS_USER, groups: [ALL_UNAUTHENTICATED_GROUP] }, method: 'anonymous', warnings };
-      return { user: null, reason: 'no credentials', warnings };
+      return { user: null, reason: noCredentialsReason, warnings };
     },
   };
 }

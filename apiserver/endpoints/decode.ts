@@ -6,14 +6,15 @@
  */
 import { isCollection, isMap, isPair, isScalar, LineCounter, parseDocument } from 'yaml';
 import { badRequest, isStatusError } from '../../shared/api/errors.ts';
-import { goQuote } from '../../shared/api/goformat.ts';
+import { goQuote } from '../../shared/go/format.ts';
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
 import { findDuplicateKeys, JsonSyntaxError, parseJson } from '../../shared/codec/json.ts';
 import { exceedsNestingDepth, maxNestingDepth, nestingTooDeepMessage } from '../../shared/codec/nesting.ts';
 import { checkAgainstSchema, jsonType, SchemaTypeError } from '../../shared/codec/schema-check.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts';
 import type { Schema } from '../../shared/api/schema.ts';
-import { decodeObject as decodeProtobufObject, ProtobufError } from '../../shared/codec/protobuf.ts';
+import { ProtobufError } from '../../shared/codec/protobuf/errors.ts';
+import { decodeObject as decodeProtobufObject } from '../../shared/codec/protobuf/object.ts';
 import type { BodyFormat } from './negotiation.ts';
 import { runSteps, runStepsYielding, type Steps } from '../../shared/apply/steps.ts';
 import type { TimeSlice } from '../registry/time-slice.ts';

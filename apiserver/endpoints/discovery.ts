@@ -58,7 +58,7 @@ function apiResourceList(registry: Registry, gv: GroupVersion): Record<string, u
       verbs: [...def.verbs],
       ...(def.shortNames?.length ? { shortNames: [...def.shortNames] } : {}),
       ...(def.categories?.length ? { categories: [...def.categories] } : {}),
-      ...(def.computed ? {} : { storageVersionHash: storageVersionHash(def) }),
+      ...(def.computed || def.review ? {} : { storageVersionHash: storageVersionHash(def) }),
     });
     for (const [name, sub] of Object.entries(def.subresources ?? {})) {
       resources.push({ name: `${def.plural}/${name}`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: [...sub.verbs] });

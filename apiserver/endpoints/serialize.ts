@@ -6,7 +6,10 @@
 import { stringify as toYaml } from 'yaml';
 import { listSchema, partialObjectMetadataListSchema, partialObjectMetadataSchema, statusSchema, type Schema } from '../../shared/api/schema.ts';
 import type { KubeList, KubeObject, Status } from '../../shared/api/types.ts';
-import { encodeEnvelopeParts, encodeMessage, encodeObject, encodeWatchFrame, protobufMediaType, protobufWatchMediaType } from '../../shared/codec/protobuf.ts';
+import { encodeMessage } from '../../shared/codec/protobuf/encode.ts';
+import { encodeEnvelopeParts, protobufMediaType } from '../../shared/codec/protobuf/envelope.ts';
+import { encodeObject } from '../../shared/codec/protobuf/object.ts';
+import { encodeWatchFrame, protobufWatchMediaType } from '../../shared/codec/protobuf/watch.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts';
 import { notAcceptable } from '../../shared/api/errors.ts';
 

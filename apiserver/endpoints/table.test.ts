@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../shared/api/types.ts';
 import type { TableDefinition } from '../registry/definition.ts';
-import { age, ageColumn, nameColumn, timeSince, timestampMillis, toTable } from './table.ts';
+import { age, ageColumn, nameColumn } from '../registry/table.ts';
+import { toTable } from './table.ts';
 
 const now = new Date('2024-05-01T12:00:00Z');
 const created = '2024-05-01T11:56:40Z';
@@ -55,12 +56,6 @@ test("a kind's table gives its columns, every field present, and its cells for e
   assert.deepEqual(table.rows, [{ cells: ['a', 3, '3m20s', 'x'] }, { cells: ['b', 0, '3m20s', 'x'] }]);
 });
 
-test('Name and Age describe themselves with ObjectMeta docs, as upstream', () => {
-  assert.match(nameColumn.description, /^Name must be unique within a namespace\./);
-  assert.match(ageColumn.description, /^CreationTimestamp is a timestamp representing the server time/);
-  assert.equal(ageColumn.type, 'string');
-});
-
 test('includeObject selects what each row carries', () => {
   const thing = obj('a', { size: 1 });
   const none = toTable({ ...thingKind, table: thingTable }, [thing], { resourceVersion: '1' }, 'None', 'v1', now);
@@ -95,19 +90,4 @@ test('list metadata carries continue and remainingItemCount', () => {
   const table = toTable(thingKind, [], { resourceVersion: '5', continue: 'tok', remainingItemCount: 3 }, 'None', 'v1', now);
   assert.deepEqual(table.metadata, { resourceVersion: '5', continue: 'tok', remainingItemCount: 3 });
   assert.deepEqual(table.rows, []);
-});
-
-test("timeSince is upstream's translateTimestampSince: <unknown> for Go's zero time", () => {
-  assert.equal(timeSince(undefined, now), '<unknown>');
-  assert.equal(timeSince(null, now), '<unknown>');
-  assert.equal(timeSince('', now), '<unknown>');
-  assert.equal(timeSince('0001-01-01T00:00:00Z', now), '<unknown>');
-  assert.equal(timeSince('2024-05-01T11:59:55Z', now), '5s');
-  assert.equal(timeSince('2024-05-01T11:59:55.123456Z', now), '4s');
-  assert.equal(timeSince('2024-04-29T07:00:00Z', now), '2d5h');
-  // A creation time ahead of the request's clock by 2s or more is invalid.
-  assert.equal(timeSince('2024-05-01T12:00:02Z', now), '<invalid>');
-  assert.equal(timeSince('2024-05-01T12:00:01Z', now), '0s');
-  assert.equal(timestampMillis('2024-05-01T12:00:00Z'), now.getTime());
-  assert.equal(timestampMillis('0001-01-01T00:00:00Z'), null);
 });

@@ -9,7 +9,8 @@ import type { KubeObject } from '../../shared/api/types.ts';
 import type { ResourceDefinition } from '../registry/definition.ts';
 import type { Representation } from './negotiation.ts';
 import { objectType, ownBytes, partialMetadataType, watchFrame } from './serialize.ts';
-import { partialObjectMetadata, rowCells, toTable, type IncludeObject, type TableKind } from './table.ts';
+import { rowCells } from '../registry/table.ts';
+import { partialObjectMetadata, toTable, type IncludeObject, type TableKind } from './table.ts';
 
 /** Encodes one event of a watch; `now` is the time its Table cells (ages) are computed at. */
 export type EventEncoder = (type: string, object: KubeObject, now: Date) => Uint8Array;

@@ -9,7 +9,7 @@ import { FieldPath, forbidden, notSupported, type FieldError } from '../../share
 import type { KubeObject } from '../../shared/api/types.ts';
 import type { GenericStore } from '../registry/store.ts';
 import type { ResourceDefinition } from '../registry/definition.ts';
-import { queryBool } from '../../shared/api/parse-bool.ts';
+import { queryBool } from '../../shared/go/parse-bool.ts';
 import { apiVersionOf } from '../registry/definition.ts';
 import { buildListFilter } from './list-filter.ts';
 import { checkResourceVersion } from './resource-version.ts';

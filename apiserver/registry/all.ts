@@ -1,20 +1,34 @@
 /** Every kind corral serves, in discovery order. Adding a kind means adding its definition here. */
+import type { Authenticator } from '../auth/authenticate.ts';
+import type { Authorizer } from '../authorization/authorizer.ts';
+import type { RuleResolver } from '../authorization/modes.ts';
+import type { EscalationGuard } from '../authorization/rbac/escalation.ts';
 import type { EtcdStore } from '../storage/etcd/store.ts';
 import type { ResourceDefinition } from './definition.ts';
-import { csrDefinition } from './certificates/csr.ts';
+import { selfSubjectReviewDefinition } from './authentication/selfsubjectreview.ts';
+import { tokenReviewDefinition } from './authentication/tokenreview.ts';
+import { localSubjectAccessReviewDefinition } from './authorization/localsubjectaccessreview.ts';
+import { selfSubjectAccessReviewDefinition } from './authorization/selfsubjectaccessreview.ts';
+import { selfSubjectRulesReviewDefinition } from './authorization/selfsubjectrulesreview.ts';
+import { subjectAccessReviewDefinition } from './authorization/subjectaccessreview.ts';
+import { csrDefinition } from './certificates/csr/csr.ts';
 import { leaseDefinition } from './coordination/lease.ts';
 import { componentStatusDefinition, etcdComponentStatus } from './core/componentstatus.ts';
 import { configMapDefinition } from './core/configmap.ts';
 import { coreEventDefinition } from './core/event.ts';
 import { namespaceDefinition } from './core/namespace.ts';
-import { nodeDefinition } from './core/node.ts';
+import { nodeDefinition } from './core/node/node.ts';
 import { secretDefinition } from './core/secret.ts';
 import { eventsV1EventDefinition } from './events/event.ts';
 import { clusterCIDRDefinition } from './networking/clustercidr.ts';
-import { csiDriverDefinition } from './storage/csidriver.ts';
-import { csiNodeDefinition } from './storage/csinode.ts';
-import { csiStorageCapacityDefinition } from './storage/csistoragecapacity.ts';
-import { volumeAttachmentDefinition } from './storage/volumeattachment.ts';
+import { clusterRoleDefinition } from './rbac/clusterrole.ts';
+import { clusterRoleBindingDefinition } from './rbac/clusterrolebinding.ts';
+import { roleDefinition } from './rbac/role.ts';
+import { roleBindingDefinition } from './rbac/rolebinding.ts';
+import { csiDriverDefinition } from './volumes/csidriver.ts';
+import { csiNodeDefinition } from './volumes/csinode.ts';
+import { csiStorageCapacityDefinition } from './volumes/csistoragecapacity.ts';
+import { volumeAttachmentDefinition } from './volumes/volumeattachment.ts';
 
 /** ComponentStatus reports etcd's health as seen from this replica, probed on each request. */
 function etcdProbe(etcd: EtcdStore) {
@@ -28,7 +42,19 @@ function etcdProbe(etcd: EtcdStore) {
   };
 }
 
-export function allDefinitions(etcd: EtcdStore): ResourceDefinition[] {
+/** What kinds consult beyond their own objects. */
+export interface KindDependencies {
+  /** RBAC's escalation prevention, which the RBAC kinds consult on every write. */
+  guard: EscalationGuard;
+  /** The server's authorizer, which access reviews ask. */
+  authorizer: Authorizer;
+  /** The rules the authorizer grants a user (SelfSubjectRulesReview). */
+  rules: RuleResolver;
+  /** The server's token authentication (TokenReview). */
+  authenticator: Authenticator;
+}
+
+export function allDefinitions(etcd: EtcdStore, { guard, authorizer, rules, authenticator }: KindDependencies): ResourceDefinition[] {
   return [
     componentStatusDefinition(etcdProbe(etcd)),
     configMapDefinition,
@@ -36,10 +62,20 @@ export function allDefinitions(etcd: EtcdStore): ResourceDefinition[] {
     namespaceDefinition,
     nodeDefinition,
     secretDefinition,
+    selfSubjectReviewDefinition,
+    tokenReviewDefinition(authenticator),
+    localSubjectAccessReviewDefinition(authorizer),
+    selfSubjectAccessReviewDefinition(authorizer),
+    selfSubjectRulesReviewDefinition(rules),
+    subjectAccessReviewDefinition(authorizer),
     csrDefinition,
     leaseDefinition,
     eventsV1EventDefinition,
     clusterCIDRDefinition,
+    clusterRoleBindingDefinition(guard),
+    clusterRoleDefinition(guard),
+    roleBindingDefinition(guard),
+    roleDefinition(guard),
     csiDriverDefinition,
     csiNodeDefinition,
     csiStorageCapacityDefinition,

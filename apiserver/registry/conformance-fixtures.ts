@@ -80,6 +80,29 @@ export interface ReadOnlyFixture extends FixtureBase {
   deprecationWarning?: string;
 }
 
+/** A request upstream refuses before answering it, with the Status it answers. */
+export interface RefusedRequest {
+  object: KubeObject;
+  code: 400 | 422;
+  reason: 'BadRequest' | 'Invalid';
+  message: string;
+  /** For 422: every cause, in upstream's order. */
+  causes?: ExpectedCause[];
+}
+
+/**
+ * A create-only kind that stores nothing (access and token reviews): a POST is answered, never
+ * kept. Kept apart from `fixtures`, whose users all read or write stored objects.
+ */
+export interface ReviewFixture extends FixtureBase {
+  /** A request upstream answers with 201, in `namespace` for namespaced kinds. */
+  request(namespace: string): KubeObject;
+  /** Fields upstream's answer to `request` has, when system:masters asks. */
+  answer: Record<string, unknown>;
+  /** A request upstream refuses; absent where it refuses nothing a kind-independent check does not. */
+  refused?(namespace: string): RefusedRequest;
+}
+
 export type Fixture = StoredFixture | ReadOnlyFixture;
 
 /** `v1/configmaps`, `storage.k8s.io/v1/csidrivers`: the apiVersion and the resource. */
@@ -479,6 +502,158 @@ const componentStatuses: ReadOnlyFixture = {
   deprecationWarning: 'v1 ComponentStatus is deprecated in v1.19+',
 };
 
+const authorizationApiVersion = 'authorization.k8s.io/v1';
+const authenticationApiVersion = 'authentication.k8s.io/v1';
+const createOnly: readonly Verb[] = ['create'];
+const configMapAccess = (namespace: string) => ({ resourceAttributes: { namespace, verb: 'get', resource: 'configmaps' } });
+const exactlyOneAttributes = {
+  field: 'spec.resourceAttributes',
+  reason: 'FieldValueInvalid',
+  message: 'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+};
+const reviewInvalid = (kind: string, causes: ExpectedCause[]) => ({
+  code: 422 as const,
+  reason: 'Invalid' as const,
+  message: `${kind}.authorization.k8s.io "" is invalid: ${causes.length === 1 ? `${causes[0]?.field}: ${causes[0]?.message}` : `[${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}]`}`,
+  causes,
+});
+
+/** Asks for a member of system:masters, whom the first authorizer allows everything. */
+const subjectAccessReviews: ReviewFixture = {
+  namespaced: false,
+  verbs: createOnly,
+  request: () => ({ apiVersion: authorizationApiVersion, kind: 'SubjectAccessReview', metadata: {}, spec: { ...configMapAccess('default'), user: 'root', groups: ['system:masters'] } }),
+  answer: { status: { allowed: true } },
+  refused: () => {
+    const causes = [exactlyOneAttributes, { field: 'spec.user', reason: 'FieldValueInvalid', message: 'Invalid value: "": at least one of user or group must be specified' }];
+    return { object: { apiVersion: authorizationApiVersion, kind: 'SubjectAccessReview', metadata: {}, spec: {} }, ...reviewInvalid('SubjectAccessReview', causes) };
+  },
+};
+
+const localSubjectAccessReviews: ReviewFixture = {
+  namespaced: true,
+  verbs: createOnly,
+  request: (namespace) => ({ apiVersion: authorizationApiVersion, kind: 'LocalSubjectAccessReview', metadata: {}, spec: { ...configMapAccess(namespace), user: 'root', groups: ['system:masters'] } }),
+  answer: { status: { allowed: true } },
+  refused: () => {
+    const causes = [{ field: 'spec.nonResourceAttributes', reason: 'FieldValueInvalid', message: 'Invalid value: authorization.NonResourceAttributes{Path:"/healthz", Verb:"get"}: disallowed on this kind of request' }];
+    const spec = { nonResourceAttributes: { path: '/healthz', verb: 'get' }, user: 'root' };
+    return { object: { apiVersion: authorizationApiVersion, kind: 'LocalSubjectAccessReview', metadata: {}, spec }, ...reviewInvalid('LocalSubjectAccessReview', causes) };
+  },
+};
+
+const selfSubjectAccessReviews: ReviewFixture = {
+  namespaced: false,
+  verbs: createOnly,
+  request: () => ({ apiVersion: authorizationApiVersion, kind: 'SelfSubjectAccessReview', metadata: {}, spec: configMapAccess('default') }),
+  answer: { status: { allowed: true } },
+  refused: () => ({
+    object: { apiVersion: authorizationApiVersion, kind: 'SelfSubjectAccessReview', metadata: {}, spec: {} },
+    ...reviewInvalid('SelfSubjectAccessReview', [exactlyOneAttributes]),
+  }),
+};
+
+const selfSubjectRulesReviews: ReviewFixture = {
+  namespaced: false,
+  verbs: createOnly,
+  request: () => ({ apiVersion: authorizationApiVersion, kind: 'SelfSubjectRulesReview', metadata: {}, spec: { namespace: 'default' } }),
+  answer: { status: { incomplete: false } },
+  refused: () => ({
+    object: { apiVersion: authorizationApiVersion, kind: 'SelfSubjectRulesReview', metadata: {}, spec: {} },
+    code: 400,
+    reason: 'BadRequest',
+    message: 'no namespace on request',
+  }),
+};
+
+const selfSubjectReviews: ReviewFixture = {
+  namespaced: false,
+  verbs: createOnly,
+  request: () => ({ apiVersion: authenticationApiVersion, kind: 'SelfSubjectReview', metadata: {} }),
+  answer: { status: { userInfo: { username: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] } } },
+};
+
+/** No token is known to the conformance server: the answer is unauthenticated, with an empty user. */
+const tokenReviews: ReviewFixture = {
+  namespaced: false,
+  verbs: createOnly,
+  request: () => ({ apiVersion: authenticationApiVersion, kind: 'TokenReview', metadata: {}, spec: { token: 'unknown-token' } }),
+  answer: { status: { user: {} } },
+  refused: () => ({
+    object: { apiVersion: authenticationApiVersion, kind: 'TokenReview', metadata: {}, spec: {} },
+    code: 400,
+    reason: 'BadRequest',
+    message: 'token is required for TokenReview in authentication',
+  }),
+};
+
+const rbacApiVersion = 'rbac.authorization.k8s.io/v1';
+const configMapReader = [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] }];
+/** RBAC's strategies create on PUT and take unconditional updates (kubectl auth reconcile relies on both). */
+const rbacStorage = { tracksGeneration: false, createOnUpdate: true, unconditionalUpdate: true, deleteReturnsObject: false } as const;
+const addVerb = (obj: KubeObject): void => {
+  obj.rules = [{ verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['configmaps'] }];
+};
+const missingVerbs = { field: 'rules[0].verbs', reason: 'FieldValueRequired', message: 'Required value: verbs must contain at least one value' };
+const subjects = [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }];
+const addSubject = (obj: KubeObject): void => {
+  obj.subjects = [...subjects, { kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'devs' }];
+};
+
+const roles: StoredFixture = {
+  namespaced: true,
+  verbs: allVerbs,
+  valid: (name, namespace) => ({ apiVersion: rbacApiVersion, kind: 'Role', metadata: { name, namespace }, rules: configMapReader }),
+  mutate: addVerb,
+  invalid: (name, namespace) => ({
+    object: { apiVersion: rbacApiVersion, kind: 'Role', metadata: { name, namespace }, rules: [{ verbs: [], apiGroups: [''], resources: ['configmaps'] }] },
+    causes: [missingVerbs],
+  }),
+  ...rbacStorage,
+};
+
+const clusterRoles: StoredFixture = {
+  namespaced: false,
+  verbs: allVerbs,
+  valid: (name) => ({ apiVersion: rbacApiVersion, kind: 'ClusterRole', metadata: { name }, rules: configMapReader }),
+  mutate: addVerb,
+  invalid: (name) => ({
+    object: { apiVersion: rbacApiVersion, kind: 'ClusterRole', metadata: { name }, rules: [{ verbs: [], nonResourceURLs: ['/x'], resources: ['configmaps'] }] },
+    causes: [missingVerbs, { field: 'rules[0].nonResourceURLs', reason: 'FieldValueInvalid', message: 'Invalid value: ["/x"]: rules cannot apply to both regular resources and non-resource URLs' }],
+  }),
+  ...rbacStorage,
+};
+
+const roleBindings: StoredFixture = {
+  namespaced: true,
+  verbs: allVerbs,
+  valid: (name, namespace) => ({ apiVersion: rbacApiVersion, kind: 'RoleBinding', metadata: { name, namespace }, subjects, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' } }),
+  mutate: addSubject,
+  invalid: (name, namespace) => ({
+    object: { apiVersion: rbacApiVersion, kind: 'RoleBinding', metadata: { name, namespace }, subjects: [{ kind: 'Robot', name: 'r2' }], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Team', name: 'reader' } },
+    causes: [
+      { field: 'roleRef.kind', reason: 'FieldValueNotSupported', message: 'Unsupported value: "Team": supported values: "Role", "ClusterRole"' },
+      { field: 'subjects[0].kind', reason: 'FieldValueNotSupported', message: 'Unsupported value: "Robot": supported values: "ServiceAccount", "User", "Group"' },
+    ],
+  }),
+  ...rbacStorage,
+};
+
+const clusterRoleBindings: StoredFixture = {
+  namespaced: false,
+  verbs: allVerbs,
+  valid: (name) => ({ apiVersion: rbacApiVersion, kind: 'ClusterRoleBinding', metadata: { name }, subjects, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' } }),
+  mutate: addSubject,
+  invalid: (name) => ({
+    object: { apiVersion: rbacApiVersion, kind: 'ClusterRoleBinding', metadata: { name }, subjects: [{ kind: 'ServiceAccount', name: 'robot' }], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'view' } },
+    causes: [
+      { field: 'roleRef.kind', reason: 'FieldValueNotSupported', message: 'Unsupported value: "Role": supported values: "ClusterRole"' },
+      { field: 'subjects[0].namespace', reason: 'FieldValueRequired', message: 'Required value' },
+    ],
+  }),
+  ...rbacStorage,
+};
+
 export const fixtures: Readonly<Record<string, Fixture>> = {
   'v1/configmaps': configMaps,
   'v1/secrets': secrets,
@@ -494,4 +669,18 @@ export const fixtures: Readonly<Record<string, Fixture>> = {
   'storage.k8s.io/v1/volumeattachments': volumeAttachments,
   'networking.k8s.io/v1alpha1/clustercidrs': clusterCIDRs,
   'certificates.k8s.io/v1/certificatesigningrequests': certificateSigningRequests,
+  'rbac.authorization.k8s.io/v1/roles': roles,
+  'rbac.authorization.k8s.io/v1/clusterroles': clusterRoles,
+  'rbac.authorization.k8s.io/v1/rolebindings': roleBindings,
+  'rbac.authorization.k8s.io/v1/clusterrolebindings': clusterRoleBindings,
+};
+
+/** The review kinds' fixtures, keyed like `fixtures`. */
+export const reviewFixtures: Readonly<Record<string, ReviewFixture>> = {
+  'authentication.k8s.io/v1/selfsubjectreviews': selfSubjectReviews,
+  'authentication.k8s.io/v1/tokenreviews': tokenReviews,
+  'authorization.k8s.io/v1/localsubjectaccessreviews': localSubjectAccessReviews,
+  'authorization.k8s.io/v1/selfsubjectaccessreviews': selfSubjectAccessReviews,
+  'authorization.k8s.io/v1/selfsubjectrulesreviews': selfSubjectRulesReviews,
+  'authorization.k8s.io/v1/subjectaccessreviews': subjectAccessReviews,
 };

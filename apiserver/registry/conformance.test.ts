@@ -7,7 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -16,7 +16,9 @@ import { startEtcd } from '../../shared/etcd/process.ts';
 import { startApiServer } from '../app.ts';
 import { configFromFlags, parseFlags } from '../config.ts';
 import { createTestClient, type ResponseBody, type TestResponse } from '../testing/client.ts';
-import { fixtureKey, fixtures, type ReadOnlyFixture, type StoredFixture } from './conformance-fixtures.ts';
+import { openWatch, revisionOf, type WatchEvent } from '../testing/watch-stream.ts';
+import { pkiPaths } from '../auth/pki-setup.ts';
+import { fixtureKey, fixtures, reviewFixtures, type ReadOnlyFixture, type ReviewFixture, type StoredFixture } from './conformance-fixtures.ts';
 import { apiVersionOf, type ResourceDefinition, type Verb } from './definition.ts';
 
 /**
@@ -58,6 +60,8 @@ const server = await startApiServer(
   throw err;
 });
 const client = createTestClient(server.url, dataDir);
+const adminPki = pkiPaths(dataDir);
+const watchTls = { ca: readFileSync(adminPki.caCert, 'utf8'), cert: readFileSync(adminPki.adminCert, 'utf8'), key: readFileSync(adminPki.adminKey, 'utf8') };
 
 after(async () => {
   client.close();
@@ -250,6 +254,45 @@ function readOnlyKindTests(def: ResourceDefinition, fixture: ReadOnlyFixture, ke
   });
 
   refusedVerbTests(def, key, fixture.verbs, collection, `${collection}/${fixture.expected[0]?.name ?? 'x'}`);
+}
+
+function reviewKindTests(def: ResourceDefinition, fixture: ReviewFixture, key: string): void {
+  const ns = def.namespaced ? namespaceFor(key) : '';
+  const collection = collectionPath(def, ns);
+  const t = (name: string): { todo?: string } => todo(key, name);
+  discoveryTest(def, key, fixture);
+
+  if (ns) {
+    before(async () => {
+      expectCode(await api('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }), 201);
+    });
+  }
+
+  it('answers a request with 201 and its status', t('answers a request with 201 and its status'), async () => {
+    const res = await api('POST', collection, fixture.request(ns));
+    expectCode(res, 201);
+    assert.equal(res.body.kind, def.kind);
+    assert.equal(res.body.apiVersion, apiVersionOf(def));
+    assertSubset(res.body, fixture.answer);
+  });
+
+  const { refused } = fixture;
+  if (refused) {
+    it('refuses a request as upstream does', t('refuses a request as upstream does'), async () => {
+      const expected = refused(ns);
+      const res = await api('POST', collection, expected.object);
+      expectFailure(res, expected.code, expected.reason, expected.message);
+      if (expected.causes) {
+        assert.deepEqual(
+          res.body.details?.causes?.map((c) => ({ field: c.field, reason: c.reason, message: c.message })),
+          expected.causes,
+        );
+      }
+    });
+  }
+
+  // Nothing is stored: reads have no route.
+  refusedVerbTests(def, key, fixture.verbs, collection, `${collection}/x`);
 }
 
 function storedKindTests(def: ResourceDefinition, fixture: StoredFixture, key: string): void {
@@ -711,6 +754,46 @@ function storedKindTests(def: ResourceDefinition, fixture: StoredFixture, key: s
     });
   }
 
+  if (has('watch')) {
+    it('watches an object being created, updated and deleted', t('watches an object being created, updated and deleted'), async () => {
+      const selector = `fieldSelector=${encodeURIComponent('metadata.name=watched')}`;
+      const listed = await api('GET', `${collection}?${selector}`);
+      expectCode(listed, 200);
+      const watch = await openWatch(server.url, watchTls, `${collection}?watch=1&${selector}&resourceVersion=${listed.body.metadata?.resourceVersion ?? ''}`);
+      try {
+        assert.equal(watch.status, 200, watch.text);
+        const created = await create('watched');
+        const changed = structuredClone(created);
+        fixture.mutate(changed);
+        const updated = await api('PUT', item('watched'), changed);
+        expectCode(updated, 200);
+        const deleted = await api('DELETE', item('watched'));
+        expectCode(deleted, 200);
+        await finish('watched');
+        await watch.waitFor((events) => events.some((e) => e.type === 'DELETED'), 'the DELETED event');
+        const summary = (e: WatchEvent): [string, string | undefined, string | undefined] => [e.type, e.object.metadata?.name, e.object.metadata?.uid];
+        const uid = created.metadata.uid;
+        // A kind that finalizes its own deletion (Namespace) is first marked: one more MODIFIED.
+        const expected: [string, string, string | undefined][] = [['ADDED', 'watched', uid], ['MODIFIED', 'watched', uid]];
+        if (fixture.finalize) expected.push(['MODIFIED', 'watched', uid]);
+        expected.push(['DELETED', 'watched', uid]);
+        assert.deepEqual(watch.events.map(summary), expected);
+        const [added, modified] = watch.events;
+        assert.deepEqual(added?.object, created);
+        assert.deepEqual(modified?.object, asObject(updated.body));
+        for (const event of watch.events) {
+          assert.equal(event.object.kind, def.kind);
+          assert.equal(event.object.apiVersion, apiVersionOf(def));
+        }
+        const revisions = watch.events.map(revisionOf);
+        assert.deepEqual(revisions, [...revisions].sort((a, b) => a - b), 'events come in revision order');
+        assert.ok((revisions.at(-1) ?? 0) > (revisions.at(-2) ?? 0), 'DELETED carries the revision of the deletion');
+      } finally {
+        watch.close();
+      }
+    });
+  }
+
   refusedVerbTests(def, key, fixture.verbs, collection, item('create'));
 
   const status = fixture.status;
@@ -811,7 +894,12 @@ function storedKindTests(def: ResourceDefinition, fixture: StoredFixture, key: s
 for (const { definition } of server.registry.resources) {
   const key = fixtureKey(definition);
   const fixture = fixtures[key];
+  const review = reviewFixtures[key];
   describe(key, () => {
+    if (review) {
+      reviewKindTests(definition, review, key);
+      return;
+    }
     if (!fixture) {
       it('has a conformance fixture', () => {
         assert.fail(`${key} is served but has no fixture: add one to apiserver/registry/conformance-fixtures.ts`);
@@ -825,7 +913,7 @@ for (const { definition } of server.registry.resources) {
 
 describe('fixtures of kinds this build does not serve', () => {
   const served = new Set(server.registry.resources.map(({ definition }) => fixtureKey(definition)));
-  for (const key of Object.keys(fixtures).filter((k) => !served.has(k))) {
+  for (const key of [...Object.keys(fixtures), ...Object.keys(reviewFixtures)].filter((k) => !served.has(k))) {
     it(key, { skip: 'not served' }, () => {});
   }
 });

@@ -39,6 +39,13 @@ export interface Strategy<T extends KubeObject = KubeObject> {
   prepareForCreate?(obj: T, ctx: RequestContext): void;
   /** Kind-specific validation of a new object. Must not mutate. Metadata is validated generically. */
   validate(obj: T, ctx: RequestContext): FieldError[];
+  /**
+   * Who may write this object, beyond the authorization of the request itself (RBAC's escalation
+   * prevention: nobody grants what they do not hold). Runs after mutating admission and before
+   * prepare and validation, on create (`old` undefined) and on updates of the main resource.
+   * Throws a StatusError (403); must not mutate.
+   */
+  authorizeWrite?(obj: T, old: T | undefined, ctx: RequestContext): Promise<void>;
   /** Carries over what the main resource may not change (status, usually). May mutate obj, never old. */
   prepareForUpdate?(obj: T, old: T, ctx: RequestContext): void;
   /** Validation of an update; without it, validate(obj) runs. Must not mutate. */
@@ -112,6 +119,16 @@ export interface StorageConversion<T extends KubeObject = KubeObject> {
   fromStorage(stored: KubeObject): T;
 }
 
+/**
+ * A create-only kind that stores nothing (access and token reviews): a POST is decoded and
+ * validated like any create, then answered with what `create` returns (the request with its
+ * status filled in), 201 Created as upstream.
+ */
+export interface ReviewHandler<T extends KubeObject = KubeObject> {
+  /** `namespace`: the request's (LocalSubjectAccessReview), '' for cluster-scoped kinds. */
+  create(obj: T, ctx: RequestContext, namespace: string): Promise<T>;
+}
+
 /** A read-only kind computed on each request instead of stored (ComponentStatus). */
 export interface ComputedSource<T extends KubeObject = KubeObject> {
   list(): Promise<T[]>;
@@ -147,6 +164,8 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   timeToLive?: 'eventTTL';
   /** Read-only kinds computed on request rather than stored. */
   computed?: ComputedSource<T>;
+  /** Create-only kinds answered on request rather than stored. */
+  review?: ReviewHandler<T>;
   /** Kinds of other group versions that are off unless --runtime-config enables them. */
   enabledByDefault?: boolean;
   /** A deprecation notice served in a Warning header (upstream's text). */

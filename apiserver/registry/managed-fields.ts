@@ -16,7 +16,7 @@
 import { StatusError, badRequest } from '../../shared/api/errors.ts';
 import { FieldPath, forbidden, required, type FieldError } from '../../shared/api/field.ts';
 import { deepCopy, isObject, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../../shared/api/types.ts';
-import { FieldSet, compareStrings, fromFieldsV1, goJSON, goQuote, makePath, pathString, toFieldsV1, valuesEqual } from '../../shared/apply/fieldpath.ts';
+import { FieldSet, compareStrings, fromFieldsV1, goJSON, makePath, pathString, toFieldsV1, valuesEqual } from '../../shared/apply/fieldpath.ts';
 import { ApplyConflictError, applyConfigurationSteps, recordUpdateSteps, type Conflict, type ManagedSets, type UpdaterOptions } from '../../shared/apply/merge.ts';
 import { runSteps, runStepsYielding, type Steps } from '../../shared/apply/steps.ts';
 import { TypedValueError, compare, dropNullFields, toFieldSet, validate, validationErrorsString, withGoStructs } from '../../shared/apply/typed.ts';
@@ -24,7 +24,8 @@ import { apiVersionOf, type ResourceDefinition } from './definition.ts';
 import type { FieldManager, FieldManagerRequest } from './field-manager.ts';
 import type { TimeSlice } from './time-slice.ts';
 import { parseJson } from '../../shared/codec/json.ts';
-import { formatTimeOf } from '../../shared/api/gotime.ts';
+import { goQuote, isGoPrint } from '../../shared/go/format.ts';
+import { formatTime, formatTimeOf, tryParseTime } from '../../shared/go/time.ts';
 
 /** Update entries kept before the oldest are merged (upstream DefaultMaxUpdateManagers). */
 export const maxUpdateManagers = 10;
@@ -146,11 +147,9 @@ export class InvalidManagedFieldsError extends Error {
   override readonly name = 'InvalidManagedFieldsError';
 }
 
-const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-
-
+/** Unix seconds of an entry's time; 0 when it has none, NaN when Go would not parse it. */
 function timeSeconds(time: string | undefined): number {
-  return time ? Math.floor(Date.parse(time) / 1000) : 0;
+  return time ? (tryParseTime(time)?.seconds ?? Number.NaN) : 0;
 }
 
 function stringField(entry: Record<string, unknown>, name: string, index: number): string {
@@ -193,9 +192,9 @@ function* decodeManagedFieldsSteps(entries: unknown): Steps<Managed> {
       throw new InvalidManagedFieldsError(`error decoding versioned set: ${err instanceof Error ? err.message : String(err)}`);
     }
     const time = stringField(entry, 'time', i);
-    if (time && !rfc3339.test(time)) throw new InvalidManagedFieldsError(`invalid time ${goQuote(time)} in managed fields entry ${i}`);
+    if (time && tryParseTime(time) === null) throw new InvalidManagedFieldsError(`invalid time ${goQuote(time)} in managed fields entry ${i}`);
     managed.fields.set(identifier, { set, apiVersion, applied: operation === 'Apply' });
-    managed.times.set(identifier, time ? formatTimeOf(new Date(timeSeconds(time) * 1000)) : undefined);
+    managed.times.set(identifier, time ? formatTime(timeSeconds(time)) : undefined);
     yield;
   }
   return managed;
@@ -644,8 +643,6 @@ export function createFieldManager(): FieldManager {
 // ---------------------------------------------------------------------------------------------
 // Helpers for the store and the endpoint.
 
-const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-
 /**
  * The manager of a write without `fieldManager` (upstream prefixFromUserAgent): the User-Agent up
  * to its first `/`, without unprintable characters, cut to 128 bytes. `kubectl/v1.32.0 (linux)`
@@ -656,7 +653,7 @@ export function managerFromUserAgent(userAgent: string | undefined): string {
   let out = '';
   let bytes = 0;
   for (const ch of head) {
-    if (!printable.test(ch)) continue;
+    if (!isGoPrint(ch)) continue;
     const size = Buffer.byteLength(ch);
     if (bytes + size > fieldManagerMaxLength) break;
     out += ch;

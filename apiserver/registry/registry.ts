@@ -3,17 +3,17 @@
  * generic store of each. Routing and discovery read only this.
  */
 import type { AdmissionChain } from '../admission/admission.ts';
-import type { EtcdStore } from '../storage/etcd/store.ts';
+import type { Storage } from '../storage/storage.ts';
 import type { WatchCache } from '../storage/cache/watch-cache.ts';
 import type { FieldManager } from './field-manager.ts';
 import { createFieldManager } from './managed-fields.ts';
 import { apiVersionOf, type ResourceDefinition } from './definition.ts';
 import { GenericStore } from './store.ts';
-import { tryParseBool } from '../../shared/api/parse-bool.ts';
+import { ParseBoolError, tryParseBool } from '../../shared/go/parse-bool.ts';
 
 export interface ServedResource {
   definition: ResourceDefinition;
-  /** Absent for computed kinds, which are never stored. */
+  /** Absent for computed and review kinds, which are never stored. */
   store: GenericStore | undefined;
 }
 
@@ -114,7 +114,7 @@ export function runtimeConfig(text: string, registered: readonly ResourceDefinit
     const gv = `${group}/${version}`;
     if (!versions.has(gv)) throw new Error(`group version ${group ? gv : version} that has not been registered`);
     const enabled = value === '' ? true : tryParseBool(value);
-    if (enabled === undefined) throw new Error(`invalid value of ${key}: ${value}, err: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+    if (enabled === undefined) throw new Error(`invalid value of ${key}: ${value}, err: ${new ParseBoolError(value).message}`);
     if (resource === undefined) {
       versionChoices.push([gv, enabled]);
     } else {
@@ -145,7 +145,7 @@ export class Registry {
 
   constructor(
     definitions: readonly ResourceDefinition[],
-    etcd: EtcdStore,
+    etcd: Storage,
     admission: AdmissionChain,
     enabled: (def: ResourceDefinition) => boolean,
     watchCache?: WatchCache,
@@ -158,7 +158,7 @@ export class Registry {
       const ttlSeconds = definition.timeToLive ? settings[`${definition.timeToLive}Seconds`] : undefined;
       const served: ServedResource = {
         definition,
-        store: definition.computed ? undefined : new GenericStore(definition, etcd, admission, fieldManager, watchCache, ttlSeconds),
+        store: definition.computed || definition.review ? undefined : new GenericStore(definition, etcd, admission, fieldManager, watchCache, ttlSeconds),
       };
       this.resources.push(served);
       this.byPath.set(`${definition.group}/${definition.version}/${definition.plural}`, served);

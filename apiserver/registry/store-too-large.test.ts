@@ -13,7 +13,7 @@ import { EtcdStore } from '../storage/etcd/store.ts';
 import { useEtcd } from '../testing/etcd.ts';
 import { configMapDefinition, type ConfigMap } from './core/configmap.ts';
 import type { RequestContext, ResourceDefinition } from './definition.ts';
-import { nodeDefinition } from './core/node.ts';
+import { nodeDefinition } from './core/node/node.ts';
 import { createFieldManager } from './managed-fields.ts';
 import { GenericStore, type WriteOptions } from './store.ts';
 import { rejection } from '../testing/rejection.ts';

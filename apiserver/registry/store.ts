@@ -3,10 +3,11 @@
  * order of steps, so that no kind can skip one:
  *
  *   create: Go's shape (canonical quantities, non-omitempty zeros) → field ownership →
- *           mutating admission → system metadata → strategy.prepareForCreate, generation →
+ *           mutating admission → strategy.authorizeWrite → system metadata →
+ *           strategy.prepareForCreate, generation →
  *           validation (metadata + kind) → validating admission → etcd create
  *   update: (inside the compare-and-swap loop) Go's shape → field ownership → mutating admission →
- *           preconditions → system metadata carried over → strategy / subresource prepareForUpdate,
+ *           strategy.authorizeWrite (main resource) → preconditions → system metadata carried over → strategy / subresource prepareForUpdate,
  *           generation → validation → validating admission → etcd put,
  *           or nothing when the object did not change, or removal when its last finalizer went
  *   delete: preconditions → admission (mutating, then validating, on the stored object) →
@@ -38,21 +39,22 @@ import {
   type GroupResource,
 } from '../../shared/api/errors.ts';
 import { FieldPath, invalid as invalidField, type FieldError } from '../../shared/api/field.ts';
-import { toGoShape } from '../../shared/api/go-shape.ts';
+import { toGoShape } from '../../shared/go/shape.ts';
 import { isObject, type KubeList, type KubeObject, type Status } from '../../shared/api/types.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../../shared/validation/objectmeta.ts';
 import { nameIsDNSSubdomain } from '../../shared/validation/names.ts';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/admission.ts';
 import { decodeContinue, encodeContinue } from '../storage/continue.ts';
 import { StorageError } from '../storage/etcd/errors.ts';
-import type { EtcdStore, StoredValue, UpdateDecision, UpdateResult } from '../storage/etcd/store.ts';
-import { watchPrefix, type StorageEvent, type StorageWatch } from '../storage/etcd/watch.ts';
+import type { StoredValue, UpdateDecision, UpdateResult } from '../storage/etcd/store.ts';
+import type { StorageEvent, StorageWatch } from '../storage/etcd/watch.ts';
+import type { Storage } from '../storage/storage.ts';
 import type { ResourceCache, WatchCache } from '../storage/cache/watch-cache.ts';
 import type { FieldManager } from './field-manager.ts';
 import { ignoreManagedFieldsTimestampsYielding } from './managed-fields.ts';
 import { TimeSlice } from './time-slice.ts';
 import { apiVersionOf, type RequestContext, type ResourceDefinition } from './definition.ts';
-import { formatTimeOf } from '../../shared/api/gotime.ts';
+import { formatTimeOf } from '../../shared/go/time.ts';
 
 /** Which objects a list or deletecollection selects; built from label and field selectors. */
 export interface ListFilter {
@@ -238,7 +240,7 @@ export class GenericStore {
 
   constructor(
     readonly definition: ResourceDefinition,
-    private readonly etcd: EtcdStore,
+    private readonly etcd: Storage,
     private readonly admission: AdmissionChain,
     /** Records field ownership on every write; without it managedFields are left as sent. */
     private readonly fieldManager?: FieldManager,
@@ -549,6 +551,7 @@ export class GenericStore {
     if (def.namespaced) obj.metadata.namespace = namespace;
     await this.admission.admit(this.attributes('CREATE', '', namespace, obj.metadata.name ?? '', obj, undefined, ctx, opts));
     this.checkNamespace(obj, namespace);
+    await def.strategy.authorizeWrite?.(obj, undefined, ctx);
     await slice.boundary();
     this.initializeMetadata(obj, namespace, ctx);
     def.strategy.prepareForCreate?.(obj, ctx);
@@ -677,6 +680,7 @@ export class GenericStore {
         // object, before the store checks its resourceVersion and runs the kind's steps.
         await this.admission.admit(this.attributes('UPDATE', subresource, namespace, name, desired, old, ctx, opts));
         this.checkNamespace(desired, namespace);
+        if (!sub) await def.strategy.authorizeWrite?.(desired, old, ctx);
         await slice.boundary();
         const sentVersion = desired.metadata.resourceVersion;
         if (sentVersion && sentVersion !== old.metadata.resourceVersion) {
@@ -912,7 +916,7 @@ export class GenericStore {
       start = await this.guarded('', () => this.etcd.currentRevision());
     }
     try {
-      return await watchPrefix(this.etcd.client, prefix, start + 1, {
+      return await this.etcd.watch(prefix, start + 1, {
         onEvents: (events) => {
           for (const event of events) this.deliver(event, opts.filter, sink);
         },

@@ -6,25 +6,27 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../shared/api/types.ts';
+import { formatTimeOf } from '../../shared/go/time.ts';
 import type { ResourceDefinition } from './definition.ts';
-import { csrDefinition } from './certificates/csr.ts';
+import { csrDefinition } from './certificates/csr/csr.ts';
 import { leaseDefinition } from './coordination/lease.ts';
 import { componentStatusDefinition, etcdComponentStatus } from './core/componentstatus.ts';
 import { configMapDefinition } from './core/configmap.ts';
 import { coreEventDefinition } from './core/event.ts';
 import { namespaceDefinition } from './core/namespace.ts';
-import { nodeDefinition } from './core/node.ts';
+import { nodeDefinition } from './core/node/node.ts';
 import { secretDefinition } from './core/secret.ts';
 import { eventsV1EventDefinition } from './events/event.ts';
 import { clusterCIDRDefinition } from './networking/clustercidr.ts';
-import { csiDriverDefinition } from './storage/csidriver.ts';
-import { csiNodeDefinition } from './storage/csinode.ts';
-import { csiStorageCapacityDefinition, quantityString } from './storage/csistoragecapacity.ts';
-import { volumeAttachmentDefinition } from './storage/volumeattachment.ts';
+import { csiDriverDefinition } from './volumes/csidriver.ts';
+import { csiNodeDefinition } from './volumes/csinode.ts';
+import { csiStorageCapacityDefinition } from './volumes/csistoragecapacity.ts';
+import { quantityString } from '../../shared/api/quantity.ts';
+import { volumeAttachmentDefinition } from './volumes/volumeattachment.ts';
 
 const now = new Date('2024-05-01T12:00:00Z');
 /** A time `seconds` before now, as metav1.Time marshals it. */
-const ago = (seconds: number): string => new Date(now.getTime() - seconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+const ago = (seconds: number): string => formatTimeOf(new Date(now.getTime() - seconds * 1000));
 const created = ago(200);
 
 /** [name, type, format, priority] of each column; format and priority as served (empty, 0). */

@@ -16,8 +16,9 @@ import { parse as parseYaml } from 'yaml';
 import { FieldPath, fieldErrorString, invalid, notSupported, required, type FieldError } from '../../shared/api/field.ts';
 import { isObject, type Status } from '../../shared/api/types.ts';
 import { isDNS1123Subdomain } from '../../shared/validation/names.ts';
+import type { AuthorizationAttributes } from '../authorization/authorizer.ts';
 import type { UserInfo } from '../registry/definition.ts';
-import { formatMicroTimeOf } from '../../shared/api/gotime.ts';
+import { formatMicroTimeOf } from '../../shared/go/time.ts';
 
 export type AuditLevel = 'None' | 'Metadata' | 'Request' | 'RequestResponse';
 export type AuditStage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
@@ -49,19 +50,9 @@ export interface AuditPolicy {
   omitManagedFields?: boolean;
 }
 
-/** What a policy rule matches on (upstream's authorizer.Attributes). */
-export interface AuditAttributes {
+/** What a policy rule matches on: upstream's authorizer.Attributes, the user included. */
+export interface AuditAttributes extends AuthorizationAttributes {
   user: UserInfo | undefined;
-  /** The request verb: get, list, watch, create, ... or the lower-case method of a non-resource request. */
-  verb: string;
-  isResourceRequest: boolean;
-  path: string;
-  namespace: string;
-  apiGroup: string;
-  apiVersion: string;
-  resource: string;
-  subresource: string;
-  name: string;
 }
 
 export interface RequestAuditConfig {
@@ -437,6 +428,16 @@ export function sourceIPs(headers: Record<string, string | string[] | undefined>
 
 const maxUserAgentLength = 1024;
 
+/** authentication/v1 UserInfo as an audit event carries it: empty fields left out. */
+function auditUserInfo(user: UserInfo): Record<string, unknown> {
+  return {
+    username: user.username,
+    ...(user.uid ? { uid: user.uid } : {}),
+    ...(user.groups.length ? { groups: user.groups } : {}),
+    ...(user.extra && Object.keys(user.extra).length ? { extra: user.extra } : {}),
+  };
+}
+
 /** The audit of one request whose level is above None. */
 export class RequestAudit {
   private readonly annotations: Record<string, string> = {};
@@ -445,6 +446,8 @@ export class RequestAudit {
   private responseStatus: Record<string, unknown> | undefined;
   private responseObject: unknown;
   private completed = false;
+  /** Who the request acts as (Impersonate-User), shown in every stage after RequestReceived. */
+  private impersonatedUser: UserInfo | undefined;
 
   constructor(
     private readonly config: RequestAuditConfig,
@@ -471,6 +474,10 @@ export class RequestAudit {
   /** Records an annotation (upstream adds them only at Metadata level and above, which every RequestAudit is). */
   annotate(key: string, value: string): void {
     this.annotations[key] = value;
+  }
+
+  impersonated(user: UserInfo): void {
+    this.impersonatedUser = user;
   }
 
   requestReceived(): void {
@@ -516,15 +523,9 @@ export class RequestAudit {
       stage,
       requestURI: this.info.requestURI,
       verb: this.attrs.verb,
-      user: user
-        ? {
-            username: user.username,
-            ...(user.uid ? { uid: user.uid } : {}),
-            ...(user.groups.length ? { groups: user.groups } : {}),
-            ...(user.extra && Object.keys(user.extra).length ? { extra: user.extra } : {}),
-          }
-        : {},
+      user: user ? auditUserInfo(user) : {},
     };
+    if (this.impersonatedUser) event.impersonatedUser = auditUserInfo(this.impersonatedUser);
     if (this.info.sourceIPs.length) event.sourceIPs = this.info.sourceIPs;
     if (agent) event.userAgent = agent.length > maxUserAgentLength ? `${agent.slice(0, maxUserAgentLength)}...TRUNCATED` : agent;
     if (this.objectRef) event.objectRef = this.objectRef;

@@ -12,7 +12,7 @@
  */
 import { badRequest, StatusError } from '../../shared/api/errors.ts';
 import type { UserInfo } from '../registry/definition.ts';
-import { parseGoDuration } from '../../shared/api/goduration.ts';
+import { parseGoDuration } from '../../shared/go/duration.ts';
 import type { RequestInfo } from './requestinfo.ts';
 
 export type RequestKind = 'readOnly' | 'mutating';

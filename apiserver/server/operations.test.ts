@@ -17,13 +17,16 @@ import { startEtcd, type EtcdProcess } from '../../shared/etcd/process.ts';
 import { startApiServer, withLivezGrace, type RunningApiServer } from '../app.ts';
 import { pkiPaths } from '../auth/pki-setup.ts';
 import { configFromFlags, parseFlags } from '../config.ts';
+import { waitFor } from '../testing/wait-for.ts';
 import { createLogger } from './logging.ts';
 import { configMapDefinition } from '../registry/core/configmap.ts';
 
 const workDir = mkdtempSync(join(tmpdir(), 'corral-operations-'));
 const dataDir = join(workDir, 'data');
 const tokenFile = join(workDir, 'tokens.csv');
-writeFileSync(tokenFile, 'bob-token,bob,uid-bob,"devs"\n');
+// bob is an ordinary user whose group may edit configmaps (see `start`); prometheus reads /metrics
+// through the default policy's system:monitoring.
+writeFileSync(tokenFile, 'bob-token,bob,uid-bob,"devs"\nprom-token,prometheus,uid-prom,"system:monitoring"\n');
 let etcd: EtcdProcess;
 const running: RunningApiServer[] = [];
 
@@ -68,10 +71,26 @@ async function start(args: string[] = []): Promise<Started> {
   );
   const server = await startApiServer(config, createLogger('info', 'apiserver', sink));
   running.push(server);
+  await grantConfigMaps(server.url, 'devs');
   return { server, logs, logText: () => raw };
 }
 
 type Auth = 'admin' | 'none' | { token: string };
+
+/** Lets a group do anything with configmaps, everywhere (as the admin). */
+async function grantConfigMaps(url: string, group: string): Promise<void> {
+  const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'configmap-editor' }, rules: [{ verbs: ['*'], apiGroups: [''], resources: ['configmaps'] }] };
+  const binding = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: `configmap-editor-${group}` },
+    subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: group }],
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'configmap-editor' },
+  };
+  // PUT creates or keeps them: the servers of this file share one etcd.
+  assert.ok([200, 201].includes((await call(url, 'PUT', '/apis/rbac.authorization.k8s.io/v1/clusterroles/configmap-editor', { body: role })).status));
+  assert.ok([200, 201].includes((await call(url, 'PUT', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${binding.metadata.name}`, { body: binding })).status));
+}
 
 interface Answer {
   status: number;
@@ -158,14 +177,6 @@ function sample(text: string, line: string): number | undefined {
   return found === undefined ? undefined : Number(found.slice(line.length + 1));
 }
 
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 describe('a default server', () => {
   let s: Started;
   before(async () => {
@@ -189,15 +200,17 @@ describe('a default server', () => {
     assert.deepEqual((await call(s.server.url, 'GET', '/livez', { auth: 'none' })).warnings, []);
   });
 
-  it('serves /metrics to authenticated clients only, in the Prometheus text format', async () => {
+  it('serves /metrics to system:monitoring (the default policy), in the Prometheus text format', async () => {
     const anonymous = await call(s.server.url, 'GET', '/metrics', { auth: 'none' });
-    assert.equal(anonymous.status, 401);
-    const bob = await call(s.server.url, 'GET', '/metrics', { auth: { token: 'bob-token' } });
-    assert.equal(bob.status, 200);
-    assert.equal(bob.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8');
-    assert.match(bob.text, /^# HELP apiserver_request_total \[STABLE\] /m);
-    assert.match(bob.text, /^# TYPE apiserver_request_duration_seconds histogram$/m);
-    assert.match(bob.text, /^process_start_time_seconds \d+/m);
+    assert.equal(anonymous.status, 403);
+    assert.equal((JSON.parse(anonymous.text) as { message: string }).message, 'forbidden: User "system:anonymous" cannot get path "/metrics"');
+    assert.equal((await call(s.server.url, 'GET', '/metrics', { auth: { token: 'bob-token' } })).status, 403);
+    const prometheus = await call(s.server.url, 'GET', '/metrics', { auth: { token: 'prom-token' } });
+    assert.equal(prometheus.status, 200);
+    assert.equal(prometheus.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8');
+    assert.match(prometheus.text, /^# HELP apiserver_request_total \[STABLE\] /m);
+    assert.match(prometheus.text, /^# TYPE apiserver_request_duration_seconds histogram$/m);
+    assert.match(prometheus.text, /^process_start_time_seconds \d+/m);
   });
 
   it('counts requests with upstream verbs, scopes and codes, and times etcd calls', async () => {
@@ -417,7 +430,10 @@ describe('the audit log', () => {
     assert.deepEqual(event?.responseStatus, { metadata: {}, code: 201 });
     assert.deepEqual((event?.requestObject as { data: unknown }).data, { a: 'b' });
     assert.equal((event?.responseObject as { metadata: { name: string } }).metadata.name, 'audited');
-    assert.deepEqual(event?.annotations, { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': '' });
+    assert.deepEqual(event?.annotations, {
+      'authorization.k8s.io/decision': 'allow',
+      'authorization.k8s.io/reason': 'RBAC: allowed by ClusterRoleBinding "configmap-editor-devs" of ClusterRole "configmap-editor" to Group "devs"',
+    });
   });
 
   it('keeps secrets at Metadata level and failures with their Status', async () => {
@@ -440,7 +456,11 @@ describe('the audit log', () => {
     const healthz = await call(s.server.url, 'GET', '/healthz', { auth: 'none' });
     const [probe] = byId(healthz.headers['audit-id']);
     assert.deepEqual(probe?.user, { username: 'system:anonymous', groups: ['system:unauthenticated'] });
-    assert.deepEqual(probe?.annotations, { 'k8s.io/deprecated': 'true' });
+    assert.deepEqual(probe?.annotations, {
+      'k8s.io/deprecated': 'true',
+      'authorization.k8s.io/decision': 'allow',
+      'authorization.k8s.io/reason': 'RBAC: allowed by ClusterRoleBinding "system:public-info-viewer" of ClusterRole "system:public-info-viewer" to Group "system:unauthenticated"',
+    });
     const metrics = await call(s.server.url, 'GET', '/metrics');
     assert.deepEqual(byId(metrics.headers['audit-id']), []);
     assert.ok((sample(metrics.text, 'apiserver_audit_event_total') ?? 0) >= 4);
@@ -479,7 +499,7 @@ describe('graceful shutdown', () => {
     assert.match(ready.text, /^\[\+\]etcd ok$/m);
     assert.equal((await call(url, 'GET', '/livez', { auth: 'none' })).status, 200);
     assert.equal((await call(url, 'GET', '/api/v1/namespaces/default/configmaps')).status, 200);
-    await waitFor('the watch to end', async () => (await Promise.race([watch.ended, sleep(50).then(() => 'open')])) === 'end', 5000);
+    await waitFor('the watch to end', async () => (await Promise.race([watch.ended, sleep(50).then(() => 'open')])) === 'end', { timeoutMs: 5000 });
     await assert.rejects(call(url, 'GET', '/livez', { auth: 'none' }), { code: 'ECONNREFUSED' });
     held.finish();
     assert.equal((await held.answer).status, 201);

@@ -2,7 +2,9 @@
  * Parses a request path into what the rest of the pipeline works with (upstream's RequestInfo):
  * the verb, and for API paths the group, version, namespace, resource, name and subresource.
  */
-import { queryBool, tryParseBool } from '../../shared/api/parse-bool.ts';
+import { queryBool, tryParseBool } from '../../shared/go/parse-bool.ts';
+import { parseFieldSelector, requiresExactFieldMatch } from '../../shared/selectors/fields.ts';
+import { isValidPathSegmentName } from '../../shared/validation/names.ts';
 
 export interface RequestInfo {
   path: string;
@@ -19,6 +21,12 @@ export interface RequestInfo {
   name: string;
   /** Path segments from the resource on. */
   parts: string[];
+  /**
+   * A list, watch or deletecollection whose field selector requires `metadata.name=<name>`: that
+   * name, which authorization sees as the request's name (upstream's RequestInfo.Name) so that a
+   * node may watch its own Node. Routing still treats the request as one on the collection.
+   */
+  selectedName: string;
 }
 
 /** Segments after `namespaces/<ns>/` that are subresources of the namespace itself. */
@@ -37,6 +45,7 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     subresource: '',
     name: '',
     parts: [],
+    selectedName: '',
   };
   let segments = path.split('/').filter((s) => s !== '');
   const prefix = segments[0];
@@ -82,7 +91,25 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
       info.verb = info.name ? 'delete' : 'deletecollection';
       break;
   }
+  if (!info.name && (info.verb === 'list' || info.verb === 'watch' || info.verb === 'deletecollection')) info.selectedName = selectedName(query);
   return info;
+}
+
+/** The name a field selector requires exactly, when it is a valid path segment (upstream ignores a selector that does not parse). */
+function selectedName(query: URLSearchParams): string {
+  const text = query.get('fieldSelector');
+  if (!text) return '';
+  try {
+    const name = requiresExactFieldMatch(parseFieldSelector(text), 'metadata.name');
+    return name !== undefined && isValidPathSegmentName(name).length === 0 ? name : '';
+  } catch {
+    return '';
+  }
+}
+
+/** What authorization asks about: the request, named by its field selector when it names one object. */
+export function authorizationAttributes(info: RequestInfo): RequestInfo {
+  return info.selectedName ? { ...info, name: info.selectedName } : info;
 }
 
 /**

@@ -15,8 +15,9 @@ import { pathNotFound, requestEntityTooLarge, toStatusError, unauthorized, type 
 import type { Status } from '../../shared/api/types.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import { clientCertificateOf } from '../auth/authenticate.ts';
+import { impersonate } from '../auth/impersonation.ts';
 import { discovery } from '../endpoints/discovery.ts';
-import { serveOpenApi } from '../endpoints/openapi.ts';
+import { serveOpenApi } from '../endpoints/openapi/serve.ts';
 import { negotiate } from '../endpoints/negotiation.ts';
 import { serializeStatus, type WireFormat } from '../endpoints/serialize.ts';
 import { handleResource, type ApiResponse } from '../endpoints/resource.ts';
@@ -24,11 +25,11 @@ import type { WatchResponse } from '../endpoints/watch.ts';
 import type { Registry, ServedResource } from '../registry/registry.ts';
 import type { UserInfo } from '../registry/definition.ts';
 import { healthResponse, type HealthCheck } from './health.ts';
-import { parseRequestInfo, type RequestInfo } from './requestinfo.ts';
+import { authorizationAttributes, parseRequestInfo, type RequestInfo } from './requestinfo.ts';
 import { parseRequestTarget } from './request-target.ts';
 import { warningHeaderValues } from './warning-header.ts';
 import { answerProtocolErrors, maxHeaderBytes } from './protocol-errors.ts';
-import { authorize, type Authorizer } from './authorization.ts';
+import { requireAllowed, type Authorizer } from '../authorization/authorizer.ts';
 import { apiServerComponent, type ApiServerMetrics, type RequestLabels } from './metrics.ts';
 import { sourceIPs, type Auditor, type RequestAudit } from './audit.ts';
 import {
@@ -114,8 +115,8 @@ function discardBody(req: AnyRequest, declared: number): Promise<void> {
   });
 }
 
-/** Paths anyone may read without credentials, as upstream's system:public-info-viewer allows. */
-const publicPaths = /^\/(livez|readyz|healthz)(\/.*)?$|^\/version\/?$/;
+/** Health and version endpoints: authorized like any path (the default policy lets everyone read them) but never queued. */
+const probePaths = /^\/(livez|readyz|healthz)(\/.*)?$|^\/version\/?$/;
 
 /** The Warning of /healthz, deprecated since 1.16 in favour of /livez and /readyz. */
 export const healthzDeprecationWarning = '/healthz is deprecated in v1.16+, use /livez and /readyz';
@@ -364,8 +365,6 @@ export class ApiServer {
         const ms = requestDeadlineMs(url.searchParams, this.opts.requestTimeoutMs);
         deadline = setTimeout(() => this.timeOut(req, res, ex), ms);
       }
-      if (publicPaths.test(url.pathname)) return await this.servePublic(req, url, res, ex, received);
-
       const clientCertificate = clientCertificateOf(tlsSocketOf(req));
       const authorization = req.headers.authorization;
       const authn = await this.opts.authenticator.authenticate({
@@ -377,12 +376,18 @@ export class ApiServer {
         this.beginAudit(req, ex, undefined, received);
         throw unauthorized();
       }
-      const user: UserInfo = authn.user;
-      ex.username = user.username;
-      this.beginAudit(req, ex, user, received);
+      const authenticated: UserInfo = authn.user;
+      ex.username = authenticated.username;
+      this.beginAudit(req, ex, authenticated, received);
       ex.audit?.requestReceived();
+      // From here on the request acts as the impersonated user, when it asks for one and may.
+      const user = await impersonate(req.rawHeaders, authenticated, this.opts.authorizer);
+      if (user !== authenticated) ex.audit?.impersonated(user);
 
-      if (!longRunning) {
+      // Probes and /version skip the in-flight limit (upstream exempts probes from fairness), so
+      // a saturated server still answers its supervisor.
+      const probe = probePaths.test(url.pathname);
+      if (!longRunning && !probe) {
         const kind = requestKind(info);
         if (!this.limiter.admit(kind, user)) return this.tooManyRequests(res, ex);
         // A client that left during authentication must not keep its seat: finish() has run already.
@@ -390,10 +395,12 @@ export class ApiServer {
         ex.seat = kind;
       }
 
-      const decision = await this.opts.authorizer.authorize(user, info);
+      const asked = authorizationAttributes(info);
+      const decision = await this.opts.authorizer.authorize(user, asked);
       ex.audit?.annotate('authorization.k8s.io/decision', decision.decision === 'allow' ? 'allow' : 'forbid');
-      ex.audit?.annotate('authorization.k8s.io/reason', decision.reason ?? '');
-      if (decision.decision !== 'allow') await authorize({ authorize: async () => decision }, user, info);
+      ex.audit?.annotate('authorization.k8s.io/reason', decision.reason);
+      requireAllowed(decision, user, asked);
+      if (probe) return await this.serveProbe(url, res, ex);
 
       if (info.isResourceRequest) {
         ex.served = this.opts.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
@@ -478,19 +485,8 @@ export class ApiServer {
     });
   }
 
-  private async servePublic(req: AnyRequest, url: URL, res: AnyResponse, ex: Exchange, received: Date | undefined): Promise<void> {
-    if (this.opts.auditor) {
-      // Public paths need no credentials; when some were sent, the audit names their owner.
-      const clientCertificate = clientCertificateOf(tlsSocketOf(req));
-      const authorization = req.headers.authorization;
-      const authn = await this.opts.authenticator
-        .authenticate({ ...(clientCertificate ? { clientCertificate } : {}), ...(authorization ? { authorization } : {}) })
-        .catch(() => ({ user: undefined }));
-      const user = authn.user ?? { username: 'system:anonymous', groups: ['system:unauthenticated'] };
-      ex.username = user.username;
-      this.beginAudit(req, ex, user, received);
-      ex.audit?.requestReceived();
-    }
+  /** /version, and the health checks of /livez, /readyz and /healthz (with their `/<check>` paths). */
+  private async serveProbe(url: URL, res: AnyResponse, ex: Exchange): Promise<void> {
     const [, endpoint = '', ...rest] = url.pathname.split('/');
     if (endpoint === 'version') return this.send(res, ex, 200, 'application/json', JSON.stringify(this.opts.version, null, 2), []);
     const checks = endpoint === 'readyz' ? this.opts.readyz : this.opts.livez;

@@ -24,6 +24,7 @@ import { pkiPaths } from '../auth/pki-setup.ts';
 import { configFromFlags, parseFlags } from '../config.ts';
 import { createTestClient, type TestClient } from '../testing/client.ts';
 import { openWatch, type WatchConnection, type WatchEvent } from '../testing/watch-stream.ts';
+import { waitFor } from '../testing/wait-for.ts';
 import { createLogger } from './logging.ts';
 import { defaultWatchBudgetLimits } from './watch-budget.ts';
 
@@ -197,7 +198,7 @@ describe('watchers that do not read', () => {
       await reader.waitFor((events) => tableRevisions(events).includes(last), `revision ${last}`);
       assert.deepEqual(tableRevisions(reader.events), written);
       assert.equal(reader.ended, false);
-      await waitUntilReceived(http2Reader, last);
+      await waitFor(`revision ${last} at the HTTP/2 reader`, () => jsonTableRevisions(http2Reader.lines).includes(last));
       assert.deepEqual(jsonTableRevisions(http2Reader.lines), written);
 
       const live = await client.request('GET', '/livez');
@@ -234,12 +235,3 @@ describe('watchers that do not read', () => {
     }
   });
 });
-
-/** Waits (a hang becomes a failure after a minute, never a timing assertion) for an HTTP/2 reader to see `revision`. */
-async function waitUntilReceived(watch: Http2Watch, revision: number): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!jsonTableRevisions(watch.lines).includes(revision)) {
-    assert.ok(Date.now() < deadline, `revision ${revision} not received`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -7,7 +7,7 @@
  */
 import { request as httpsRequest } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
-import { FrameSplitter, decodeWatchEvent } from '../../shared/codec/protobuf.ts';
+import { FrameSplitter, decodeWatchEvent } from '../../shared/codec/protobuf/watch.ts';
 import type { KubeObject } from '../../shared/api/types.ts';
 
 /** How long a wait may take before it is reported as a hang (loaded 2-core machines are slow). */

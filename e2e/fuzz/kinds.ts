@@ -5,19 +5,19 @@
  */
 import { fixtureKey, fixtures } from '../../apiserver/registry/conformance-fixtures.ts';
 import type { ResourceDefinition } from '../../apiserver/registry/definition.ts';
-import { csrDefinition } from '../../apiserver/registry/certificates/csr.ts';
+import { csrDefinition } from '../../apiserver/registry/certificates/csr/csr.ts';
 import { leaseDefinition } from '../../apiserver/registry/coordination/lease.ts';
 import { configMapDefinition } from '../../apiserver/registry/core/configmap.ts';
 import { coreEventDefinition } from '../../apiserver/registry/core/event.ts';
 import { namespaceDefinition } from '../../apiserver/registry/core/namespace.ts';
-import { nodeDefinition } from '../../apiserver/registry/core/node.ts';
+import { nodeDefinition } from '../../apiserver/registry/core/node/node.ts';
 import { secretDefinition } from '../../apiserver/registry/core/secret.ts';
 import { eventsV1EventDefinition } from '../../apiserver/registry/events/event.ts';
 import { clusterCIDRDefinition } from '../../apiserver/registry/networking/clustercidr.ts';
-import { csiDriverDefinition } from '../../apiserver/registry/storage/csidriver.ts';
-import { csiNodeDefinition } from '../../apiserver/registry/storage/csinode.ts';
-import { csiStorageCapacityDefinition } from '../../apiserver/registry/storage/csistoragecapacity.ts';
-import { volumeAttachmentDefinition } from '../../apiserver/registry/storage/volumeattachment.ts';
+import { csiDriverDefinition } from '../../apiserver/registry/volumes/csidriver.ts';
+import { csiNodeDefinition } from '../../apiserver/registry/volumes/csinode.ts';
+import { csiStorageCapacityDefinition } from '../../apiserver/registry/volumes/csistoragecapacity.ts';
+import { volumeAttachmentDefinition } from '../../apiserver/registry/volumes/volumeattachment.ts';
 import type { Schema } from '../../shared/api/schema.ts';
 import { apiVersionOf, type ServedResource } from './served.ts';
 

@@ -5,7 +5,8 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { statusSchema } from '../../shared/api/schema.ts';
-import { decodeObject, protobufMediaType } from '../../shared/codec/protobuf.ts';
+import { protobufMediaType } from '../../shared/codec/protobuf/envelope.ts';
+import { decodeObject } from '../../shared/codec/protobuf/object.ts';
 
 export type Decoded = { ok: true; value: unknown } | { ok: false; error: string };
 

@@ -42,7 +42,7 @@ export function isStatusError(err: unknown, reason?: string): err is StatusError
 
 /** StatusDetails naming an object; empty name and group are omitted, as Go's omitempty does. */
 function objectDetails(name: string, group: string, kind: string, causes?: StatusCause[]): StatusDetails {
-  return { ...(name ? { name } : {}), ...(group ? { group } : {}), kind, ...(causes ? { causes } : {}) };
+  return { ...(name ? { name } : {}), ...(group ? { group } : {}), ...(kind ? { kind } : {}), ...(causes ? { causes } : {}) };
 }
 
 /** `configmaps` for the core group, `csidrivers.storage.k8s.io` otherwise. */
@@ -131,9 +131,11 @@ export function unauthorized(message = 'Unauthorized'): StatusError {
 }
 
 export function forbidden(gr: GroupResource, name: string, detail: string): StatusError {
-  const what = name ? `${qualifiedResource(gr)} "${name}"` : qualifiedResource(gr);
+  const resource = qualifiedResource(gr);
+  // Upstream's NewForbidden: a request that names no resource (a non-resource path) says only "forbidden".
+  const message = !gr.resource ? `forbidden: ${detail}` : name ? `${resource} "${name}" is forbidden: ${detail}` : `${resource} is forbidden: ${detail}`;
   return new StatusError({
-    message: `${what} is forbidden: ${detail}`,
+    message,
     reason: 'Forbidden',
     details: objectDetails(name, gr.group, gr.resource),
     code: 403,

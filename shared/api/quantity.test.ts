@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalQuantity, tryCanonicalQuantity } from './quantity.ts';
+import { canonicalQuantity, quantityString, tryCanonicalQuantity } from './quantity.ts';
 
 /** Input → what kube-apiserver serves back (ParseQuantity, then String()). */
 function assertCanonical(cases: readonly (readonly [string, string])[]): void {
@@ -233,5 +233,15 @@ describe('canonicalQuantity', () => {
       assert.equal(tryCanonicalQuantity(bad), null, bad);
       assert.equal(canonicalQuantity(bad), bad, bad);
     }
+  });
+});
+
+describe('quantityString', () => {
+  it('reads a JSON number as its decimal text and trims whitespace, as UnmarshalJSON does', () => {
+    assert.equal(quantityString(1000), '1k');
+    assert.equal(quantityString(0.5), '500m');
+    assert.equal(quantityString(' 1024Mi '), '1Gi');
+    assert.equal(quantityString(' not a quantity '), 'not a quantity');
+    assert.equal(quantityString(''), '');
   });
 });

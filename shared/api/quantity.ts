@@ -234,3 +234,12 @@ export function tryCanonicalQuantity(text: string): string | null {
 export function canonicalQuantity(text: string): string {
   return tryCanonicalQuantity(text) ?? text;
 }
+
+/**
+ * A quantity as decoded JSON holds it (text, or a bare number read as its decimal text) in the form
+ * upstream prints it: Quantity.String() after UnmarshalJSON, which trims surrounding whitespace.
+ * A value that is no quantity comes back as its trimmed text.
+ */
+export function quantityString(value: string | number): string {
+  return canonicalQuantity(String(value).trim());
+}

@@ -8,7 +8,6 @@ import {
   deserializeElement,
   fromFieldsV1,
   goJSON,
-  goQuote,
   indexElement,
   keyElement,
   makePath,
@@ -18,6 +17,7 @@ import {
   valueElement,
   valuesEqual,
 } from './fieldpath.ts';
+import { goQuote } from '../go/format.ts';
 
 const container = (name: string) => keyElement([{ name: 'name', value: name }]);
 

@@ -8,10 +8,8 @@
  * orders, string forms and JSON spellings below are upstream's, because clients see them: the
  * FieldsV1 tree in managedFields and the `.spec.list[name="x"]` paths of conflict messages.
  */
-import { goQuote } from '../api/goformat.ts';
+import { goQuote } from '../go/format.ts';
 import { parseJson } from '../codec/json.ts';
-
-export { goQuote };
 
 /** One field of a list item's key. */
 export interface KeyField {

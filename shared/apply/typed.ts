@@ -22,7 +22,6 @@ import {
   elementString,
   elementsEqual,
   fieldElement,
-  goQuote,
   keyElement,
   serializeElement,
   valueElement,
@@ -30,6 +29,7 @@ import {
   type KeyField,
   type PathElement,
 } from './fieldpath.ts';
+import { goQuote } from '../go/format.ts';
 import { append } from '../api/append.ts';
 
 /** A node's type: a kind's schema, or one of upstream's two schemaless types (`null`: undeclared). */

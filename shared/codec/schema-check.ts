@@ -6,7 +6,7 @@
  * map value or list item becomes its type's zero value (`""`, `0`, `false`, `{}`), which the
  * kind's validation then judges.
  */
-import { GoTimeParseError, parseGoTime } from '../api/gotime.ts';
+import { GoTimeParseError, parseGoTime } from '../go/time.ts';
 import type { Schema } from '../api/schema.ts';
 import { isObject } from '../api/types.ts';
 

@@ -16,8 +16,8 @@ import {
   validityWindow,
   EXT_KEY_USAGE,
   KeyUsage,
-  x509,
 } from './certificates.ts';
+import { x509 } from '../go/x509.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 

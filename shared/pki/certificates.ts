@@ -1,25 +1,20 @@
 /**
- * Certificate authority helpers on @peculiar/x509 and node's WebCrypto: the cluster CA, serving and
- * client certificates, and `signCertificate`, the signing core that the CSR signer reuses (it signs any
- * public key with a given subject, extensions and validity).
+ * Certificate authority helpers on @peculiar/x509 (loaded by shared/go/x509.ts) and node's
+ * WebCrypto: the cluster CA, serving and client certificates, and `signCertificate`, the signing
+ * core that the CSR signer reuses (it signs any public key with a given subject, extensions and
+ * validity).
  *
  * New keys are ECDSA P-256; keys are exported as PKCS#8 PEM ("PRIVATE KEY"), which Go's
  * tls.X509KeyPair and node:tls both read. A CA loaded from PEM may also hold an RSA or P-384 key
  * (PKCS#8, SEC1 or PKCS#1), so an operator-supplied CA works too.
  */
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
 import { createPrivateKey, createPublicKey, webcrypto } from 'node:crypto';
 import { isIP } from 'node:net';
+import { encodePem } from '../go/pem.ts';
+import { x509 } from '../go/x509.ts';
 
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
-
-/** The library, for callers that need more of it; import it from here so the polyfill above loads first. */
-export { x509 };
-
-// Extension factories (SubjectKeyIdentifierExtension.create, ...) read the library's global provider.
-x509.cryptoProvider.set(webcrypto);
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Default CA lifetime: 10 years. */
@@ -287,7 +282,7 @@ export function canonicalIP(value: string): string | null {
 
 /** The private key as PKCS#8 PEM. */
 export async function exportPrivateKeyPem(key: CryptoKey): Promise<string> {
-  return toPem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', key));
+  return encodePem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', key));
 }
 
 /** The SubjectPublicKeyInfo of a PEM private key, DER. */
@@ -310,11 +305,6 @@ export async function importPrivateKeyPem(keyPem: string): Promise<CryptoKey> {
     return webcrypto.subtle.importKey('pkcs8', der, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, true, ['sign']);
   }
   throw new Error(`unsupported private key type ${String(type)}`);
-}
-
-function toPem(label: string, der: ArrayBuffer): string {
-  const lines = Buffer.from(der).toString('base64').match(/.{1,64}/g) ?? [];
-  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
 }
 
 /** The signature algorithm for a signing key: ECDSA with the curve's hash, or the RSA key's own scheme. */

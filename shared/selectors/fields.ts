@@ -7,7 +7,7 @@
  */
 
 import { SelectorParseError } from './errors.ts';
-import { compareGoStrings, goQuote } from '../api/goformat.ts';
+import { compareGoStrings, goQuote } from '../go/format.ts';
 
 /** `==` parses to `=`, as upstream's requirements report it. */
 export type FieldOperator = '=' | '!=';

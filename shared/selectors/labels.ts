@@ -9,7 +9,7 @@
 
 import { isQualifiedName, isValidLabelValue } from '../validation/names.ts';
 import { SelectorParseError } from './errors.ts';
-import { compareGoStrings, goQuote, goStringSlice } from '../api/goformat.ts';
+import { compareGoStrings, goQuote, goStringSlice } from '../go/format.ts';
 
 /** Upstream's selection.Operator values that label requirements use. */
 export type LabelOperator = '=' | '==' | '!=' | 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
@@ -27,10 +27,17 @@ export interface LabelSelector {
   readonly matchesNothing: boolean;
 }
 
+/** A metav1.LabelSelectorRequirement as it appears in objects; a missing key or operator is Go's "". */
+export interface LabelSelectorRequirementObject {
+  key?: string;
+  operator?: string;
+  values?: readonly string[] | null;
+}
+
 /** A metav1.LabelSelector as it appears in objects. */
 export interface LabelSelectorObject {
   matchLabels?: Record<string, string> | null;
-  matchExpressions?: readonly { key: string; operator: string; values?: readonly string[] | null }[] | null;
+  matchExpressions?: readonly LabelSelectorRequirementObject[] | null;
 }
 
 /** Selects every object: the empty selector. */
@@ -396,10 +403,11 @@ export function labelSelectorFromObject(ls: LabelSelectorObject | null | undefin
   const requirements: LabelRequirement[] = [];
   for (const [k, v] of matchLabels) requirements.push(newRequirement(k, '=', [v]));
   for (const expr of matchExpressions) {
-    const op = Object.hasOwn(objectOperators, expr.operator) ? objectOperators[expr.operator] : undefined;
-    if (!op) throw new SelectorParseError(`${goQuote(expr.operator)} is not a valid label selector operator`);
+    const operator = expr.operator ?? '';
+    const op = Object.hasOwn(objectOperators, operator) ? objectOperators[operator] : undefined;
+    if (!op) throw new SelectorParseError(`${goQuote(operator)} is not a valid label selector operator`);
     const values = expr.values && expr.values.length ? expr.values : null;
-    requirements.push(newRequirement(expr.key, op, values));
+    requirements.push(newRequirement(expr.key ?? '', op, values));
   }
   return { requirements: sortedByKey(requirements), matchesNothing: false };
 }

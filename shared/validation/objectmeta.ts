@@ -9,7 +9,7 @@
 
 import type { ManagedFieldsEntry, ObjectMeta, OwnerReference } from '../api/types.ts';
 import { FieldPath, fieldImmutable, forbidden, invalid, required, tooLong, type FieldError } from '../api/field.ts';
-import { compareGoStrings, goQuote } from '../api/goformat.ts';
+import { compareGoStrings, goQuote, isGoPrint } from '../go/format.ts';
 import { isQualifiedName, isValidLabelValue, nameIsDNSLabel, nameIsPathSegment, type NameRule } from './names.ts';
 import { append } from '../api/append.ts';
 
@@ -135,7 +135,6 @@ function validateStandardFinalizerNames(finalizers: readonly string[] | undefine
 
 /** Go's %#U of a rune: U+ and at least four hex digits. */
 const runeText = (cp: number): string => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
-const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
 
 /** A field manager name is at most 128 bytes of printable characters. */
 export function validateFieldManager(manager: string | undefined, path: FieldPath): FieldError[] {
@@ -144,7 +143,7 @@ export function validateFieldManager(manager: string | undefined, path: FieldPat
   if (byteLength(m) > fieldManagerMaxLength) errs.push(tooLong(path, '', fieldManagerMaxLength));
   let offset = 0;
   for (const ch of m) {
-    if (!printable.test(ch)) errs.push(invalid(path, m, `invalid character ${runeText(ch.codePointAt(0) ?? 0)} (at position ${offset})`));
+    if (!isGoPrint(ch)) errs.push(invalid(path, m, `invalid character ${runeText(ch.codePointAt(0) ?? 0)} (at position ${offset})`));
     offset += byteLength(ch);
   }
   return errs;

@@ -8,8 +8,8 @@ import { FieldPath, forbidden, invalid, notSupported, type FieldError } from '..
 import { describe, int32, kindSchema, microTime, named, object, pb, string, type Schema } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { allVerbs, defineResource } from '../definition.ts';
-import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
-import { validateQualifiedName } from '../core/shared-validation.ts';
+import { age, ageColumn, nameColumn } from '../table.ts';
+import { validateQualifiedName } from '../../../shared/validation/qualified-name.ts';
 import { append } from '../../../shared/api/append.ts';
 
 export interface LeaseSpec {

@@ -5,7 +5,7 @@
 import { describe, kindSchema, named, object, pb, string, type Schema } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { defineResource, type ResourceDefinition } from '../definition.ts';
-import { nameColumn } from '../../endpoints/table.ts';
+import { nameColumn } from '../table.ts';
 import { mergedByType } from './shared-validation.ts';
 
 export interface ComponentCondition {

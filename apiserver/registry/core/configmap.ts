@@ -3,7 +3,7 @@ import { FieldPath, invalid, tooLong, type FieldError } from '../../../shared/ap
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { boolean, bytes, describe, kindSchema, map, pb, string } from '../../../shared/api/schema.ts';
 import { allVerbs, defineResource } from '../definition.ts';
-import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
+import { age, ageColumn, nameColumn } from '../table.ts';
 import { decodedSize, maxDataSize, utf8Size, validateDataKeys, validateImmutableData } from './shared-validation.ts';
 import { append } from '../../../shared/api/append.ts';
 

@@ -9,9 +9,12 @@ import type { KubeObject } from '../../../shared/api/types.ts';
 import { describe, int32, kindSchema, microTime, named, object, objectReference, pb, string, time, type Schema } from '../../../shared/api/schema.ts';
 import { isDNS1123Subdomain, nameIsPathSegment } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource, type TableDefinition } from '../definition.ts';
-import { nameColumn, timeSince, timestampMillis } from '../../endpoints/table.ts';
-import { sameAsGoValue, utf8Size, validateImmutableField, validateQualifiedName } from './shared-validation.ts';
+import { nameColumn, timeSince, timestampMillis } from '../table.ts';
+import { sameAsGoValue, validateImmutableField } from '../../../shared/validation/immutable.ts';
+import { validateQualifiedName } from '../../../shared/validation/qualified-name.ts';
+import { utf8Size } from './shared-validation.ts';
 import { append } from '../../../shared/api/append.ts';
+import { tryParseTime, zeroTimeSeconds } from '../../../shared/go/time.ts';
 
 export interface ObjectReference {
   kind?: string;
@@ -77,14 +80,13 @@ const eventSeriesSchema = (): Schema =>
     }),
   );
 
-const zeroInstant = Date.parse('0001-01-01T00:00:00Z') * 1000;
+const zeroInstant = zeroTimeSeconds * 1e6;
 
 /** A time as microseconds since the epoch; upstream compares times by instant, to the microsecond. A missing time is Go's zero time. */
 function instant(value: string | undefined): number {
   if (!value) return zeroInstant;
-  const fraction = /\.(\d+)/.exec(value)?.[1] ?? '';
-  const ms = Date.parse(value.replace(/\.\d+/, ''));
-  return Number.isNaN(ms) ? Number.NaN : ms * 1000 + Number(fraction.padEnd(6, '0').slice(0, 6));
+  const parsed = tryParseTime(value);
+  return parsed === null ? Number.NaN : parsed.seconds * 1e6 + Math.floor(parsed.nanos / 1000);
 }
 
 const isZeroTime = (value: string | undefined): boolean => instant(value) === zeroInstant;

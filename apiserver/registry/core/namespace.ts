@@ -8,9 +8,12 @@ import { FieldPath, invalid, type FieldError } from '../../../shared/api/field.t
 import { deepCopy, type KubeObject } from '../../../shared/api/types.ts';
 import { atomicArray, describe, kindSchema, named, object, pb, string, time, type Schema } from '../../../shared/api/schema.ts';
 import { nameIsDNSLabel } from '../../../shared/validation/names.ts';
+import { standardFinalizers } from '../../../shared/validation/objectmeta.ts';
 import { allVerbs, defineResource } from '../definition.ts';
-import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
-import { mergedByType, validateQualifiedName } from './shared-validation.ts';
+import { keepStatus, statusSubresource } from '../status-subresource.ts';
+import { age, ageColumn, nameColumn } from '../table.ts';
+import { validateQualifiedName } from '../../../shared/validation/qualified-name.ts';
+import { mergedByType } from './shared-validation.ts';
 
 export interface NamespaceCondition {
   type: string;
@@ -30,9 +33,6 @@ export const namespacePhases = { active: 'Active', terminating: 'Terminating' } 
 export const kubernetesFinalizer = 'kubernetes';
 /** The label upstream keeps equal to the namespace's name, so that selectors can pick namespaces by name. */
 export const metadataNameLabel = 'kubernetes.io/metadata.name';
-
-/** Finalizer names without a '/' prefix that upstream accepts. */
-const standardFinalizers = new Set([kubernetesFinalizer, 'orphan', 'foregroundDeletion']);
 
 /** Upstream's validateFinalizerName: a qualified name, and a prefixed one unless it is a standard name. */
 function validateFinalizerName(name: string, path: FieldPath): FieldError[] {
@@ -71,16 +71,6 @@ function keepFinalizersAndStatus(ns: Namespace, old: Namespace): void {
   ns.spec = spec;
   keepStatus(ns, old);
   labelWithName(ns);
-}
-
-function keepStatus(ns: Namespace, old: Namespace): void {
-  if (old.status) ns.status = deepCopy(old.status);
-  else delete ns.status;
-}
-
-function keepSpec(ns: Namespace, old: Namespace): void {
-  if (old.spec) ns.spec = deepCopy(old.spec);
-  else delete ns.spec;
 }
 
 /** Only the phase matching deletionTimestamp may be written through `status`. */
@@ -179,14 +169,7 @@ export const namespaceDefinition = defineResource<Namespace>({
     hasPendingFinalizers: hasSpecFinalizers,
   },
   subresources: {
-    status: {
-      verbs: ['get', 'update', 'patch'],
-      prepareForUpdate: (ns, old) => {
-        keepSpec(ns, old);
-        labelWithName(ns);
-      },
-      validateUpdate: (ns) => validateStatusUpdate(ns),
-    },
+    status: statusSubresource({ prepareForUpdate: labelWithName, validateUpdate: validateStatusUpdate }),
     finalize: {
       verbs: ['update'],
       prepareForUpdate: (ns, old) => {

@@ -1,12 +1,15 @@
 /**
- * Checks and schema pieces that more than one core kind needs: data keys and sizes (ConfigMap,
- * Secret), the `immutable` flag (ConfigMap, Secret), immutable fields and qualified names
- * (Secret, Event, Namespace, Node), and lists merged by `type` (Namespace, Node).
+ * Checks and schema pieces that only core kinds need: data keys and sizes (ConfigMap, Secret,
+ * Event), the `immutable` flag (ConfigMap, Secret), and lists merged by `type` (Namespace, Node,
+ * ComponentStatus). Checks other groups share too live in shared/validation/.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { FieldPath, fieldImmutable, forbidden, invalid, type FieldError } from '../../../shared/api/field.ts';
+import { FieldPath, forbidden, invalid, type FieldError } from '../../../shared/api/field.ts';
 import { array, type Schema } from '../../../shared/api/schema.ts';
-import { isConfigMapKey, isQualifiedName } from '../../../shared/validation/names.ts';
+import { isConfigMapKey } from '../../../shared/validation/names.ts';
+
+// secret.ts still imports it from here (its owner moves the import to shared/validation/immutable.ts).
+export { validateImmutableField } from '../../../shared/validation/immutable.ts';
 
 /** Upstream's core.MaxSecretSize: the total size limit of ConfigMap and Secret data. */
 export const maxDataSize = 1024 * 1024;
@@ -49,43 +52,6 @@ export function validateImmutableData(obj: MaybeImmutable, old: MaybeImmutable, 
     if (!isDeepStrictEqual(obj[name] ?? null, old[name] ?? null)) errors.push(forbidden(FieldPath.root(name), immutableWhenSet));
   }
   return errors;
-}
-
-/**
- * Upstream's ValidateImmutableField: `path: Invalid value: <new>: field is immutable`. Values are
- * compared as Go compares the typed fields, so a missing value equals its zero value (`equal` lets
- * a caller compare semantically, e.g. times by instant). Callers pass the zero value ("", 0) for
- * a missing field so that the message shows what upstream shows.
- */
-export function validateImmutableField(
-  value: unknown,
-  oldValue: unknown,
-  path: FieldPath,
-  equal: (a: unknown, b: unknown) => boolean = sameAsGoValue,
-): FieldError[] {
-  return equal(value, oldValue) ? [] : [invalid(path, value, fieldImmutable)];
-}
-
-/** Equality of two JSON values after dropping zero values (absent, null, "", 0, false, {}), as Go structs compare. */
-export function sameAsGoValue(a: unknown, b: unknown): boolean {
-  return isDeepStrictEqual(withoutZeroValues(a), withoutZeroValues(b));
-}
-
-function withoutZeroValues(value: unknown): unknown {
-  if (value === null || value === undefined || value === '' || value === 0 || value === false) return undefined;
-  if (Array.isArray(value)) return value.map(withoutZeroValues);
-  if (typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    const kept = withoutZeroValues(v);
-    if (kept !== undefined) out[k] = kept;
-  }
-  return Object.keys(out).length ? out : undefined;
-}
-
-/** Upstream's ValidateQualifiedName: one Invalid error per problem. */
-export function validateQualifiedName(value: string, path: FieldPath): FieldError[] {
-  return isQualifiedName(value).map((msg) => invalid(path, value, msg));
 }
 
 /** A list of conditions or addresses: `+listType=map +listMapKey=type +patchStrategy=merge +patchMergeKey=type`. */

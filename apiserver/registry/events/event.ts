@@ -5,7 +5,7 @@
  * naming the core fields (`message`, `count`), as upstream validates the converted object.
  */
 import type { FieldError } from '../../../shared/api/field.ts';
-import { toGoShape } from '../../../shared/api/go-shape.ts';
+import { toGoShape } from '../../../shared/go/shape.ts';
 import { deepCopy, type KubeObject } from '../../../shared/api/types.ts';
 import { describe, int32, kindSchema, microTime, named, neverOmitted, object, objectReference, pb, string, time, type Schema } from '../../../shared/api/schema.ts';
 import { allVerbs, defineResource } from '../definition.ts';

@@ -4,26 +4,17 @@
  * a DNS label, the whole spec is immutable, and the node selector follows 1.28's node selector
  * rules (label values of match expressions are not checked).
  */
-import { isIP } from 'node:net';
-import { FieldPath, forbidden, invalid, required, type FieldError } from '../../../shared/api/field.ts';
+import { FieldPath, invalid, required, type FieldError } from '../../../shared/api/field.ts';
+import type { NodeSelector, NodeSelectorRequirement } from '../../../shared/api/node-selector.ts';
 import { describe, int32, kindSchema, named, nodeSelector, object, pb, string, type Schema } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
-import { isDNS1123Subdomain, nameIsDNSLabel } from '../../../shared/validation/names.ts';
+import { nameIsDNSLabel } from '../../../shared/validation/names.ts';
+import { parseCIDRSloppy } from '../../../shared/validation/cidr.ts';
+import { semanticEqual, validateImmutableField } from '../../../shared/validation/immutable.ts';
+import { validateNodeSelector } from '../../../shared/validation/node-selector.ts';
 import { allVerbs, defineResource } from '../definition.ts';
-import { age, ageColumn, nameColumn } from '../../endpoints/table.ts';
-import { validateImmutableField, validateQualifiedName } from '../core/shared-validation.ts';
-import { semanticEqual } from '../storage/validation.ts';
+import { age, ageColumn, nameColumn } from '../table.ts';
 import { append } from '../../../shared/api/append.ts';
-
-export interface NodeSelectorRequirement {
-  key?: string;
-  operator?: string;
-  values?: string[];
-}
-
-export interface NodeSelector {
-  nodeSelectorTerms?: { matchExpressions?: NodeSelectorRequirement[]; matchFields?: NodeSelectorRequirement[] }[];
-}
 
 export interface ClusterCIDRSpec {
   nodeSelector?: NodeSelector;
@@ -38,85 +29,6 @@ export interface ClusterCIDR extends KubeObject {
 
 const minPerNodeHostBits = 4;
 const specPath = FieldPath.root('spec');
-
-function validateNodeSelectorRequirement(req: NodeSelectorRequirement, path: FieldPath): FieldError[] {
-  const errs: FieldError[] = [];
-  const values = req.values ?? [];
-  switch (req.operator) {
-    case 'In':
-    case 'NotIn':
-      if (values.length === 0) errs.push(required(path.child('values'), "must be specified when `operator` is 'In' or 'NotIn'"));
-      break;
-    case 'Exists':
-    case 'DoesNotExist':
-      if (values.length > 0) errs.push(forbidden(path.child('values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-      break;
-    case 'Gt':
-    case 'Lt':
-      if (values.length !== 1) errs.push(required(path.child('values'), "must be specified single value when `operator` is 'Lt' or 'Gt'"));
-      break;
-    default:
-      errs.push(invalid(path.child('operator'), req.operator ?? '', 'not a valid selector operator'));
-  }
-  append(errs, validateQualifiedName(req.key ?? '', path.child('key')));
-  return errs;
-}
-
-/** Node field selectors may only match metadata.name, with exactly one node name for In and NotIn. */
-function validateNodeFieldSelectorRequirement(req: NodeSelectorRequirement, path: FieldPath): FieldError[] {
-  const errs: FieldError[] = [];
-  const values = req.values ?? [];
-  if (req.operator === 'In' || req.operator === 'NotIn') {
-    if (values.length !== 1) {
-      errs.push(required(path.child('values'), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"));
-    }
-  } else {
-    errs.push(invalid(path.child('operator'), req.operator ?? '', 'not a valid selector operator'));
-  }
-  if (req.key !== 'metadata.name') {
-    errs.push(invalid(path.child('key'), req.key ?? '', 'not a valid field selector key'));
-  } else {
-    values.forEach((value, i) => {
-      for (const msg of isDNS1123Subdomain(value)) errs.push(invalid(path.child('values').index(i), value, msg));
-    });
-  }
-  return errs;
-}
-
-function validateNodeSelector(selector: NodeSelector, path: FieldPath): FieldError[] {
-  const termsPath = path.child('nodeSelectorTerms');
-  const terms = selector.nodeSelectorTerms ?? [];
-  if (terms.length === 0) return [required(termsPath, 'must have at least one node selector term')];
-  return terms.flatMap((term, i) => {
-    const termPath = termsPath.index(i);
-    return [
-      ...(term.matchExpressions ?? []).flatMap((req, j) => validateNodeSelectorRequirement(req, termPath.child('matchExpressions').index(j))),
-      ...(term.matchFields ?? []).flatMap((req, j) => validateNodeFieldSelectorRequirement(req, termPath.child('matchFields').index(j))),
-    ];
-  });
-}
-
-interface SloppyCIDR {
-  /** The address as written is IPv4, or IPv4 mapped into IPv6 (Go's To4 accepts both). */
-  isIPv4: boolean;
-  prefixLength: number;
-}
-
-/** Go's ParseCIDRSloppy: like net.ParseCIDR, but IPv4 octets may carry leading zeros. */
-function parseCIDRSloppy(value: string): SloppyCIDR | null {
-  const slash = value.indexOf('/');
-  if (slash < 0) return null;
-  let address = value.slice(0, slash);
-  const bits = value.slice(slash + 1);
-  if (/^\d+(\.\d+){3}$/.test(address)) address = address.split('.').map((octet) => String(Number(octet))).join('.');
-  // Zones (fe80::1%eth0) are valid for node's isIP but not in a CIDR.
-  const family = address.includes('%') ? 0 : isIP(address);
-  if (family === 0 || !/^\d+$/.test(bits)) return null;
-  const prefixLength = Number(bits);
-  if (prefixLength > (family === 4 ? 32 : 128)) return null;
-  const mapped = family === 6 && /^::ffff:(\d+\.\d+\.\d+\.\d+|[0-9a-f]{1,4}:[0-9a-f]{1,4})$/i.test(address);
-  return { isIPv4: family === 4 || mapped, prefixLength };
-}
 
 function validateCIDRConfig(cidr: string, perNodeHostBits: number, family: 'ipv4' | 'ipv6'): FieldError[] {
   const path = specPath.child(family);

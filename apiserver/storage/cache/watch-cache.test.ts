@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { useProxiedEtcd } from '../../testing/etcd.ts';
+import { waitFor } from '../../testing/wait-for.ts';
 import { ResourceCache, WatchCache, type CacheEvent } from './watch-cache.ts';
 import { prefixEnd, type StoredValue } from '../etcd/store.ts';
 
@@ -189,13 +189,6 @@ describe('WatchCache across etcd connection faults', () => {
       .resource('configmaps')
       .list(key(ns, ''))
       .map((v) => [key(ns, v.object.metadata.name ?? ''), v.modRevision]);
-  const until = async (condition: () => boolean, what: string): Promise<void> => {
-    const deadline = Date.now() + WAIT_MS;
-    while (!condition()) {
-      if (Date.now() > deadline) throw new Error(`no ${what} within ${WAIT_MS} ms`);
-      await sleep(20);
-    }
-  };
 
   it('a stream broken during a catch-up neither loses nor repeats an event, and keeps its subscribers', async () => {
     const ns = 'catch-up';
@@ -218,7 +211,7 @@ describe('WatchCache across etcd connection faults', () => {
     });
     try {
       marker = await putConfigMap(ns, 'first', {});
-      await until(() => cache.revision >= marker, 'the first write');
+      await waitFor('the first write', () => cache.revision >= marker);
       env().proxy.pause();
       // More revisions than etcd sends in one catch-up response (watchBatchMaxRevs = 1000).
       const written: number[] = [];
@@ -226,7 +219,7 @@ describe('WatchCache across etcd connection faults', () => {
       env().proxy.cut();
       env().proxy.resume();
       const last = written[written.length - 1] ?? 0;
-      await until(() => cache.revision >= last, `revision ${last}`);
+      await waitFor(`revision ${last}`, () => cache.revision >= last);
       assert.equal(cut, true);
       assert.deepEqual(seen, [marker, ...written]);
       assert.deepEqual(closed, []);
@@ -240,7 +233,7 @@ describe('WatchCache across etcd connection faults', () => {
     const cache = new WatchCache(env().viaProxy, '/registry');
     await cache.start();
     const written = await putConfigMap('stop', 'x', {});
-    await until(() => cache.revision >= written, 'the write');
+    await waitFor('the write', () => cache.revision >= written);
     env().proxy.pause();
     try {
       let timer: NodeJS.Timeout | undefined;
@@ -273,9 +266,9 @@ describe('WatchCache across etcd connection faults', () => {
       await env().client.kv.compact({ revision: compactedAt, physical: true });
       env().proxy.cut();
       env().proxy.resume();
-      await until(() => closed.length > 0, 'the re-list');
+      await waitFor('the re-list', () => closed.length > 0);
       assert.match(closed[0] ?? '', /re-initialized/);
-      await until(() => cache.revision >= compactedAt, `revision ${compactedAt}`);
+      await waitFor(`revision ${compactedAt}`, () => cache.revision >= compactedAt);
       assert.deepEqual(cacheState(cache, ns), await etcdState(ns));
       assert.equal(configmaps.canResumeFrom(before), false);
       assert.ok(configmaps.oldestResumableRevision() >= compactedAt);
@@ -283,7 +276,7 @@ describe('WatchCache across etcd connection faults', () => {
       const seen: number[] = [];
       configmaps.subscribe(key(ns, ''), cache.revision, { onEvent: (e) => void seen.push(e.revision), onClose: () => {} });
       const next = await putConfigMap(ns, 'keep', { v: '2' });
-      await until(() => seen.length > 0, 'an event after the re-list');
+      await waitFor('an event after the re-list', () => seen.length > 0);
       assert.deepEqual(seen, [next]);
       assert.equal(await cache.waitFor(next, WAIT_MS), true);
     } finally {

@@ -65,6 +65,7 @@ export class ResourceCache {
   /** Applied events not yet dispatched, oldest first. */
   private undispatched: CacheEvent[] = [];
   private dispatching = false;
+  private changeCount = 0;
 
   constructor(
     readonly prefix: string,
@@ -73,6 +74,7 @@ export class ResourceCache {
   ) {}
 
   reset(values: StoredValue[], keys: string[], revision: number): void {
+    this.changeCount++;
     this.objects.clear();
     values.forEach((v, i) => this.objects.set(keys[i] ?? '', v));
     this.sortedKeys = [...keys];
@@ -88,6 +90,7 @@ export class ResourceCache {
   }
 
   apply(event: CacheEvent): void {
+    this.changeCount++;
     if (event.type === 'delete') {
       if (this.objects.delete(event.key)) this.keysDirty = true;
     } else {
@@ -167,6 +170,14 @@ export class ResourceCache {
       if (value) out.push(value);
     }
     return out;
+  }
+
+  /**
+   * Grows with every change of the objects (an applied event, a reset): readers that derive an
+   * index from them rebuild it when this moved, without subscribing.
+   */
+  get changes(): number {
+    return this.changeCount;
   }
 
   get size(): number {

@@ -12,6 +12,8 @@ import { Etcd3, isRecoverableError, type IKeyValue, type IRangeResponse, type IT
 import { isObject, type KubeObject } from '../../../shared/api/types.ts';
 import { classifyEtcdError, isEtcdUnreachable, requestFaultOf, StorageError } from './errors.ts';
 import { LeaseManager } from './leases.ts';
+import { watchPrefix, type StorageWatch, type StorageWatchHandlers } from './watch.ts';
+import type { Storage } from '../storage.ts';
 
 export interface EtcdOptions {
   endpoints: string[];
@@ -147,7 +149,7 @@ export interface UpdateResult {
 /** What an etcd call of the store did, for metrics: etcd_request_duration_seconds{operation,type}. */
 export type EtcdRequestObserver = (operation: 'get' | 'list' | 'create' | 'update' | 'delete', key: string, seconds: number, failed: boolean) => void;
 
-export class EtcdStore {
+export class EtcdStore implements Storage {
   /** Told about every get, list, create, update and delete call; unset, timing costs nothing. */
   observer: EtcdRequestObserver | undefined;
 
@@ -321,6 +323,11 @@ export class EtcdStore {
       const fresh = res.responses[0]?.response_range.kvs[0];
       current = fresh ? decodeValue(fresh) : null;
     }
+  }
+
+  /** See watchPrefix (watch.ts). */
+  watch(prefix: string, fromRevision: number, handlers: StorageWatchHandlers): Promise<StorageWatch> {
+    return watchPrefix(this.client, prefix, fromRevision, handlers);
   }
 
   /** The cluster's current revision (a cheap range on one key). */

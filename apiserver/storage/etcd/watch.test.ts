@@ -7,13 +7,12 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { IWatchResponse } from 'etcd3';
 import { useProxiedEtcd } from '../../testing/etcd.ts';
+import { waitFor } from '../../testing/wait-for.ts';
 import { StorageError } from './errors.ts';
 import { followWatcher, watchEtcd, watchPrefix } from './watch.ts';
 
-const WAIT_MS = 60_000;
 /** More revisions than etcd sends in one catch-up response (watchBatchMaxRevs = 1000). */
 const BEYOND_ONE_BATCH = 1200;
 
@@ -33,14 +32,6 @@ async function writeMany(prefix: string, count: number): Promise<number[]> {
   };
   await Promise.all(Array.from({ length: 16 }, worker));
   return revisions.sort((a, b) => a - b);
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${WAIT_MS} ms`);
-    await sleep(20);
-  }
 }
 
 async function currentRevision(): Promise<number> {
@@ -70,14 +61,14 @@ describe('watchEtcd across broken streams', () => {
     try {
       // Connected and streaming: a first write arrives.
       marker = (await writeMany(prefix, 1))[0] ?? 0;
-      await until(() => seen.includes(marker), 'first event');
+      await waitFor('first event', () => seen.includes(marker));
       // Cut off while BEYOND_ONE_BATCH revisions pile up, then let it reconnect and catch up.
       env().proxy.pause();
       const written = await writeMany(prefix, BEYOND_ONE_BATCH);
       env().proxy.cut();
       env().proxy.resume();
       const last = written[written.length - 1] ?? 0;
-      await until(() => watch.revision >= last, `revision ${last}`);
+      await waitFor(`revision ${last}`, () => watch.revision >= last);
       assert.equal(cutDuringCatchUp, true);
       assert.equal(cancelled, undefined);
       assert.deepEqual(seen, [marker, ...written]);
@@ -96,11 +87,11 @@ describe('watchEtcd across broken streams', () => {
     const watch = followWatcher(env().client, prefix, watcher, start, { onEvents: (events) => seen.push(...events.map((e) => Number(e.kv.mod_revision))), onCancel: () => {} });
     try {
       const written = await writeMany(prefix, 3);
-      await until(() => seen.length >= 3, '3 events');
+      await waitFor('3 events', () => seen.length >= 3);
       // The same responses again, older first, as a client that resumed too early delivers them.
       for (const res of [...responses].reverse()) watcher.emit('data', res);
       const more = await writeMany(prefix, 1);
-      await until(() => seen.length >= 4, '4 events');
+      await waitFor('4 events', () => seen.length >= 4);
       assert.deepEqual(seen, [...written, ...more]);
     } finally {
       await watch.cancel();
@@ -115,13 +106,13 @@ describe('watchEtcd across broken streams', () => {
     const watch = watchEtcd(env().viaProxy, prefix, start, { onEvents: (events) => seen.push(...events.map((e) => Number(e.kv.mod_revision))), onCancel: (err) => void (cancelled = err) });
     try {
       const first = await writeMany(prefix, 1);
-      await until(() => seen.length === 1, 'first event');
+      await waitFor('first event', () => seen.length === 1);
       env().proxy.pause();
       const missed = await writeMany(prefix, 5);
       await env().client.kv.compact({ revision: missed[missed.length - 1] ?? 0, physical: true });
       env().proxy.cut();
       env().proxy.resume();
-      await until(() => cancelled !== undefined, 'cancellation');
+      await waitFor('cancellation', () => cancelled !== undefined);
       assert.ok(cancelled instanceof StorageError);
       assert.equal(cancelled.code, 'Compacted');
       assert.deepEqual(seen, first);

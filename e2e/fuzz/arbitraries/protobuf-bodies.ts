@@ -6,7 +6,8 @@
  */
 import fc from 'fast-check';
 import type { Schema } from '../../../shared/api/schema.ts';
-import { encodeEnvelope, encodeObject, envelopePrefix } from '../../../shared/codec/protobuf.ts';
+import { encodeEnvelope, envelopePrefix } from '../../../shared/codec/protobuf/envelope.ts';
+import { encodeObject } from '../../../shared/codec/protobuf/object.ts';
 
 export interface ProtobufBody {
   body: Buffer;

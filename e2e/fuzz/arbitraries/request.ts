@@ -12,6 +12,7 @@ import { deleteBody, objectBody, patchBody, type Body } from './bodies.ts';
 import { accept, contentTypeFor, extraHeaders } from './media.ts';
 import { fuzzNamespaces, mutatedPath, nonResourcePath, resourceTarget, type ResourceTarget } from './paths.ts';
 import { queryParams, queryString, type QueryParam } from './query.ts';
+import { queryBool } from '../../../shared/go/parse-bool.ts';
 
 /** A request and how it was made, for reports. */
 export interface FuzzCase extends WireRequest {
@@ -20,11 +21,9 @@ export interface FuzzCase extends WireRequest {
   query: readonly QueryParam[];
 }
 
-const truthy = new Set(['true', '1', 't', 'TRUE', 'True', 'T']);
-
 /** A watch the server may keep open: the query asks for one, or the path has the `/watch/` prefix. */
 function isWatch(query: readonly QueryParam[], watchPath: boolean): boolean {
-  return watchPath || query.some((p) => !p.raw && p.key === 'watch' && truthy.has(p.value));
+  return watchPath || query.some((p) => !p.raw && p.key === 'watch' && queryBool(p.value));
 }
 
 function bounded(query: readonly QueryParam[], watchPath: boolean): QueryParam[] {

@@ -1,0 +1,61 @@
+/**
+ * Start-up step "health": the checks of /livez and /readyz. Both have ping, log and etcd; readyz
+ * also waits for the bootstrap step and fails once shutdown began; livez forgives an unfinished
+ * bootstrap during its grace period.
+ */
+import type { HealthCheck } from '../server/health.ts';
+
+/** The message of the readyz `shutdown` check once shutdown started (upstream's). */
+export const shuttingDownMessage = 'process is shutting down';
+
+/**
+ * Wraps start-up checks for /livez: during the grace period after start they pass, so that a slow
+ * start is not mistaken for a dead server (upstream's delayed livez checks).
+ */
+export function withLivezGrace(check: HealthCheck, graceMs: number, startedAt: number, now: () => number = Date.now): HealthCheck {
+  if (graceMs <= 0) return check;
+  return { name: check.name, check: async () => (now() > startedAt + graceMs ? check.check() : undefined) };
+}
+
+export interface HealthState {
+  /** Set once the system namespaces exist. */
+  namespacesCreated: boolean;
+  /** Set once the bootstrap RBAC policy is reconciled. */
+  policyReconciled: boolean;
+  /** Set when graceful shutdown begins. */
+  shuttingDown: boolean;
+}
+
+export function healthChecks(
+  state: HealthState,
+  etcdRevision: () => Promise<unknown>,
+  options: { livezGracePeriodMs: number; startedAt: number },
+): { livez: HealthCheck[]; readyz: HealthCheck[] } {
+  const bootstrapCheck: HealthCheck = {
+    name: 'poststarthook/bootstrap-namespaces',
+    check: async () => {
+      if (!state.namespacesCreated) throw new Error('system namespaces not yet created');
+    },
+  };
+  const rbacCheck: HealthCheck = {
+    name: 'poststarthook/rbac/bootstrap-roles',
+    check: async () => {
+      if (!state.policyReconciled) throw new Error('not finished');
+    },
+  };
+  const base: HealthCheck[] = [
+    { name: 'ping', check: async () => {} },
+    { name: 'log', check: async () => {} },
+    { name: 'etcd', check: async () => void (await etcdRevision()) },
+  ];
+  const shutdown: HealthCheck = {
+    name: 'shutdown',
+    check: async () => {
+      if (state.shuttingDown) throw new Error(shuttingDownMessage);
+    },
+  };
+  return {
+    livez: [...base, ...[bootstrapCheck, rbacCheck].map((c) => withLivezGrace(c, options.livezGracePeriodMs, options.startedAt))],
+    readyz: [...base, bootstrapCheck, rbacCheck, shutdown],
+  };
+}

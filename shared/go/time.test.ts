@@ -1,0 +1,98 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { canonicalTime, formatMicroTime, formatMicroTimeOf, formatTime, formatTimeOf, GoTimeParseError, parseGoTime, zeroTimeSeconds } from './time.ts';
+
+const layout = '"2006-01-02T15:04:05Z07:00"';
+const microLayout = '"2006-01-02T15:04:05.000000Z07:00"';
+const refused = (text: string, kind: 'Time' | 'MicroTime'): string => {
+  try {
+    parseGoTime(text, kind);
+  } catch (err) {
+    assert.ok(err instanceof GoTimeParseError);
+    return err.message;
+  }
+  return 'parsed';
+};
+
+describe('canonicalTime: what upstream serves for a time a client wrote', () => {
+  it('Time: UTC, to the second, the fraction dropped (not rounded)', () => {
+    assert.equal(canonicalTime('2024-01-01T10:00:00.5+02:00', 'Time'), '2024-01-01T08:00:00Z');
+    assert.equal(canonicalTime('2024-01-01T10:00:00.999999999Z', 'Time'), '2024-01-01T10:00:00Z');
+    assert.equal(canonicalTime('2024-01-01T00:30:00-01:00', 'Time'), '2024-01-01T01:30:00Z');
+    assert.equal(canonicalTime('2024-03-01T00:30:00+01:00', 'Time'), '2024-02-29T23:30:00Z');
+    // MicroTime's form is a valid Time.
+    assert.equal(canonicalTime('2024-01-01T08:00:00.123456Z', 'Time'), '2024-01-01T08:00:00Z');
+  });
+
+  it('MicroTime: UTC, exactly six fractional digits', () => {
+    assert.equal(canonicalTime('2024-01-01T10:00:00.500000+02:00', 'MicroTime'), '2024-01-01T08:00:00.500000Z');
+    assert.equal(canonicalTime('2024-01-01T08:00:00.000001Z', 'MicroTime'), '2024-01-01T08:00:00.000001Z');
+  });
+
+  it("Go's lenient corners of time.Parse are kept", () => {
+    assert.equal(canonicalTime('2024-01-01T1:02:03Z', 'Time'), '2024-01-01T01:02:03Z');
+    assert.equal(canonicalTime('2024-01-01T10:00:00,25Z', 'Time'), '2024-01-01T10:00:00Z');
+    assert.equal(canonicalTime('2024-01-01T10:00:00.1234567891234Z', 'Time'), '2024-01-01T10:00:00Z');
+    assert.equal(canonicalTime('2024-01-01T10:00:00+24:00', 'Time'), '2023-12-31T10:00:00Z');
+    assert.equal(canonicalTime('2024-01-01T10:00:00,000001Z', 'MicroTime'), '2024-01-01T10:00:00.000001Z');
+  });
+
+  it("Go's zero time is no time (null)", () => {
+    assert.equal(canonicalTime('0001-01-01T00:00:00Z', 'Time'), null);
+    assert.equal(canonicalTime('0001-01-01T00:00:00.000000Z', 'MicroTime'), null);
+    assert.equal(canonicalTime('0001-01-01T01:00:00+01:00', 'Time'), null);
+    assert.equal(canonicalTime('0001-01-01T00:00:00.000001Z', 'MicroTime'), '0001-01-01T00:00:00.000001Z');
+  });
+});
+
+describe("parseGoTime refuses what Go's time.Parse refuses, with Go's message", () => {
+  it('text that is no time', () => {
+    assert.equal(refused('yesterday', 'Time'), `parsing time "yesterday" as ${layout}: cannot parse "yesterday" as "2006"`);
+    assert.equal(refused('yesterday', 'MicroTime'), `parsing time "yesterday" as ${microLayout}: cannot parse "yesterday" as "2006"`);
+    assert.equal(refused('', 'Time'), `parsing time "" as ${layout}: cannot parse "" as "2006"`);
+    assert.equal(refused('2024/01/01', 'Time'), `parsing time "2024/01/01" as ${layout}: cannot parse "/01/01" as "-"`);
+    assert.equal(refused('2024-01-01 10:00:00Z', 'Time'), `parsing time "2024-01-01 10:00:00Z" as ${layout}: cannot parse " 10:00:00Z" as "T"`);
+    assert.equal(refused('2024-01-01t10:00:00Z', 'Time'), `parsing time "2024-01-01t10:00:00Z" as ${layout}: cannot parse "t10:00:00Z" as "T"`);
+    assert.equal(refused('2024-01-01T10:00:00z', 'Time'), `parsing time "2024-01-01T10:00:00z" as ${layout}: cannot parse "z" as "Z07:00"`);
+    assert.equal(refused('2024-01-01T10:00:00', 'Time'), `parsing time "2024-01-01T10:00:00" as ${layout}: cannot parse "" as "Z07:00"`);
+    assert.equal(refused('2024-1-01T10:00:00Z', 'Time'), `parsing time "2024-1-01T10:00:00Z" as ${layout}: cannot parse "1-01T10:00:00Z" as "01"`);
+  });
+
+  it('MicroTime wants exactly six fractional digits', () => {
+    assert.equal(refused('2024-01-01T08:00:00Z', 'MicroTime'), `parsing time "2024-01-01T08:00:00Z" as ${microLayout}: cannot parse "Z" as ".000000"`);
+    assert.equal(refused('2024-01-01T08:00:00.5Z', 'MicroTime'), `parsing time "2024-01-01T08:00:00.5Z" as ${microLayout}: cannot parse ".5Z" as ".000000"`);
+    assert.equal(refused('2024-01-01T08:00:00.1234567Z', 'MicroTime'), `parsing time "2024-01-01T08:00:00.1234567Z" as ${microLayout}: cannot parse "7Z" as "Z07:00"`);
+  });
+
+  it('values out of range', () => {
+    assert.equal(refused('2024-13-01T00:00:00Z', 'Time'), 'parsing time "2024-13-01T00:00:00Z": month out of range');
+    assert.equal(refused('2023-02-29T00:00:00Z', 'Time'), 'parsing time "2023-02-29T00:00:00Z": day out of range');
+    assert.equal(refused('2024-01-01T24:00:00Z', 'Time'), 'parsing time "2024-01-01T24:00:00Z": hour out of range');
+    assert.equal(refused('2024-01-01T10:60:00Z', 'Time'), 'parsing time "2024-01-01T10:60:00Z": minute out of range');
+    assert.equal(refused('2024-01-01T10:00:60Z', 'Time'), 'parsing time "2024-01-01T10:00:60Z": second out of range');
+    assert.equal(refused('2024-01-01T10:00:00+25:00', 'Time'), 'parsing time "2024-01-01T10:00:00+25:00": time zone offset hour out of range');
+    assert.equal(refused('2024-01-01T10:00:00Zjunk', 'Time'), 'parsing time "2024-01-01T10:00:00Zjunk": extra text: "junk"');
+  });
+
+  it("quotes as Go's time package does: non-ASCII bytes as \\x escapes", () => {
+    assert.equal(refused('é', 'Time'), `parsing time "\\xc3\\xa9" as ${layout}: cannot parse "\\xc3\\xa9" as "2006"`);
+    assert.equal(refused('a"b', 'Time'), `parsing time "a\\"b" as ${layout}: cannot parse "a\\"b" as "2006"`);
+  });
+});
+
+describe('formatting', () => {
+  it('formats Unix seconds and nanoseconds in UTC', () => {
+    assert.equal(formatTime(0), '1970-01-01T00:00:00Z');
+    assert.equal(formatTime(1704096000), '2024-01-01T08:00:00Z');
+    assert.equal(formatTime(zeroTimeSeconds), '0001-01-01T00:00:00Z');
+    assert.equal(formatMicroTime(1704096000, 500_000_999), '2024-01-01T08:00:00.500000Z');
+    assert.equal(formatTimeOf(new Date('2024-01-01T08:00:00.999Z')), '2024-01-01T08:00:00Z');
+    assert.equal(formatMicroTimeOf(new Date('2024-01-01T08:00:00.123Z')), '2024-01-01T08:00:00.123000Z');
+  });
+
+  it('round-trips every parsed instant', () => {
+    for (const text of ['1999-12-31T23:59:59Z', '2000-02-29T12:00:00Z', '2100-03-01T00:00:00Z', '1900-01-01T00:00:00Z']) {
+      assert.equal(formatTime(parseGoTime(text, 'Time').seconds), text);
+    }
+  });
+});
