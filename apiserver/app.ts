@@ -11,6 +11,7 @@ import { AdmissionChain, type AdmissionPlugin } from './admission/admission.ts';
 import { lookupFrom, namespaceLifecycle } from './admission/namespace-lifecycle.ts';
 import { buildAdmissionPlugins } from './admission/plugins.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
+import type { Authorizer } from './authorization/authorizer.ts';
 import { bootstrapTokenAuthenticator } from './auth/bootstrap-token.ts';
 import { ensurePki, writeAdminKubeconfig } from './auth/pki-setup.ts';
 import { loadTokenFile } from './auth/tokenfile.ts';
@@ -71,11 +72,12 @@ function createMetrics(logger: Logger, config: ApiServerConfig): ApiServerMetric
 }
 
 /** The chain of enabled admission plugins, in the registry's order; their deprecation notices are logged. */
-function buildAdmission(config: ApiServerConfig, registry: Registry, plugins: AdmissionPlugin[], logger: Logger): void {
+function buildAdmission(config: ApiServerConfig, registry: Registry, plugins: AdmissionPlugin[], authorizer: Authorizer, logger: Logger): void {
   const namespaces = registry.namespaces();
   if (!namespaces) throw new Error('the core v1 API must be enabled');
   const built = buildAdmissionPlugins(config.admissionPlugins, {
     namespaceLifecycle: () => namespaceLifecycle(lookupFrom((name, resourceVersion) => namespaces.get('', name, resourceVersion))),
+    authorizer,
   });
   for (const warning of built.warnings) logger.warn(warning);
   plugins.push(...built.plugins);
@@ -110,7 +112,7 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
   const plugins: AdmissionPlugin[] = [];
   const eventTTLSeconds = config.eventTtlMs > 0 ? Math.ceil(config.eventTtlMs / 1000) : 0; // etcd leases count whole seconds
   const registry = new Registry(definitions, storage.etcd, new AdmissionChain(plugins), enabled, storage.watchCache, { eventTTLSeconds });
-  buildAdmission(config, registry, plugins, logger);
+  buildAdmission(config, registry, plugins, authorization.authorizer, logger);
 
   const metrics = createMetrics(logger, config);
   const etcdType = etcdTypeResolver(registry, config.etcdPrefix);

@@ -9,11 +9,16 @@
  */
 import { forbidden } from '../../shared/api/errors.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.ts';
+import type { Authorizer } from '../authorization/authorizer.ts';
+import { certificateApproval, certificateSigning, certificateSubjectRestriction } from './certificates/plugins.ts';
 import { nodeRestriction } from './node-restriction.ts';
+import { taintNodesByCondition } from './taint-nodes-by-condition.ts';
 
 /** What plugins are built from; each plugin takes what it needs. */
 export interface AdmissionDependencies {
   namespaceLifecycle(): AdmissionPlugin;
+  /** The server's authorizer (the certificate plugins check `approve` and `sign` with it). */
+  authorizer: Authorizer;
 }
 
 export interface AdmissionPluginDefinition {
@@ -47,7 +52,7 @@ export const admissionPlugins: readonly AdmissionPluginDefinition[] = [
   { name: 'ServiceAccount', actsOn: 'pods', enabledByDefault: true },
   // On by default in corral (kubeadm enables it too): the Node authorizer relies on it.
   { name: 'NodeRestriction', actsOn: 'nodes, leases, csinodes (writes by nodes)', enabledByDefault: true, build: () => nodeRestriction() },
-  { name: 'TaintNodesByCondition', actsOn: 'nodes', enabledByDefault: true },
+  { name: 'TaintNodesByCondition', actsOn: 'nodes', enabledByDefault: true, build: () => taintNodesByCondition() },
   { name: 'AlwaysPullImages', actsOn: 'pods', enabledByDefault: false },
   { name: 'ImagePolicyWebhook', actsOn: 'pods', enabledByDefault: false },
   { name: 'PodSecurity', actsOn: 'pods, namespaces', enabledByDefault: true },
@@ -62,10 +67,10 @@ export const admissionPlugins: readonly AdmissionPluginDefinition[] = [
   { name: 'OwnerReferencesPermissionEnforcement', actsOn: 'every write with ownerReferences', enabledByDefault: false },
   { name: 'PersistentVolumeClaimResize', actsOn: 'persistentvolumeclaims', enabledByDefault: true },
   { name: 'RuntimeClass', actsOn: 'pods', enabledByDefault: true },
-  { name: 'CertificateApproval', actsOn: 'certificatesigningrequests/approval', enabledByDefault: true },
-  { name: 'CertificateSigning', actsOn: 'certificatesigningrequests/status', enabledByDefault: true },
+  { name: 'CertificateApproval', actsOn: 'certificatesigningrequests/approval', enabledByDefault: true, build: (d) => certificateApproval(d.authorizer) },
+  { name: 'CertificateSigning', actsOn: 'certificatesigningrequests/status', enabledByDefault: true, build: (d) => certificateSigning(d.authorizer) },
   { name: 'ClusterTrustBundleAttest', actsOn: 'clustertrustbundles', enabledByDefault: false },
-  { name: 'CertificateSubjectRestriction', actsOn: 'certificatesigningrequests', enabledByDefault: true },
+  { name: 'CertificateSubjectRestriction', actsOn: 'certificatesigningrequests', enabledByDefault: true, build: () => certificateSubjectRestriction() },
   { name: 'DefaultIngressClass', actsOn: 'ingresses', enabledByDefault: true },
   { name: 'DenyServiceExternalIPs', actsOn: 'services', enabledByDefault: false },
   { name: 'MutatingAdmissionWebhook', actsOn: 'every write (MutatingWebhookConfiguration)', enabledByDefault: true },

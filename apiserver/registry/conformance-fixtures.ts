@@ -206,7 +206,13 @@ const nodes: StoredFixture = {
   namespaced: false,
   verbs: allVerbs,
   // Zero values are left out: upstream omits them from its answers.
-  valid: (name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: { taints: [{ key: 'example.com/k', value: 'v', effect: 'NoSchedule' }] } }),
+  // With the not-ready taint TaintNodesByCondition would add (upstream's default plugins), so the answer equals what was sent.
+  valid: (name) => ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name },
+    spec: { taints: [{ key: 'example.com/k', value: 'v', effect: 'NoSchedule' }, { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] },
+  }),
   mutate: (obj) => {
     obj.spec = { ...(obj.spec as Record<string, unknown>), unschedulable: true };
   },

@@ -36,8 +36,6 @@ type Binding = ClusterRoleBinding | RoleBinding;
 interface Grant {
   binding: Binding;
   subject: Subject;
-  /** The binding's position in the source's order: grants are visited in it, as upstream lists them. */
-  order: number;
 }
 
 /** Bindings by the subject key they grant to: `user:<name>` (service accounts by their user name) or `group:<name>`. */
@@ -64,9 +62,9 @@ function subjectKey(subject: Subject, bindingNamespace: string): string | undefi
   }
 }
 
-function indexBindings(bindings: readonly Binding[], start: number, byNamespace: boolean): Map<string, SubjectIndex> {
+function indexBindings(bindings: readonly Binding[], byNamespace: boolean): Map<string, SubjectIndex> {
   const out = new Map<string, SubjectIndex>();
-  bindings.forEach((binding, i) => {
+  bindings.forEach((binding) => {
     const namespace = byNamespace ? (binding.metadata.namespace ?? '') : '';
     let index = out.get(namespace);
     if (!index) out.set(namespace, (index = new Map()));
@@ -77,7 +75,7 @@ function indexBindings(bindings: readonly Binding[], start: number, byNamespace:
       if (!key || seen.has(key)) continue;
       seen.add(key);
       const grants = index.get(key);
-      const grant = { binding, subject, order: start + i };
+      const grant = { binding, subject };
       if (grants) grants.push(grant);
       else index.set(key, [grant]);
     }
@@ -102,8 +100,11 @@ function aggregate(messages: readonly string[]): string {
   return unique.length === 1 ? (unique[0] ?? '') : `[${unique.join(', ')}]`;
 }
 
-/** What a visit of a user's rules reports for each grant: its rules, or why it has none. */
-export type RuleVisitor = (grant: string, rules: readonly PolicyRule[] | undefined, error: string | undefined) => boolean;
+/**
+ * What a visit of a user's rules reports for each grant: how to describe it (built only when asked:
+ * most grants are passed over), its rules, or why it has none.
+ */
+export type RuleVisitor = (describe: () => string, rules: readonly PolicyRule[] | undefined, error: string | undefined) => boolean;
 
 export class RbacAuthorizer implements Authorizer {
   private indexedAt = -1;
@@ -115,13 +116,13 @@ export class RbacAuthorizer implements Authorizer {
   authorize(user: UserInfo, attributes: AuthorizationAttributes): AuthorizationResult {
     const errors: string[] = [];
     let allowedBy: string | undefined;
-    this.visitRules(user, attributes.namespace, (grant, rules, error) => {
+    this.visitRules(user, attributes.namespace, (describe, rules, error) => {
       if (error !== undefined) {
         errors.push(error);
         return true;
       }
       if (rules?.some((rule) => ruleAllows(attributes, rule))) {
-        allowedBy = grant;
+        allowedBy = describe();
         return false;
       }
       return true;
@@ -148,21 +149,29 @@ export class RbacAuthorizer implements Authorizer {
    */
   visitRules(user: UserInfo, namespace: string, visit: RuleVisitor): void {
     this.refreshIndex();
-    const keys = [`user:${user.username}`, ...user.groups.map((g) => `group:${g}`)];
-    for (const grant of grantsFor(this.clusterIndex, keys)) {
-      if (!this.visitGrant(grant, '', visit)) return;
-    }
-    if (!namespace) return;
+    if (!this.visitIndex(this.clusterIndex, user, '', visit) || !namespace) return;
     const index = this.namespaceIndex.get(namespace);
-    if (!index) return;
-    for (const grant of grantsFor(index, keys)) {
-      if (!this.visitGrant(grant, namespace, visit)) return;
+    if (index) this.visitIndex(index, user, namespace, visit);
+  }
+
+  /**
+   * The grants of an index for the user's name, then for each group. A binding naming the user
+   * twice (as a user and through a group) is visited twice: it changes no decision, and checking
+   * for it would cost every request.
+   */
+  private visitIndex(index: SubjectIndex, user: UserInfo, namespace: string, visit: RuleVisitor): boolean {
+    if (index.size === 0) return true;
+    for (const grant of index.get(`user:${user.username}`) ?? []) if (!this.visitGrant(grant, namespace, visit)) return false;
+    for (const group of user.groups) {
+      for (const grant of index.get(`group:${group}`) ?? []) if (!this.visitGrant(grant, namespace, visit)) return false;
     }
+    return true;
   }
 
   private visitGrant(grant: Grant, namespace: string, visit: RuleVisitor): boolean {
     const found = this.roleReferenceRules(grant.binding.roleRef, namespace);
-    return 'error' in found ? visit(describeGrant(grant), undefined, found.error) : visit(describeGrant(grant), found.rules, undefined);
+    const describe = (): string => describeGrant(grant);
+    return 'error' in found ? visit(describe, undefined, found.error) : visit(describe, found.rules, undefined);
   }
 
   /**
@@ -181,25 +190,7 @@ export class RbacAuthorizer implements Authorizer {
     const changes = this.source.bindingChanges();
     if (changes === this.indexedAt) return;
     this.indexedAt = changes;
-    this.clusterIndex = indexBindings(this.source.clusterRoleBindings(), 0, false).get('') ?? new Map();
-    this.namespaceIndex = indexBindings(this.source.roleBindings(), 0, true);
+    this.clusterIndex = indexBindings(this.source.clusterRoleBindings(), false).get('') ?? new Map();
+    this.namespaceIndex = indexBindings(this.source.roleBindings(), true);
   }
-}
-
-/** The grants of the user's keys, each binding once, in the source's order. */
-function grantsFor(index: SubjectIndex, keys: readonly string[]): Grant[] {
-  let out: Grant[] | undefined;
-  for (const key of keys) {
-    const grants = index.get(key);
-    if (!grants) continue;
-    if (!out) {
-      out = grants;
-      continue;
-    }
-    const merged = new Map<number, Grant>();
-    for (const g of out) merged.set(g.order, g);
-    for (const g of grants) if (!merged.has(g.order)) merged.set(g.order, g);
-    out = [...merged.values()].sort((a, b) => a.order - b.order);
-  }
-  return out ?? [];
 }

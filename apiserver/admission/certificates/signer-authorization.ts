@@ -1,0 +1,28 @@
+/**
+ * Whether a user may `approve` or `sign` for a signer (upstream's IsAuthorizedForSignerName): the
+ * verb on `signers` of certificates.k8s.io named exactly the signer, or else named
+ * `<domain>/*` for the signer's domain (spec 02, "Authorization rules for certificate requests").
+ */
+import type { Authorizer } from '../../authorization/authorizer.ts';
+import type { UserInfo } from '../../registry/definition.ts';
+
+async function allows(authorizer: Authorizer, user: UserInfo, verb: string, name: string): Promise<boolean> {
+  const result = await authorizer.authorize(user, {
+    verb,
+    isResourceRequest: true,
+    path: '',
+    namespace: '',
+    apiGroup: 'certificates.k8s.io',
+    apiVersion: '*',
+    resource: 'signers',
+    subresource: '',
+    name,
+  });
+  return result.decision === 'allow';
+}
+
+export async function authorizedForSigner(authorizer: Authorizer, user: UserInfo, verb: 'approve' | 'sign', signerName: string): Promise<boolean> {
+  if (await allows(authorizer, user, verb, signerName)) return true;
+  const domain = signerName.split('/')[0] ?? '';
+  return allows(authorizer, user, verb, `${domain}/*`);
+}
