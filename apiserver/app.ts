@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import type { Level, Logger } from 'pino';
 import { AdmissionChain, type AdmissionPlugin } from './admission/admission.ts';
 import { lookupFrom, namespaceLifecycle } from './admission/namespace-lifecycle.ts';
+import { loadAdmissionConfiguration } from './admission/configuration.ts';
 import { buildAdmissionPlugins } from './admission/plugins.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
 import type { Authorizer } from './authorization/authorizer.ts';
@@ -75,9 +76,13 @@ function createMetrics(logger: Logger, config: ApiServerConfig): ApiServerMetric
 function buildAdmission(config: ApiServerConfig, registry: Registry, plugins: AdmissionPlugin[], authorizer: Authorizer, logger: Logger): void {
   const namespaces = registry.namespaces();
   if (!namespaces) throw new Error('the core v1 API must be enabled');
+  const configurations = config.admissionControlConfigFile
+    ? loadAdmissionConfiguration(config.admissionControlConfigFile)
+    : new Map<string, Record<string, unknown>>();
   const built = buildAdmissionPlugins(config.admissionPlugins, {
     namespaceLifecycle: () => namespaceLifecycle(lookupFrom((name, resourceVersion) => namespaces.get('', name, resourceVersion))),
     authorizer,
+    configuration: (plugin) => configurations.get(plugin),
   });
   for (const warning of built.warnings) logger.warn(warning);
   plugins.push(...built.plugins);
@@ -101,18 +106,24 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
   });
 
   // Registry and admission (the chain is filled once the registry exists: it reads namespaces).
-  const definitions = allDefinitions(storage.etcd, { guard: authorization.guard, authorizer: authorization.authorizer, rules: authorization.rules, authenticator });
-  let enabled;
+  const definitions = allDefinitions(storage.etcd, {
+    guard: authorization.guard,
+    authorizer: authorization.authorizer,
+    rules: authorization.rules,
+    authenticator,
+  });
+  const plugins: AdmissionPlugin[] = [];
+  let registry: Registry;
   try {
-    enabled = runtimeConfig(config.runtimeConfig, definitions);
+    const enabled = runtimeConfig(config.runtimeConfig, definitions);
+    const eventTTLSeconds = config.eventTtlMs > 0 ? Math.ceil(config.eventTtlMs / 1000) : 0; // etcd leases count whole seconds
+    registry = new Registry(definitions, storage.etcd, new AdmissionChain(plugins), enabled, storage.watchCache, { eventTTLSeconds });
+    buildAdmission(config, registry, plugins, authorization.authorizer, logger);
   } catch (err) {
+    // A bad --runtime-config or admission configuration: nothing was started but the client.
     await storage.stop();
     throw err;
   }
-  const plugins: AdmissionPlugin[] = [];
-  const eventTTLSeconds = config.eventTtlMs > 0 ? Math.ceil(config.eventTtlMs / 1000) : 0; // etcd leases count whole seconds
-  const registry = new Registry(definitions, storage.etcd, new AdmissionChain(plugins), enabled, storage.watchCache, { eventTTLSeconds });
-  buildAdmission(config, registry, plugins, authorization.authorizer, logger);
 
   const metrics = createMetrics(logger, config);
   const etcdType = etcdTypeResolver(registry, config.etcdPrefix);
@@ -122,7 +133,12 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
     audit && config.auditLogPath
       ? new Auditor(
           audit.policy,
-          openAuditLog({ path: config.auditLogPath, maxSizeMb: config.auditLogMaxSizeMb, maxBackups: config.auditLogMaxBackups, maxAgeDays: config.auditLogMaxAgeDays }),
+          openAuditLog({
+            path: config.auditLogPath,
+            maxSizeMb: config.auditLogMaxSizeMb,
+            maxBackups: config.auditLogMaxBackups,
+            maxAgeDays: config.auditLogMaxAgeDays,
+          }),
           () => metrics.auditEvent(),
         )
       : undefined;
@@ -147,7 +163,15 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
     livez: checks.livez,
     readyz: checks.readyz,
     maxRequestBodyBytes: config.maxRequestBodyBytes,
-    version: { ...kubernetesVersion, gitCommit: '', gitTreeState: 'clean', buildDate: '1970-01-01T00:00:00Z', goVersion: process.version, compiler: 'node', platform: `${process.platform}/${process.arch}` },
+    version: {
+      ...kubernetesVersion,
+      gitCommit: '',
+      gitTreeState: 'clean',
+      buildDate: '1970-01-01T00:00:00Z',
+      goVersion: process.version,
+      compiler: 'node',
+      platform: `${process.platform}/${process.arch}`,
+    },
     logger,
     metrics,
     auditor,

@@ -47,30 +47,42 @@ describe('operational flags', () => {
       [c.maxRequestsInflight, c.maxMutatingRequestsInflight, c.requestTimeoutMs, c.livezGracePeriodMs, c.shutdownDelayMs, c.showHiddenMetricsForVersion],
       [10, 0, 90_000, 2000, 500, '1.31'],
     );
-    assert.deepEqual([c.auditLogPath, c.auditPolicyFile, c.auditLogMaxSizeMb, c.auditLogMaxBackups, c.auditLogMaxAgeDays, c.requestLogLevel], ['/tmp/a.log', '/tmp/p.yaml', 5, 3, 7, 'info']);
+    assert.deepEqual(
+      [c.auditLogPath, c.auditPolicyFile, c.auditLogMaxSizeMb, c.auditLogMaxBackups, c.auditLogMaxAgeDays, c.requestLogLevel],
+      ['/tmp/a.log', '/tmp/p.yaml', 5, 3, 7, 'info'],
+    );
   });
 
   it('fail with upstream messages', () => {
     assert.equal(error('--max-requests-inflight=-1'), '--max-requests-inflight can not be negative value');
     assert.equal(error('--max-mutating-requests-inflight=-5'), '--max-mutating-requests-inflight can not be negative value');
-    assert.equal(error('--max-requests-inflight=many'), 'invalid argument "many" for "--max-requests-inflight" flag: strconv.ParseInt: parsing "many": invalid syntax');
+    assert.equal(
+      error('--max-requests-inflight=many'),
+      'invalid argument "many" for "--max-requests-inflight" flag: strconv.ParseInt: parsing "many": invalid syntax',
+    );
     assert.equal(error('--request-timeout=-1s'), '--request-timeout can not be negative value');
     assert.equal(error('--request-timeout=60'), 'invalid argument "60" for "--request-timeout" flag: time: missing unit in duration "60"');
     assert.equal(error('--livez-grace-period=-1s'), '--livez-grace-period can not be a negative value');
     assert.equal(error('--shutdown-delay-duration=-1s'), '--shutdown-delay-duration can not be negative value');
     assert.equal(error('--shutdown-delay-duration=soon'), 'invalid argument "soon" for "--shutdown-delay-duration" flag: time: invalid duration "soon"');
-    assert.equal(error('--show-hidden-metrics-for-version=1.30'), "--show-hidden-metrics-for-version must be omitted or have the value '1.31'. Only the previous minor version is allowed");
+    assert.equal(
+      error('--show-hidden-metrics-for-version=1.30'),
+      "--show-hidden-metrics-for-version must be omitted or have the value '1.31'. Only the previous minor version is allowed",
+    );
     assert.equal(error('--audit-log-maxsize=-1'), "--audit-log-maxsize -1 can't be a negative number");
     assert.equal(error('--audit-log-maxbackup=-2'), "--audit-log-maxbackup -2 can't be a negative number");
     assert.equal(error('--request-log-level=loud'), '--request-log-level "loud" is not one of trace, debug, info, warn, error, fatal');
   });
 
-  it('read booleans with Go\'s strconv.ParseBool', () => {
+  it("read booleans with Go's strconv.ParseBool", () => {
     for (const text of ['1', 't', 'T', 'TRUE', 'true', 'True']) assert.equal(config(`--anonymous-auth=${text}`).anonymousAuth, true, text);
     for (const text of ['0', 'f', 'F', 'FALSE', 'false', 'False']) assert.equal(config(`--anonymous-auth=${text}`).anonymousAuth, false, text);
     assert.equal(config().anonymousAuth, true, 'upstream default: anonymous requests are allowed in, and RBAC decides');
     for (const text of ['yes', 'tRUE', 'on', ' true']) {
-      assert.equal(error(`--anonymous-auth=${text}`), `invalid argument "${text}" for "--anonymous-auth" flag: strconv.ParseBool: parsing "${text}": invalid syntax`);
+      assert.equal(
+        error(`--anonymous-auth=${text}`),
+        `invalid argument "${text}" for "--anonymous-auth" flag: strconv.ParseBool: parsing "${text}": invalid syntax`,
+      );
     }
   });
 
@@ -96,7 +108,7 @@ describe('operational flags', () => {
 });
 
 describe('security flags', () => {
-  it('default to Node,RBAC after system:masters and the spec\'s admission plugins in upstream\'s order', () => {
+  it("default to Node,RBAC after system:masters and the spec's admission plugins in upstream's order", () => {
     const c = config();
     assert.deepEqual(c.authorizationModes, ['Node', 'RBAC']);
     assert.ok(c.admissionPlugins.includes('NamespaceLifecycle'));
@@ -109,13 +121,16 @@ describe('security flags', () => {
     assert.ok(!enabled.includes('NamespaceLifecycle'));
   });
 
-  it('reject bad modes and plugins with upstream\'s messages', () => {
+  it("reject bad modes and plugins with upstream's messages", () => {
     assert.equal(error('--authorization-mode=Magic'), 'authorization-mode "Magic" is not a valid mode');
     assert.equal(error('--authorization-mode=RBAC,RBAC'), 'authorization-mode ["RBAC" "RBAC"] has mode specified more than once');
     assert.match(error('--authorization-mode=Webhook'), /^authorization-mode "Webhook" is not supported by corral/);
     assert.equal(error('--enable-admission-plugins=Nope'), 'enable-admission-plugins plugin "Nope" is unknown');
     assert.equal(error('--disable-admission-plugins=Nope'), 'disable-admission-plugins plugin "Nope" is unknown');
-    assert.equal(error('--enable-admission-plugins=AlwaysDeny', '--disable-admission-plugins=AlwaysDeny'), '[AlwaysDeny] in enable-admission-plugins and disable-admission-plugins overlapped');
+    assert.equal(
+      error('--enable-admission-plugins=AlwaysDeny', '--disable-admission-plugins=AlwaysDeny'),
+      '[AlwaysDeny] in enable-admission-plugins and disable-admission-plugins overlapped',
+    );
   });
 
   it('list every error at once', () => {

@@ -29,6 +29,7 @@ export interface ApiServerConfig {
   runtimeConfig: string;
   /** The enabled admission plugins, in chain order (the defaults adjusted by the flags). */
   admissionPlugins: string[];
+  admissionControlConfigFile: string | undefined;
   /** Largest request body accepted, in bytes (upstream: 3 MiB). */
   maxRequestBodyBytes: number;
   etcdRequestTimeoutMs: number;
@@ -73,27 +74,55 @@ export const flags: Record<string, FlagSpec> = {
   'client-ca-file': { type: 'string', help: 'CA bundle that verifies client certificates; the generated cluster CA when unset.' },
   'tls-sans': { type: 'string', default: '', help: 'Comma separated extra DNS names and IPs for the generated serving certificate.' },
   'token-auth-file': { type: 'string', help: 'Static bearer tokens, CSV: token,user,uid,"group1,group2".' },
-  'enable-bootstrap-token-auth': { type: 'string', default: 'false', help: 'Accept bootstrap tokens (Secrets bootstrap-token-<id> of type bootstrap.kubernetes.io/token in kube-system) as bearer tokens.' },
-  'anonymous-auth': { type: 'string', default: 'true', help: 'Treat requests without credentials as system:anonymous in system:unauthenticated (the default policy lets them read only health and version).' },
+  'enable-bootstrap-token-auth': {
+    type: 'string',
+    default: 'false',
+    help: 'Accept bootstrap tokens (Secrets bootstrap-token-<id> of type bootstrap.kubernetes.io/token in kube-system) as bearer tokens.',
+  },
+  'anonymous-auth': {
+    type: 'string',
+    default: 'true',
+    help: 'Treat requests without credentials as system:anonymous in system:unauthenticated (the default policy lets them read only health and version).',
+  },
   'authorization-mode': {
     type: 'string',
     default: 'Node,RBAC',
     help: `Ordered list of authorizers after system:masters, comma separated: ${authorizationModes.map((m) => m.name).join(', ')}. The first to allow or deny decides. (kube-apiserver defaults to AlwaysAllow; corral is secure by default, as a kubeadm cluster.)`,
   },
-  'runtime-config': { type: 'string', default: '', help: 'Enable or disable APIs: comma separated key[=true|false] (no value: true), keys group/version, group/version/resource, v1, api/all, api/ga, api/beta, api/alpha.' },
+  'runtime-config': {
+    type: 'string',
+    default: '',
+    help: 'Enable or disable APIs: comma separated key[=true|false] (no value: true), keys group/version, group/version/resource, v1, api/all, api/ga, api/beta, api/alpha.',
+  },
   'enable-admission-plugins': { type: 'string', default: '', help: 'Admission plugins to enable besides the defaults (see "Admission plugins" below).' },
   'disable-admission-plugins': { type: 'string', default: '', help: 'Default admission plugins to disable.' },
+  'admission-control-config-file': {
+    type: 'string',
+    help: 'AdmissionConfiguration (apiserver.config.k8s.io/v1) with the configuration of admission plugins, e.g. EventRateLimit.',
+  },
   'max-request-bytes': { type: 'string', default: String(3 * 1024 * 1024), help: 'Largest request body accepted.' },
   'etcd-request-timeout': { type: 'string', default: '10s', help: 'Deadline of one etcd call.' },
   'etcd-compaction-interval': { type: 'string', default: '5m0s', help: 'How often etcd history is compacted (coordinated across replicas); 0 disables.' },
-  'event-ttl': { type: 'string', default: '1h0m0s', help: 'Amount of time to retain events (etcd deletes them this long after their last write); 0 keeps them.' },
+  'event-ttl': {
+    type: 'string',
+    default: '1h0m0s',
+    help: 'Amount of time to retain events (etcd deletes them this long after their last write); 0 keeps them.',
+  },
   'log-level': { type: 'string', default: 'info', help: 'Log level: trace, debug, info, warn, error, fatal, silent.' },
   'request-log-level': { type: 'string', default: 'debug', help: 'Level of the one log line per request (verb, path, user, code, latency, request id).' },
   'max-requests-inflight': { type: 'string', default: '400', help: 'Most read-only requests served at once (watches excluded); beyond it 429. 0: no limit.' },
   'max-mutating-requests-inflight': { type: 'string', default: '200', help: 'Most mutating requests served at once; beyond it 429. 0: no limit.' },
-  'request-timeout': { type: 'string', default: formatGoDuration(60_000), help: 'Deadline of every request but watches; beyond it 504. A shorter ?timeout= wins.' },
+  'request-timeout': {
+    type: 'string',
+    default: formatGoDuration(60_000),
+    help: 'Deadline of every request but watches; beyond it 504. A shorter ?timeout= wins.',
+  },
   'livez-grace-period': { type: 'string', default: '0s', help: 'Time after start during which /livez ignores unfinished start-up checks.' },
-  'shutdown-delay-duration': { type: 'string', default: '0s', help: 'On SIGTERM, how long /readyz fails while requests are still served, before the server stops accepting.' },
+  'shutdown-delay-duration': {
+    type: 'string',
+    default: '0s',
+    help: 'On SIGTERM, how long /readyz fails while requests are still served, before the server stops accepting.',
+  },
   'show-hidden-metrics-for-version': { type: 'string', default: '', help: "The previous release (e.g. '1.31') whose hidden metrics are shown again." },
   'audit-log-path': { type: 'string', default: '', help: "Audit events are written to this file as JSON lines ('-': standard output)." },
   'audit-policy-file': { type: 'string', help: 'audit.k8s.io/v1 Policy deciding what is audited; without it nothing is.' },
@@ -124,7 +153,8 @@ export function parseDuration(text: string, flag: string): number {
 
 /** An integer flag, with pflag's error message. */
 function parseInteger(text: string, flag: string): number {
-  if (!/^[+-]?\d+$/.test(text)) throw new Error(`invalid argument ${JSON.stringify(text)} for "--${flag}" flag: strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
+  if (!/^[+-]?\d+$/.test(text))
+    throw new Error(`invalid argument ${JSON.stringify(text)} for "--${flag}" flag: strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
   return Number(text);
 }
 
@@ -140,7 +170,10 @@ function level(text: string, flag: string, allowSilent: boolean): string {
 }
 
 function list(text: string | undefined): string[] {
-  return (text ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** A boolean flag's value, read with Go's strconv.ParseBool; the error as pflag words it. */
@@ -161,7 +194,7 @@ export function parseFlags(argv: string[], extra: Record<string, FlagSpec> = {})
   const options = Object.fromEntries(Object.entries(all).map(([name, spec]) => [name, { type: spec.type }]));
   const { values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
   const out: ParsedFlags = {};
-  for (const [name, spec] of Object.entries(all)) out[name] = (values[name] as string | boolean | undefined) ?? spec.default;
+  for (const [name, spec] of Object.entries(all)) out[name] = values[name] ?? spec.default;
   return out;
 }
 
@@ -214,15 +247,23 @@ export function configFromFlags(values: ParsedFlags): ApiServerConfig {
     authorizationModes: modes,
     runtimeConfig: str('runtime-config') ?? '',
     admissionPlugins: admission.names,
+    admissionControlConfigFile: str('admission-control-config-file'),
     maxRequestBodyBytes: Number(str('max-request-bytes') ?? 3 * 1024 * 1024),
     etcdRequestTimeoutMs: duration('etcd-request-timeout', '10s'),
     etcdCompactionIntervalMs: duration('etcd-compaction-interval', '5m'),
     eventTtlMs: duration('event-ttl', '1h'),
     logLevel: check(() => level(str('log-level') ?? 'info', 'log-level', true), 'info'),
     requestLogLevel: check(() => level(str('request-log-level') ?? 'debug', 'request-log-level', false), 'debug'),
-    maxRequestsInflight: check(() => notNegative(parseInteger(str('max-requests-inflight') ?? '400', 'max-requests-inflight'), '--max-requests-inflight can not be negative value'), 0),
+    maxRequestsInflight: check(
+      () => notNegative(parseInteger(str('max-requests-inflight') ?? '400', 'max-requests-inflight'), '--max-requests-inflight can not be negative value'),
+      0,
+    ),
     maxMutatingRequestsInflight: check(
-      () => notNegative(parseInteger(str('max-mutating-requests-inflight') ?? '200', 'max-mutating-requests-inflight'), '--max-mutating-requests-inflight can not be negative value'),
+      () =>
+        notNegative(
+          parseInteger(str('max-mutating-requests-inflight') ?? '200', 'max-mutating-requests-inflight'),
+          '--max-mutating-requests-inflight can not be negative value',
+        ),
       0,
     ),
     requestTimeoutMs: nonNegative(duration('request-timeout', '1m0s'), '--request-timeout can not be negative value'),

@@ -23,9 +23,23 @@ import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchMain, clusterFlagsUsage, clusterOptions, keepFlag, positiveInt, profileFlags } from './cli.ts';
 import { reportProfile, startCluster, type ClusterOptions } from './cluster.ts';
-import { expectStatus, fixed, formatTable, Http2Client, loadAverageAtStart, mib, readProcess, runPool, summarize, type Cleanup, type HttpClient, type Summary } from './lib.ts';
+import {
+  expectStatus,
+  fixed,
+  formatTable,
+  Http2Client,
+  loadAverageAtStart,
+  mib,
+  readProcess,
+  runPool,
+  summarize,
+  type Cleanup,
+  type HttpClient,
+  type Summary,
+} from './lib.ts';
 
-const usage = `Usage: npx tsx bench/apply.ts [options]
+const usage =
+  `Usage: npx tsx bench/apply.ts [options]
   --count N           measured writes per series and round (default 300)
   --warmup W          unmeasured writes per series first (default 100)
   --rounds R          repeat the measured series R times, interleaved; report each one's best (default 3)
@@ -119,7 +133,10 @@ async function jsonOf(pending: ReturnType<HttpClient['request']>, status: number
 }
 
 const metadataOf = (obj: Json): Json => (obj.metadata ?? {}) as Json;
-const managersOf = (obj: Json): string[] => ((metadataOf(obj).managedFields ?? []) as Json[]).map((e) => `${String(e.manager)} ${String(e.operation)}${e.subresource ? ` ${String(e.subresource)}` : ''}`);
+const managersOf = (obj: Json): string[] =>
+  ((metadataOf(obj).managedFields ?? []) as Json[]).map(
+    (e) => `${String(e.manager)} ${String(e.operation)}${e.subresource ? ` ${String(e.subresource)}` : ''}`,
+  );
 
 function sameManagers(obj: Json, expected: string[]): string | undefined {
   const actual = managersOf(obj);
@@ -186,7 +203,8 @@ async function nodeStatusApply(client: HttpClient, name: string): Promise<Series
       return body.length;
     },
     read: () => jsonOf(client.request('GET', path), 200),
-    expected: (obj, seq) => (conditionsMatch(obj, seq) ? sameManagers(obj, ['bench-apply Apply status', 'bench-create Update']) : 'conditions differ from the last write'),
+    expected: (obj, seq) =>
+      conditionsMatch(obj, seq) ? sameManagers(obj, ['bench-apply Apply status', 'bench-create Update']) : 'conditions differ from the last write',
   };
 }
 
@@ -203,7 +221,8 @@ async function nodeStatusUpdate(client: HttpClient, name: string): Promise<Serie
       return body.length;
     },
     read: () => jsonOf(client.request('GET', path), 200),
-    expected: (obj, seq) => (conditionsMatch(obj, seq) ? sameManagers(obj, ['bench-create Update', 'bench-put Update status']) : 'conditions differ from the last write'),
+    expected: (obj, seq) =>
+      conditionsMatch(obj, seq) ? sameManagers(obj, ['bench-create Update', 'bench-put Update status']) : 'conditions differ from the last write',
   };
 }
 

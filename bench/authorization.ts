@@ -17,7 +17,19 @@ import { parseArgs } from 'node:util';
 import { issueClientCertificate, loadCA } from '../shared/pki/certificates.ts';
 import { startEtcd } from '../shared/etcd/process.ts';
 import { benchMain, positiveInt } from './cli.ts';
-import { configMapBody, expectStatus, fixed, formatTable, Http2Client, readProcess, runPool, startApiServerProcess, type ApiServerProcess, type ClientTls, type Cleanup } from './lib.ts';
+import {
+  configMapBody,
+  expectStatus,
+  fixed,
+  formatTable,
+  Http2Client,
+  readProcess,
+  runPool,
+  startApiServerProcess,
+  type ApiServerProcess,
+  type ClientTls,
+  type Cleanup,
+} from './lib.ts';
 
 /** Node,RBAC's CPU per request ÷ AlwaysAllow's that issue 12 aims at, at most. */
 const goalRatio = 1.05;
@@ -72,16 +84,33 @@ const subject = (kind: 'User' | 'Group', name: string) => ({ kind, apiGroup: 'rb
 
 /** The bindings RBAC must look through: `count` of each kind for other users and groups, and the one that grants the bench user. */
 async function createBindings(admin: Http2Client, count: number): Promise<void> {
-  const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'reader', namespace }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }] };
+  const role = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: 'reader', namespace },
+    rules: [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }],
+  };
   await expectStatus(admin.request('POST', `${rbac}/namespaces/${namespace}/roles`, json(role)), 201);
   const created = await runPool(count, 16, async (i) => {
-    const binding = { metadata: { name: `rb-${i}`, namespace }, subjects: [subject('User', `user-${i}`), subject('Group', `group-${i}`)], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' } };
+    const binding = {
+      metadata: { name: `rb-${i}`, namespace },
+      subjects: [subject('User', `user-${i}`), subject('Group', `group-${i}`)],
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' },
+    };
     await expectStatus(admin.request('POST', `${rbac}/namespaces/${namespace}/rolebindings`, json(binding)), 201);
-    const cluster = { metadata: { name: `crb-${i}` }, subjects: [subject('User', `user-${i}`), subject('Group', `group-${i}`)], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' } };
+    const cluster = {
+      metadata: { name: `crb-${i}` },
+      subjects: [subject('User', `user-${i}`), subject('Group', `group-${i}`)],
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+    };
     await expectStatus(admin.request('POST', `${rbac}/clusterrolebindings`, json(cluster)), 201);
   });
   if (created.errors) throw new Error(`creating bindings failed: ${created.firstError}`);
-  const grant = { metadata: { name: 'bench', namespace }, subjects: [subject('Group', 'bench')], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' } };
+  const grant = {
+    metadata: { name: 'bench', namespace },
+    subjects: [subject('Group', 'bench')],
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' },
+  };
   await expectStatus(admin.request('POST', `${rbac}/namespaces/${namespace}/rolebindings`, json(grant)), 201);
 }
 
@@ -121,7 +150,12 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   cleanup.push(() => etcd.stop());
   const dataDir = join(dir, 'data');
   const start = async (name: string, flags: string[]): Promise<ApiServerProcess> => {
-    const api = await startApiServerProcess({ etcdEndpoints: etcd.endpoints, dataDir, logFile: join(dir, `${name}.log`), flags: [...flags, '--log-level=warn'] });
+    const api = await startApiServerProcess({
+      etcdEndpoints: etcd.endpoints,
+      dataDir,
+      logFile: join(dir, `${name}.log`),
+      flags: [...flags, '--log-level=warn'],
+    });
     cleanup.push(() => api.stop());
     return api;
   };
@@ -137,7 +171,13 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const tls = await benchUserTls(dataDir);
   const modes: Mode[] = [
     { name: 'AlwaysAllow', api: allowServer, client: new Http2Client(allowServer.url, tls), cpuPerRequest: [], throughput: [] },
-    { name: `Node,RBAC + ${opts.bindings}+${opts.bindings} bindings`, api: rbacServer, client: new Http2Client(rbacServer.url, tls), cpuPerRequest: [], throughput: [] },
+    {
+      name: `Node,RBAC + ${opts.bindings}+${opts.bindings} bindings`,
+      api: rbacServer,
+      client: new Http2Client(rbacServer.url, tls),
+      cpuPerRequest: [],
+      throughput: [],
+    },
   ];
   for (const mode of modes) cleanup.push(() => mode.client.close());
   // The bench user may read the ConfigMap under both modes before anything is measured (the

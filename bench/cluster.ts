@@ -41,12 +41,7 @@ export interface Cluster {
  * Starts etcd and an API server in a new temp dir `/tmp/<prefix>*`, logging where to stderr;
  * `cleanup` stops both and removes the dir (unless `keep`).
  */
-export async function startCluster(
-  opts: ClusterOptions,
-  cleanup: Cleanup,
-  prefix: string,
-  server: { gcProbe?: boolean } = {},
-): Promise<Cluster> {
+export async function startCluster(opts: ClusterOptions, cleanup: Cleanup, prefix: string, server: { gcProbe?: boolean } = {}): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   if (!opts.keep) cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   process.stderr.write(`temp dir ${dir}\n`);

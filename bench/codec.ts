@@ -273,7 +273,8 @@ async function main(): Promise<void> {
   const jsonBytes = Buffer.from(JSON.stringify(list), 'utf8');
   const jsonText = jsonBytes.toString('utf8');
   const protobufBytes = encodeObject(list, schema, typeMeta);
-  if (JSON.stringify(decodeObject(protobufBytes, schema)) !== jsonText) throw new Error('the protobuf round trip changed the list: the benchmark would compare different work');
+  if (JSON.stringify(decodeObject(protobufBytes, schema)) !== jsonText)
+    throw new Error('the protobuf round trip changed the list: the benchmark would compare different work');
 
   const operations: Operation[] = [
     { name: 'JSON encode', run: () => Buffer.from(JSON.stringify(list), 'utf8').length },
@@ -283,7 +284,9 @@ async function main(): Promise<void> {
     { name: 'JSON.stringify only', run: () => JSON.stringify(list).length },
     { name: 'JSON.parse only', run: () => (JSON.parse(jsonText) as unknown, jsonBytes.length) },
   ];
-  process.stderr.write(`measuring ${opts.rounds} rounds after ${opts.warmup} warm-up rounds${gc ? ', a full GC before each operation' : ' (with --expose-gc, a full GC would run before each operation)'}\n`);
+  process.stderr.write(
+    `measuring ${opts.rounds} rounds after ${opts.warmup} warm-up rounds${gc ? ', a full GC before each operation' : ' (with --expose-gc, a full GC would run before each operation)'}\n`,
+  );
   const results = measureRounds(operations, opts.rounds, opts.warmup);
 
   const at = (name: string): Measured => results.get(name)!;
@@ -355,8 +358,18 @@ async function main(): Promise<void> {
       writeFileSync(profileFile, JSON.stringify(profile));
       const spots = hotSpots(profile, url, lineOf, 20);
       out.write(`\nprotobuf ${label}: CPU profile ${profileFile} (${rounds} operations, ${fixed(spots.totalMs, 0)} ms)\n\n`);
-      out.write(formatTable(['self time by line', 'ms', '%', 'source'], spots.lines.map((s) => [s.label, fixed(s.ms, 0), fixed(s.percent, 1), sourceOf(s.label)])) + '\n\n');
-      out.write(formatTable(['self time by function', 'ms', '%'], spots.functions.slice(0, 12).map((s) => [s.label, fixed(s.ms, 0), fixed(s.percent, 1)])) + '\n');
+      out.write(
+        formatTable(
+          ['self time by line', 'ms', '%', 'source'],
+          spots.lines.map((s) => [s.label, fixed(s.ms, 0), fixed(s.percent, 1), sourceOf(s.label)]),
+        ) + '\n\n',
+      );
+      out.write(
+        formatTable(
+          ['self time by function', 'ms', '%'],
+          spots.functions.slice(0, 12).map((s) => [s.label, fixed(s.ms, 0), fixed(s.percent, 1)]),
+        ) + '\n',
+      );
     }
   }
 }

@@ -37,7 +37,8 @@ const goalRatio = 0.6;
 const namespace = 'default';
 const rawPrefix = '/bench-raw/configmaps/default/';
 
-const usage = `Usage: npx tsx bench/create-get.ts [flags]
+const usage =
+  `Usage: npx tsx bench/create-get.ts [flags]
   --count N           creates, then as many gets, per measured phase (default 5000)
   --concurrency C     operations in flight (default 64)
   --data-bytes B      bytes of ConfigMap data (default 2048)
@@ -89,8 +90,8 @@ const collection = `/api/v1/namespaces/${namespace}/configmaps`;
 
 /** The operations of one measured target: create and get of object `i` of a named series. */
 interface Target {
-  create(series: string, i: number): Promise<void>;
-  get(series: string, i: number): Promise<void>;
+  create: (series: string, i: number) => Promise<void>;
+  get: (series: string, i: number) => Promise<void>;
 }
 
 function corralTarget(client: HttpClient, data: Record<string, string>): Target {
@@ -250,10 +251,11 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
       `(stored value ${value.length} B), node ${process.version}, ${cpus().length} CPUs (client, API server and etcd share them), ${loadAverageAtStart(startLoad)}\n\n`,
   );
   out.write(
-    formatTable(['operation', 'corral ops/s', 'p50 ms', 'p99 ms', '|', 'etcd op', 'ops/s', 'p50 ms', 'p99 ms', '|', 'ratio', 'goal', '|', 'CPU ratio'], rows) + '\n',
+    formatTable(['operation', 'corral ops/s', 'p50 ms', 'p99 ms', '|', 'etcd op', 'ops/s', 'p50 ms', 'p99 ms', '|', 'ratio', 'goal', '|', 'CPU ratio'], rows) +
+      '\n',
   );
   out.write(
-    '  CPU ratio: CPU per raw op of the bench process (the etcd3 client, the baseline\'s busiest thread) ÷ CPU per op of the\n' +
+    "  CPU ratio: CPU per raw op of the bench process (the etcd3 client, the baseline's busiest thread) ÷ CPU per op of the\n" +
       '  API server: the throughput ratio if each side ran alone, bound by its busiest thread; less sensitive to other load.\n\n',
   );
   out.write(

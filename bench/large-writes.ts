@@ -25,7 +25,8 @@ import { benchMain, clusterFlagsUsage, clusterOptions, keepFlag, positiveInt, pr
 import { reportProfile, startCluster, type ClusterOptions } from './cluster.ts';
 import { expectStatus, fixed, formatTable, Http2Client, loadAverageAtStart, mib, percentile, type Cleanup, type HttpClient } from './lib.ts';
 
-const usage = `Usage: npx tsx bench/large-writes.ts [options]
+const usage =
+  `Usage: npx tsx bench/large-writes.ts [options]
   --seconds S          length of each phase (default 20)
   --labels N           labels of each large Node (default 150000: a body just under 3 MiB)
   --get-concurrency C  GETs in flight at once (default 4)
@@ -121,7 +122,9 @@ async function phase(getter: HttpClient, opts: Options, writer?: { client: HttpC
           ? await writer.client.request('POST', '/api/v1/nodes?dryRun=All', writer.body)
           : i % 3 === 1
             ? await writer.client.request('POST', '/api/v1/nodes', writer.body)
-            : await writer.client.request('PATCH', '/api/v1/nodes/large?dryRun=All&fieldManager=bench', writer.body, { 'content-type': 'application/apply-patch+yaml' });
+            : await writer.client.request('PATCH', '/api/v1/nodes/large?dryRun=All&fieldManager=bench', writer.body, {
+                'content-type': 'application/apply-patch+yaml',
+              });
       writes.set(res.status, (writes.get(res.status) ?? 0) + 1);
     }
   };
@@ -160,8 +163,15 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const loaded = await phase(getter, opts, { client: writer, body });
 
   const ratio = (a: number, b: number): string => (Number.isFinite(a) && Number.isFinite(b) && a > 0 ? `${fixed(b / a, 1)}x` : '-');
-  const row = (label: string, pick: (p: PhaseResult) => number, digits = 1): string[] => [label, fixed(pick(alone), digits), fixed(pick(loaded), digits), ratio(pick(alone), pick(loaded))];
-  process.stdout.write(`\nlarge writes: ${mib(body.length)} Node writes in turn: create dry run, create (413: too large for etcd), apply dry run; ${loadAverageAtStart(startLoad)}\n\n`);
+  const row = (label: string, pick: (p: PhaseResult) => number, digits = 1): string[] => [
+    label,
+    fixed(pick(alone), digits),
+    fixed(pick(loaded), digits),
+    ratio(pick(alone), pick(loaded)),
+  ];
+  process.stdout.write(
+    `\nlarge writes: ${mib(body.length)} Node writes in turn: create dry run, create (413: too large for etcd), apply dry run; ${loadAverageAtStart(startLoad)}\n\n`,
+  );
   process.stdout.write(
     formatTable(
       ['', 'GETs alone', 'GETs + large writes', 'ratio'],
@@ -180,7 +190,10 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
 
   await reportProfile(api, opts.cpuProfileDir, 'both phases and the warm-up');
   let ok = true;
-  for (const [name, p] of [['alone', alone], ['with large writes', loaded]] as const) {
+  for (const [name, p] of [
+    ['alone', alone],
+    ['with large writes', loaded],
+  ] as const) {
     if (p.getErrors) {
       process.stderr.write(`${p.getErrors} GETs failed ${name}; first: ${p.firstError}\n`);
       ok = false;

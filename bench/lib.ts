@@ -97,7 +97,10 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
   const all = [header, ...rows];
   const widths = header.map((_, c) => Math.max(...all.map((r) => (r[c] ?? '').length)));
   const line = (r: readonly string[]): string =>
-    r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
+    r
+      .map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!)))
+      .join('  ')
+      .trimEnd();
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
@@ -245,18 +248,13 @@ export class Http1Client implements HttpClient {
         headers['content-length'] = body.length;
       }
       Object.assign(headers, extraHeaders);
-      const req = httpsRequest(
-        { host: this.url.hostname, port: this.url.port, method, path, headers, agent: this.agent },
-        (res) => {
-          const chunks: Buffer[] = [];
-          const contentType = res.headers['content-type'];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () =>
-            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), ...(contentType !== undefined ? { contentType } : {}) }),
-          );
-          res.on('error', reject);
-        },
-      );
+      const req = httpsRequest({ host: this.url.hostname, port: this.url.port, method, path, headers, agent: this.agent }, (res) => {
+        const chunks: Buffer[] = [];
+        const contentType = res.headers['content-type'];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), ...(contentType !== undefined ? { contentType } : {}) }));
+        res.on('error', reject);
+      });
       req.on('error', reject);
       req.end(body);
     });
@@ -445,10 +443,14 @@ export async function startApiServerProcess(opts: ApiServerProcessOptions): Prom
   const args = [
     ...nodeArgs,
     'apiserver/main.ts',
-    '--etcd-servers', opts.etcdEndpoints.join(','),
-    '--secure-port', String(port),
-    '--bind-address', '127.0.0.1',
-    '--data-dir', opts.dataDir,
+    '--etcd-servers',
+    opts.etcdEndpoints.join(','),
+    '--secure-port',
+    String(port),
+    '--bind-address',
+    '127.0.0.1',
+    '--data-dir',
+    opts.dataDir,
     ...(opts.flags ?? []),
   ];
   const log = createWriteStream(opts.logFile, { flags: 'a' });

@@ -58,7 +58,8 @@ const goals = { latencyP99Ratio: 2, fanoutP99Ms: 100, cachedListRatio: 1, quorum
 const childRoleVariable = 'CORRAL_BENCH_WATCH_CHILD';
 const protobufAccept = 'application/vnd.kubernetes.protobuf';
 
-const usage = `Usage: npx tsx bench/watch.ts [flags]
+const usage =
+  `Usage: npx tsx bench/watch.ts [flags]
   --objects N          ConfigMaps listed in phase 3 (default 10000)
   --watchers W         concurrent watchers in phase 2 (default 2000)
   --events E           updates each fan-out watcher must receive (default 200)
@@ -400,10 +401,7 @@ async function fanoutChild(): Promise<void> {
   const finish = await finishing;
   const finishAt = performance.now();
   let drainMs = NaN;
-  await Promise.race([
-    tally.complete.then(() => void (drainMs = performance.now() - finishAt)),
-    new Promise((r) => setTimeout(r, finish.graceMs)),
-  ]);
+  await Promise.race([tally.complete.then(() => void (drainMs = performance.now() - finishAt)), new Promise((r) => setTimeout(r, finish.graceMs))]);
   const cpuMs = ownCpuMs() - cpuAtReady;
   // Last opened, first closed: watches before their sessions or client.
   for (const close of closers.reverse()) await close();
@@ -443,8 +441,7 @@ function startFanoutChild(plan: FanoutPlan, cleanup: Cleanup): FanoutChild {
     child.once('exit', (code, signal) => reject(new Error(`the watcher child exited (code ${code}, signal ${signal})`))),
   );
   exited.catch(() => {});
-  const next = (): Promise<FromChild> =>
-    Promise.race([new Promise<FromChild>((resolve) => child.once('message', (m) => resolve(m as FromChild))), exited]);
+  const next = (): Promise<FromChild> => Promise.race([new Promise<FromChild>((resolve) => child.once('message', (m) => resolve(m as FromChild))), exited]);
   const ready = next().then((m) => {
     if (m.type === 'failed') throw new Error(`the watcher child failed: ${m.error}`);
     if (m.type !== 'ready') throw new Error(`the watcher child said ${m.type} before ready`);
@@ -470,7 +467,10 @@ function startFanoutChild(plan: FanoutPlan, cleanup: Cleanup): FanoutChild {
 const collection = (namespace: string): string => `/api/v1/namespaces/${namespace}/configmaps`;
 
 async function createNamespace(client: HttpClient, name: string): Promise<void> {
-  await expectStatus(client.request('POST', '/api/v1/namespaces', Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }))), 201);
+  await expectStatus(
+    client.request('POST', '/api/v1/namespaces', Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }))),
+    201,
+  );
 }
 
 function resourceVersionOf(body: Buffer): string {
@@ -683,7 +683,11 @@ interface FanoutRun {
 }
 
 /** `count` writes at `rate` per second, on schedule whether or not earlier ones have answered. */
-async function steadyWrites(count: number, rate: number, write: (seq: number) => Promise<void>): Promise<{ latencies: Float64Array; errors: number; firstError: string | undefined; rate: number }> {
+async function steadyWrites(
+  count: number,
+  rate: number,
+  write: (seq: number) => Promise<void>,
+): Promise<{ latencies: Float64Array; errors: number; firstError: string | undefined; rate: number }> {
   const latenciesMs = new Float64Array(count);
   let errors = 0;
   let firstError: string | undefined;
@@ -783,7 +787,12 @@ async function populate(ctx: Context, namespace: string): Promise<void> {
   ctx.log(`creating ${count} ConfigMaps of ${ctx.opts.dataBytes} B in ${namespace}`);
   const width = String(count - 1).length;
   const result = await measured(ctx, `create ${count} (HTTP/2, 64 in flight)`, () =>
-    runPool(count, 64, async (i) => void (await expectStatus(ctx.client.request('POST', collection(namespace), configMapBody(`list-${String(i).padStart(width, '0')}`, ctx.data)), 201))),
+    runPool(
+      count,
+      64,
+      async (i) =>
+        void (await expectStatus(ctx.client.request('POST', collection(namespace), configMapBody(`list-${String(i).padStart(width, '0')}`, ctx.data)), 201)),
+    ),
   );
   if (result.errors) throw new Error(`${result.errors} of ${count} creates failed; first: ${result.firstError}`);
   ctx.log(`created in ${fixed(result.elapsedMs / 1000, 1)} s (${fixed((count * 1000) / result.elapsedMs, 0)}/s)`);
@@ -793,11 +802,13 @@ function listVariants(ctx: Context, client: HttpClient, namespace: string): List
   const path = collection(namespace);
   const prefix = `/registry/configmaps/${namespace}/`;
   const count = ctx.opts.objects;
-  const apiList = (query: string, accept: string): (() => Promise<number>) => async () => {
-    const res = await expectStatus(client.request('GET', `${path}${query}`, undefined, { accept }), 200);
-    if (!res.contentType?.startsWith(accept)) throw new Error(`GET ${path}${query} (Accept ${accept}) answered ${res.contentType}`);
-    return res.body.length;
-  };
+  const apiList =
+    (query: string, accept: string): (() => Promise<number>) =>
+    async () => {
+      const res = await expectStatus(client.request('GET', `${path}${query}`, undefined, { accept }), 200);
+      if (!res.contentType?.startsWith(accept)) throw new Error(`GET ${path}${query} (Accept ${accept}) answered ${res.contentType}`);
+      return res.body.length;
+    };
   return [
     {
       name: 'raw etcd range',
@@ -873,7 +884,9 @@ function met(ok: boolean): string {
 async function latencyPhase(ctx: Context): Promise<string> {
   const { opts } = ctx;
   const warmup = Math.min(100, opts.latencyWrites);
-  ctx.log(`phase 1: ${opts.latencyWrites} writes to each of etcd and corral, in turn, one at a time (after ${warmup} unmeasured), each until its watch event arrives`);
+  ctx.log(
+    `phase 1: ${opts.latencyWrites} writes to each of etcd and corral, in turn, one at a time (after ${warmup} unmeasured), each until its watch event arrives`,
+  );
   const rawTarget = await rawLatencyTarget(ctx, '/bench-raw/latency/');
   const apiTarget = await apiLatencyTarget(ctx, 'bench-latency');
   const [rawLatency, apiLatency] = await measured(ctx, 'write → watch (etcd and corral in turn)', () =>
@@ -923,7 +936,7 @@ async function latencyPhase(ctx: Context): Promise<string> {
         ],
       ],
     ) +
-    '\n  write p50/p99: send → the write\'s own response (for comparison: the event may arrive before it)\n'
+    "\n  write p50/p99: send → the write's own response (for comparison: the event may arrive before it)\n"
   );
 }
 
@@ -1002,7 +1015,29 @@ async function fanoutPhase(ctx: Context, cleanup: Cleanup): Promise<string> {
     `2. fan-out: ${opts.watchers} watchers (corral: HTTP/2, ${opts.sessions} sessions × ${Math.ceil(opts.watchers / opts.sessions)} streams; etcd: one etcd3 client), ` +
     `${opts.events} updates at ${opts.rate}/s; latency per (watcher, event)\n\n` +
     formatTable(
-      ['target', 'delivered', 'dup', 'bad', '|', 'p50 ms', 'p99 ms', 'max ms', '|', 'last p50', 'last p99', '|', 'write p99', 'writes/s', 'setup s', 'drain ms', '|', 'server µs', 'client µs', '|', 'goal'],
+      [
+        'target',
+        'delivered',
+        'dup',
+        'bad',
+        '|',
+        'p50 ms',
+        'p99 ms',
+        'max ms',
+        '|',
+        'last p50',
+        'last p99',
+        '|',
+        'write p99',
+        'writes/s',
+        'setup s',
+        'drain ms',
+        '|',
+        'server µs',
+        'client µs',
+        '|',
+        'goal',
+      ],
       [
         ...(rawFan ? [row('etcd3 watchers', rawFan, cpuOf('etcd fan-out')?.etcd ?? NaN, '')] : []),
         row('corral watches', apiFan, apiServerMs, `p99 ≤ ${goals.fanoutP99Ms} ms ${met(apiP99 <= goals.fanoutP99Ms)}`),
@@ -1011,9 +1046,9 @@ async function fanoutPhase(ctx: Context, cleanup: Cleanup): Promise<string> {
     '\n' +
     '  delivered: distinct (watcher, event) pairs of all expected; dup: repeats; bad: other events, failed or ended watches;\n' +
     '  last: per event, the latency to its last watcher; write p99: the update requests themselves; setup: opening every watch;\n' +
-    '  drain: from the last write\'s response until every watcher had every event;\n' +
+    "  drain: from the last write's response until every watcher had every event;\n" +
     '  server µs: CPU of etcd (etcd3 row) or the API server (corral row) per delivery, its share of the writes included;\n' +
-    '  client µs: the watcher child\'s CPU per delivery\n' +
+    "  client µs: the watcher child's CPU per delivery\n" +
     `  at ${fixed(perDeliveryUs, 1)} µs per delivery, one core sustains ${fixed(1e6 / (perDeliveryUs * opts.watchers), 1)} events/s to ${opts.watchers} watchers\n`
   );
 }

@@ -26,7 +26,8 @@ describe('client-side apply and strategic merge patch', () => {
   const apply = async (manifest: Json): Promise<string> => succeeded(await kubectl(['apply', '-f', '-'], JSON.stringify(manifest)));
   const patch = async (args: string[], body: Json): Promise<Json> =>
     JSON.parse(succeeded(await kubectl(['patch', ...args, '--type', 'strategic', '-p', JSON.stringify(body), '-o', 'json']))) as Json;
-  const patchFails = async (args: string[], body: Json): Promise<string> => failed(await kubectl(['patch', ...args, '--type', 'strategic', '-p', JSON.stringify(body)]));
+  const patchFails = async (args: string[], body: Json): Promise<string> =>
+    failed(await kubectl(['patch', ...args, '--type', 'strategic', '-p', JSON.stringify(body)]));
 
   /** The object as last applied: what apply stores in the annotation, compared as JSON. */
   const assertLastApplied = (obj: Json, manifest: Json): void => {
@@ -116,7 +117,9 @@ describe('client-side apply and strategic merge patch', () => {
     });
 
     it('merges finalizers as a set in the manifest order, and replaces taints', async () => {
-      succeeded(await kubectl(['patch', 'node', 'applied-node', '--type', 'strategic', '-p', JSON.stringify({ metadata: { finalizers: ['example.com/other'] } })]));
+      succeeded(
+        await kubectl(['patch', 'node', 'applied-node', '--type', 'strategic', '-p', JSON.stringify({ metadata: { finalizers: ['example.com/other'] } })]),
+      );
       const second = manifest({ b: '2' }, ['example.com/z', 'example.com/x'], [taint('k3')]);
       assert.equal(await apply(second), 'node/applied-node configured\n');
       const node = await get();
@@ -178,7 +181,11 @@ describe('client-side apply and strategic merge patch', () => {
       succeeded(
         await kubectl(
           ['create', '-f', '-'],
-          JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'patched-node', labels: { a: '1', b: '2' }, finalizers: ['example.com/a', 'example.com/b'] } }),
+          JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'Node',
+            metadata: { name: 'patched-node', labels: { a: '1', b: '2' }, finalizers: ['example.com/a', 'example.com/b'] },
+          }),
         ),
       );
     });
@@ -238,15 +245,30 @@ describe('client-side apply and strategic merge patch', () => {
     });
 
     it('answers malformed directives with 400', async () => {
-      assert.equal(await patchFails(node, { metadata: { $deleteFromPrimitiveList: ['x'] } }), 'Error from server (BadRequest): invalid patch format of primitive list\n');
-      assert.equal(await patchFails(node, { spec: { $retainKeys: ['taints'], unschedulable: false } }), 'Error from server (BadRequest): invalid patch format of retainKeys\n');
-      assert.equal(await patchFails(node, { status: { $setElementOrder: [] } }), 'Error from server (BadRequest): invalid patch format of setElementOrder list\n');
+      assert.equal(
+        await patchFails(node, { metadata: { $deleteFromPrimitiveList: ['x'] } }),
+        'Error from server (BadRequest): invalid patch format of primitive list\n',
+      );
+      assert.equal(
+        await patchFails(node, { spec: { $retainKeys: ['taints'], unschedulable: false } }),
+        'Error from server (BadRequest): invalid patch format of retainKeys\n',
+      );
+      assert.equal(
+        await patchFails(node, { status: { $setElementOrder: [] } }),
+        'Error from server (BadRequest): invalid patch format of setElementOrder list\n',
+      );
     });
 
     // Upstream answers these with 500 (plain Go errors); they are the patch's fault, so corral says 400.
     it('answers other patch errors with 400 and upstream messages', async () => {
-      assert.equal(await patchFails(status, { status: { conditions: [{ status: 'True' }] } }), 'Error from server (BadRequest): map: map[status:True] does not contain declared merge key: type\n');
-      assert.equal(await patchFails(node, { metadata: { $patch: 'merge' } }), 'Error from server (BadRequest): unknown patch type: merge in map: map[$patch:merge]\n');
+      assert.equal(
+        await patchFails(status, { status: { conditions: [{ status: 'True' }] } }),
+        'Error from server (BadRequest): map: map[status:True] does not contain declared merge key: type\n',
+      );
+      assert.equal(
+        await patchFails(node, { metadata: { $patch: 'merge' } }),
+        'Error from server (BadRequest): unknown patch type: merge in map: map[$patch:merge]\n',
+      );
     });
   });
 });

@@ -56,7 +56,10 @@ function ownership(obj: KubeObject): Record<string, unknown> {
 }
 
 /** A well-formed entry of a manager that changed the object: upstream's fields in upstream's order, a second-precision time. */
-function assertEntry(entry: ManagedFieldsEntry, expected: { manager: string; operation: 'Apply' | 'Update'; apiVersion: string; fieldsV1?: Json; subresource?: string }): void {
+function assertEntry(
+  entry: ManagedFieldsEntry,
+  expected: { manager: string; operation: 'Apply' | 'Update'; apiVersion: string; fieldsV1?: Json; subresource?: string },
+): void {
   const keys = ['manager', 'operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1', ...(expected.subresource ? ['subresource'] : [])];
   assert.deepEqual(Object.keys(entry), keys, JSON.stringify(entry));
   assert.equal(entry.manager, expected.manager);
@@ -105,11 +108,17 @@ describe('server-side apply', () => {
   let cluster: Cluster;
   const kubectl = (args: string[], input?: string): Promise<CommandResult> => cluster.kubectl(args, input === undefined ? {} : { input });
   /** `kubectl apply --server-side` of one manifest, with extra flags. */
-  const ssa = (manifest: Json, ...flags: string[]): Promise<CommandResult> => kubectl(['apply', '--server-side', ...flags, '-f', '-'], JSON.stringify(manifest));
+  const ssa = (manifest: Json, ...flags: string[]): Promise<CommandResult> =>
+    kubectl(['apply', '--server-side', ...flags, '-f', '-'], JSON.stringify(manifest));
   const get = async (path: string): Promise<KubeObject> => ok(await cluster.request({ path }));
   /** A raw apply; `query` after `?`, without the leading `?`. */
   const applyRaw = (path: string, query: string, body: Json | string, headers: Record<string, string> = {}): Promise<HttpResponse> =>
-    cluster.request({ method: 'PATCH', path: `${path}${query ? `?${query}` : ''}`, headers: { ...APPLY, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    cluster.request({
+      method: 'PATCH',
+      path: `${path}${query ? `?${query}` : ''}`,
+      headers: { ...APPLY, ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
 
   before(
     async () => {
@@ -208,13 +217,16 @@ describe('server-side apply', () => {
       assert.equal((cm.data as Json).d, 'changed');
       assert.deepEqual(entryOf(cm, 'kubectl').fieldsV1, { 'f:metadata': { 'f:labels': { 'f:y': {} } } });
       assert.deepEqual(entryOf(cm, 'kubectl-patch').fieldsV1, { 'f:data': { 'f:d': {}, 'f:p': {} } });
-      assert.equal(failedWith(await ssa(configMap('applied', { d: '4' }, { y: '2' }))), 'error: Apply failed with 1 conflict: conflict with "kubectl-patch" using v1: .data.d');
+      assert.equal(
+        failedWith(await ssa(configMap('applied', { d: '4' }, { y: '2' }))),
+        'error: Apply failed with 1 conflict: conflict with "kubectl-patch" using v1: .data.d',
+      );
       assertSorted(await get(path));
     });
   });
 
   describe('kubectl apply --server-side: validation and client-side apply', () => {
-    it('an apply the kind\'s validation rejects: 422 with upstream\'s message, nothing changes', async () => {
+    it("an apply the kind's validation rejects: 422 with upstream's message, nothing changes", async () => {
       succeeded(await ssa(configMap('validated', { a: '1' })));
       const before = await get(`${CM}/validated`);
       const cause = (fixtures['v1/configmaps'] as StoredFixture).invalid('validated', NS).causes[0]!;
@@ -226,7 +238,10 @@ describe('server-side apply', () => {
     it('takes over the fields kubectl applied client-side, without conflicts, and keeps the annotation current', async () => {
       const path = `${CM}/migrated`;
       succeeded(await kubectl(['apply', '-f', '-'], JSON.stringify(configMap('migrated', { a: '1' }))));
-      assert.deepEqual(managedFields(await get(path)).map((e) => `${e.manager} ${e.operation}`), ['kubectl-client-side-apply Update']);
+      assert.deepEqual(
+        managedFields(await get(path)).map((e) => `${e.manager} ${e.operation}`),
+        ['kubectl-client-side-apply Update'],
+      );
       // a changes: owned by kubectl-client-side-apply, but as last applied, so no conflict.
       succeeded(await ssa(configMap('migrated', { a: '2', b: '3' })));
       const cm = await get(path);
@@ -245,7 +260,10 @@ describe('server-side apply', () => {
     it('a value changed since the client-side apply still conflicts', async () => {
       succeeded(await kubectl(['apply', '-f', '-'], JSON.stringify(configMap('drifted', { a: '1' }))));
       succeeded(await kubectl(['patch', 'configmap', 'drifted', '-n', NS, '-p', JSON.stringify({ data: { a: 'patched' } })]));
-      assert.equal(failedWith(await ssa(configMap('drifted', { a: '2' }))), 'error: Apply failed with 1 conflict: conflict with "kubectl-patch" using v1: .data.a');
+      assert.equal(
+        failedWith(await ssa(configMap('drifted', { a: '2' }))),
+        'error: Apply failed with 1 conflict: conflict with "kubectl-patch" using v1: .data.a',
+      );
     });
   });
 
@@ -288,22 +306,42 @@ describe('server-side apply', () => {
         },
       });
       // The creator's entry (the main resource) is separate.
-      assertEntry(entryOf(node, 'kubectl-create'), { manager: 'kubectl-create', operation: 'Update', apiVersion: 'v1', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } } } });
+      assertEntry(entryOf(node, 'kubectl-create'), {
+        manager: 'kubectl-create',
+        operation: 'Update',
+        apiVersion: 'v1',
+        fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } } },
+      });
     });
 
     it('a second manager owns its own condition; a condition it changes conflicts, naming the subresource', async () => {
       succeeded(await ssa(nodeStatus({ conditions: [condition('KernelDeadlock', 'False')] }), '--subresource=status', '--field-manager=npd'));
       let node = await get(path);
       assert.deepEqual(types(node), ['Ready', 'DiskPressure', 'KernelDeadlock']);
-      assert.deepEqual(entryOf(node, 'npd', 'status').fieldsV1, { 'f:status': { 'f:conditions': { 'k:{"type":"KernelDeadlock"}': { '.': {}, 'f:status': {}, 'f:type': {} } } } });
-      const result = await ssa(nodeStatus({ conditions: [condition('KernelDeadlock', 'False'), condition('Ready', 'False')] }), '--subresource=status', '--field-manager=npd');
-      assert.equal(failedWith(result), 'error: Apply failed with 1 conflict: conflict with "kubelet" with subresource "status": .status.conditions[type="Ready"].status');
+      assert.deepEqual(entryOf(node, 'npd', 'status').fieldsV1, {
+        'f:status': { 'f:conditions': { 'k:{"type":"KernelDeadlock"}': { '.': {}, 'f:status': {}, 'f:type': {} } } },
+      });
+      const result = await ssa(
+        nodeStatus({ conditions: [condition('KernelDeadlock', 'False'), condition('Ready', 'False')] }),
+        '--subresource=status',
+        '--field-manager=npd',
+      );
+      assert.equal(
+        failedWith(result),
+        'error: Apply failed with 1 conflict: conflict with "kubelet" with subresource "status": .status.conditions[type="Ready"].status',
+      );
       node = await get(path);
       assert.equal(((node.status as Json).conditions as Json[])[0]?.status, 'True');
     });
 
-    it('a condition no longer applied is removed; the other manager\'s stays', async () => {
-      succeeded(await ssa(nodeStatus({ conditions: [condition('Ready', 'True', 'KubeletReady')], addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] }), '--subresource=status', '--field-manager=kubelet'));
+    it("a condition no longer applied is removed; the other manager's stays", async () => {
+      succeeded(
+        await ssa(
+          nodeStatus({ conditions: [condition('Ready', 'True', 'KubeletReady')], addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] }),
+          '--subresource=status',
+          '--field-manager=kubelet',
+        ),
+      );
       const node = await get(path);
       assert.deepEqual(types(node), ['Ready', 'KernelDeadlock']);
     });
@@ -319,7 +357,10 @@ describe('server-side apply', () => {
     it('spec applied through status is ignored and not owned', async () => {
       succeeded(
         await ssa(
-          { ...nodeStatus({ conditions: [condition('Ready', 'True', 'KubeletReady')], addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] }), spec: { unschedulable: true } },
+          {
+            ...nodeStatus({ conditions: [condition('Ready', 'True', 'KubeletReady')], addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] }),
+            spec: { unschedulable: true },
+          },
           '--subresource=status',
           '--field-manager=kubelet',
         ),
@@ -335,7 +376,9 @@ describe('server-side apply', () => {
     const driver = (name: string, nodeID: string): Json => ({ name, nodeID, topologyKeys: ['zone'] });
     const csiNode = (...drivers: Json[]): Json => ({ apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', metadata: { name: 'ssa-csinode' }, spec: { drivers } });
     const driverNames = (obj: KubeObject): unknown[] => (((obj.spec as Json).drivers ?? []) as Json[]).map((d) => d.name);
-    const owned = (name: string): Json => ({ 'f:spec': { 'f:drivers': { [`k:{"name":"${name}"}`]: { '.': {}, 'f:name': {}, 'f:nodeID': {}, 'f:topologyKeys': {} } } } });
+    const owned = (name: string): Json => ({
+      'f:spec': { 'f:drivers': { [`k:{"name":"${name}"}`]: { '.': {}, 'f:name': {}, 'f:nodeID': {}, 'f:topologyKeys': {} } } },
+    });
 
     it('two managers each own one driver', async () => {
       succeeded(await ssa(csiNode(driver('a.csi.example.com', 'node-a')), '--field-manager=driver-a'));
@@ -346,7 +389,7 @@ describe('server-side apply', () => {
       assertEntry(entryOf(obj, 'driver-a'), { manager: 'driver-a', operation: 'Apply', apiVersion: 'storage.k8s.io/v1' });
     });
 
-    it('a field of the other manager\'s driver conflicts by key', async () => {
+    it("a field of the other manager's driver conflicts by key", async () => {
       const result = await ssa(csiNode(driver('b.csi.example.com', 'node-b'), driver('a.csi.example.com', 'elsewhere')), '--field-manager=driver-b');
       assert.equal(failedWith(result), 'error: Apply failed with 1 conflict: conflict with "driver-a": .spec.drivers[name="a.csi.example.com"].nodeID');
     });
@@ -364,7 +407,12 @@ describe('server-side apply', () => {
     const csiDriver = (spec: Json): Json => ({ apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: { name: 'ssa.csi.example.com' }, spec });
 
     it('set items are owned one by one; an atomic list as a whole', async () => {
-      succeeded(await ssa(csiDriver({ attachRequired: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'], tokenRequests: [{ audience: 'a' }] }), '--field-manager=mgr-a'));
+      succeeded(
+        await ssa(
+          csiDriver({ attachRequired: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'], tokenRequests: [{ audience: 'a' }] }),
+          '--field-manager=mgr-a',
+        ),
+      );
       const obj = await get(path);
       assert.deepEqual(entryOf(obj, 'mgr-a').fieldsV1, {
         'f:spec': { 'f:attachRequired': {}, 'f:tokenRequests': {}, 'f:volumeLifecycleModes': { 'v:"Ephemeral"': {}, 'v:"Persistent"': {} } },
@@ -387,10 +435,18 @@ describe('server-side apply', () => {
     });
 
     it('forcing a different atomic list replaces it whole and takes it from every other owner', async () => {
-      succeeded(await ssa(csiDriver({ volumeLifecycleModes: ['Ephemeral'], tokenRequests: [{ audience: 'b', expirationSeconds: 3600 }] }), '--field-manager=mgr-b', '--force-conflicts'));
+      succeeded(
+        await ssa(
+          csiDriver({ volumeLifecycleModes: ['Ephemeral'], tokenRequests: [{ audience: 'b', expirationSeconds: 3600 }] }),
+          '--field-manager=mgr-b',
+          '--force-conflicts',
+        ),
+      );
       const obj = await get(path);
       assert.deepEqual((obj.spec as Json).tokenRequests, [{ audience: 'b', expirationSeconds: 3600 }]);
-      assert.deepEqual(entryOf(obj, 'mgr-a').fieldsV1, { 'f:spec': { 'f:attachRequired': {}, 'f:volumeLifecycleModes': { 'v:"Ephemeral"': {}, 'v:"Persistent"': {} } } });
+      assert.deepEqual(entryOf(obj, 'mgr-a').fieldsV1, {
+        'f:spec': { 'f:attachRequired': {}, 'f:volumeLifecycleModes': { 'v:"Ephemeral"': {}, 'v:"Persistent"': {} } },
+      });
     });
   });
 
@@ -422,18 +478,36 @@ describe('server-side apply', () => {
     it('a JSON patch replacing managedFields with [{}] removes them, and later updates do not track the object', async () => {
       succeeded(await kubectl(['create', 'configmap', 'reset', '-n', NS, '--from-literal=a=1']));
       assert.equal(managedFields(await get(path)).length, 1);
-      succeeded(await kubectl(['patch', 'configmap', 'reset', '-n', NS, '--type', 'json', '-p', JSON.stringify([{ op: 'replace', path: '/metadata/managedFields', value: [{}] }])]));
+      succeeded(
+        await kubectl([
+          'patch',
+          'configmap',
+          'reset',
+          '-n',
+          NS,
+          '--type',
+          'json',
+          '-p',
+          JSON.stringify([{ op: 'replace', path: '/metadata/managedFields', value: [{}] }]),
+        ]),
+      );
       assert.equal((await get(path)).metadata.managedFields, undefined);
       succeeded(await kubectl(['label', 'configmap', 'reset', '-n', NS, 'l=1']));
       assert.equal((await get(path)).metadata.managedFields, undefined);
     });
 
     it('the first apply after a reset meets the existing fields, owned by before-first-apply', async () => {
-      assert.equal(failedWith(await ssa(configMap('reset', { a: '2' }))), 'error: Apply failed with 1 conflict: conflict with "before-first-apply" using v1: .data.a');
+      assert.equal(
+        failedWith(await ssa(configMap('reset', { a: '2' }))),
+        'error: Apply failed with 1 conflict: conflict with "before-first-apply" using v1: .data.a',
+      );
       succeeded(await ssa(configMap('reset', { a: '2' }), '--force-conflicts'));
       const cm = await get(path);
       // The stand-in keeps the data map itself, which it added from nothing.
-      assert.deepEqual(ownership(cm), { kubectl: { 'f:data': { 'f:a': {} } }, 'before-first-apply': { 'f:data': {}, 'f:metadata': { 'f:labels': { '.': {}, 'f:l': {} } } } });
+      assert.deepEqual(ownership(cm), {
+        kubectl: { 'f:data': { 'f:a': {} } },
+        'before-first-apply': { 'f:data': {}, 'f:metadata': { 'f:labels': { '.': {}, 'f:l': {} } } },
+      });
       assertEntry(entryOf(cm, 'before-first-apply'), { manager: 'before-first-apply', operation: 'Update', apiVersion: 'v1' });
     });
 
@@ -451,7 +525,8 @@ describe('server-side apply', () => {
 
   describe('Update entries of kubectl commands and raw requests', () => {
     const updates = (obj: KubeObject): Record<string, unknown> => {
-      for (const e of managedFields(obj)) assertEntry(e, { manager: e.manager ?? '', operation: 'Update', apiVersion: 'v1', ...(e.subresource ? { subresource: e.subresource } : {}) });
+      for (const e of managedFields(obj))
+        assertEntry(e, { manager: e.manager ?? '', operation: 'Update', apiVersion: 'v1', ...(e.subresource ? { subresource: e.subresource } : {}) });
       return ownership(obj);
     };
 
@@ -465,7 +540,9 @@ describe('server-side apply', () => {
       const editor = join(cluster.dir, 'editor.sh');
       writeFileSync(editor, '#!/bin/sh\nsed -i "s/before-edit/after-edit/" "$1"\n');
       chmodSync(editor, 0o755);
-      succeeded(await run('kubectl', ['edit', 'configmap', 'updated', '-n', NS], { env: { ...kubectlEnv(cluster.kubeconfigs[0]!, cluster.dir), KUBE_EDITOR: editor } }));
+      succeeded(
+        await run('kubectl', ['edit', 'configmap', 'updated', '-n', NS], { env: { ...kubectlEnv(cluster.kubeconfigs[0]!, cluster.dir), KUBE_EDITOR: editor } }),
+      );
       const edited = await get(path);
       assert.deepEqual(edited.data, { a: 'after-edit', b: '2' });
       const replaced = { ...edited, data: { ...(edited.data as Json), c: '3' } };
@@ -497,7 +574,12 @@ describe('server-side apply', () => {
       const path = `${CM}/raw`;
       const send = async (method: string, target: string, contentType: string, body: unknown, userAgent?: string): Promise<KubeObject> =>
         ok(
-          await cluster.request({ method, path: target, headers: { 'content-type': contentType, ...(userAgent ? { 'user-agent': userAgent } : {}) }, body: JSON.stringify(body) }),
+          await cluster.request({
+            method,
+            path: target,
+            headers: { 'content-type': contentType, ...(userAgent ? { 'user-agent': userAgent } : {}) },
+            body: JSON.stringify(body),
+          }),
           method === 'POST' ? 201 : 200,
         );
       await send('POST', CM, 'application/json', configMap('raw', { a: '1' }), 'my-controller/v1.2.3 (linux/amd64) kubernetes/abcdef');
@@ -517,13 +599,28 @@ describe('server-side apply', () => {
       });
     });
 
-    it('a status write is recorded apart from the same manager\'s main-resource writes', async () => {
+    it("a status write is recorded apart from the same manager's main-resource writes", async () => {
       const path = '/api/v1/nodes/ssa-status-node';
       const agent = { 'content-type': 'application/merge-patch+json', 'user-agent': 'node-agent/1.0' };
-      ok(await cluster.request({ method: 'POST', path: '/api/v1/nodes', headers: { ...agent, 'content-type': 'application/json' }, body: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'ssa-status-node', labels: { a: '1' } } }) }), 201);
+      ok(
+        await cluster.request({
+          method: 'POST',
+          path: '/api/v1/nodes',
+          headers: { ...agent, 'content-type': 'application/json' },
+          body: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'ssa-status-node', labels: { a: '1' } } }),
+        }),
+        201,
+      );
       const node = await get(path);
       const status = { conditions: [{ type: 'Ready', status: 'True' }] };
-      ok(await cluster.request({ method: 'PUT', path: `${path}/status`, headers: { ...agent, 'content-type': 'application/json' }, body: JSON.stringify({ ...node, status }) }));
+      ok(
+        await cluster.request({
+          method: 'PUT',
+          path: `${path}/status`,
+          headers: { ...agent, 'content-type': 'application/json' },
+          body: JSON.stringify({ ...node, status }),
+        }),
+      );
       ok(await cluster.request({ method: 'PATCH', path, headers: agent, body: JSON.stringify({ metadata: { labels: { b: '2' } } }) }));
       const obj = await get(path);
       assert.deepEqual(updates(obj), {
@@ -536,14 +633,25 @@ describe('server-side apply', () => {
 
   describe('raw apply requests', () => {
     it('create by apply answers 201, a later apply 200', async () => {
-      const created = ok(await applyRaw(`${CM}/raw-apply`, 'fieldManager=raw', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: raw-apply\ndata:\n  a: "1"\n'), 201);
+      const created = ok(
+        await applyRaw(`${CM}/raw-apply`, 'fieldManager=raw', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: raw-apply\ndata:\n  a: "1"\n'),
+        201,
+      );
       assertEntry(entryOf(created, 'raw'), { manager: 'raw', operation: 'Apply', apiVersion: 'v1', fieldsV1: { 'f:data': { 'f:a': {} } } });
       const applied = ok(await applyRaw(`${CM}/raw-apply`, 'fieldManager=raw', configMap('raw-apply', { a: '2' })));
       assert.deepEqual(applied.data, { a: '2' });
     });
 
-    it('a conflict with an updater: 409 with upstream\'s message and one FieldManagerConflict cause', async () => {
-      ok(await cluster.request({ method: 'POST', path: `${CM}?fieldManager=mgr`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(configMap('conflicted', { key: 'mgr' })) }), 201);
+    it("a conflict with an updater: 409 with upstream's message and one FieldManagerConflict cause", async () => {
+      ok(
+        await cluster.request({
+          method: 'POST',
+          path: `${CM}?fieldManager=mgr`,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(configMap('conflicted', { key: 'mgr' })),
+        }),
+        201,
+      );
       const res = await applyRaw(`${CM}/conflicted`, 'fieldManager=applier', configMap('conflicted', { key: 'applier' }));
       assert.equal(res.status, 409, res.text);
       assert.deepEqual(res.json(), {
@@ -560,11 +668,21 @@ describe('server-side apply', () => {
 
     it('several conflicts: the message groups fields by manager, one cause per field', async () => {
       ok(await applyRaw(`${CM}/conflicted`, 'fieldManager=other-applier', configMap('conflicted', { x: '1', y: '1' })));
-      ok(await cluster.request({ method: 'PATCH', path: `${CM}/conflicted?fieldManager=mgr`, headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify({ data: { z: '1' } }) }));
+      ok(
+        await cluster.request({
+          method: 'PATCH',
+          path: `${CM}/conflicted?fieldManager=mgr`,
+          headers: { 'content-type': 'application/merge-patch+json' },
+          body: JSON.stringify({ data: { z: '1' } }),
+        }),
+      );
       const res = await applyRaw(`${CM}/conflicted`, 'fieldManager=applier', configMap('conflicted', { key: '2', x: '2', y: '2', z: '2' }));
       assert.equal(res.status, 409, res.text);
       const body = res.json() as Json;
-      assert.equal(body.message, 'Apply failed with 4 conflicts: conflicts with "mgr" using v1:\n- .data.key\n- .data.z\nconflicts with "other-applier":\n- .data.x\n- .data.y');
+      assert.equal(
+        body.message,
+        'Apply failed with 4 conflicts: conflicts with "mgr" using v1:\n- .data.key\n- .data.z\nconflicts with "other-applier":\n- .data.x\n- .data.y',
+      );
       // Upstream builds the causes from a Go map of managers: their order between managers is not fixed.
       const causes = ((body.details as Json).causes as Json[]).map((c) => `${String(c.field)} ${String(c.message)} ${String(c.reason)}`).sort();
       assert.deepEqual(causes, [
@@ -593,7 +711,11 @@ describe('server-side apply', () => {
           status: 'Failure',
           message: 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
           reason: 'Invalid',
-          details: { group: 'meta.k8s.io', kind: 'PatchOptions', causes: [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }] },
+          details: {
+            group: 'meta.k8s.io',
+            kind: 'PatchOptions',
+            causes: [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }],
+          },
           code: 422,
         });
       }
@@ -601,7 +723,12 @@ describe('server-side apply', () => {
     });
 
     it('force on a non-apply patch: 422', async () => {
-      const res = await cluster.request({ method: 'PATCH', path: `${CM}/raw-apply?force=true`, headers: { 'content-type': 'application/merge-patch+json' }, body: '{}' });
+      const res = await cluster.request({
+        method: 'PATCH',
+        path: `${CM}/raw-apply?force=true`,
+        headers: { 'content-type': 'application/merge-patch+json' },
+        body: '{}',
+      });
       assert.equal(res.status, 422, res.text);
       assert.equal((res.json() as Json).message, 'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch');
     });
@@ -610,7 +737,15 @@ describe('server-side apply', () => {
       const body = { ...configMap('raw-apply', { a: '3' }), metadata: { name: 'raw-apply', managedFields: [] } };
       const res = await applyRaw(`${CM}/raw-apply`, 'fieldManager=raw', body);
       assert.equal(res.status, 400, res.text);
-      assert.deepEqual(res.json(), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'metadata.managedFields must be nil', reason: 'BadRequest', code: 400 });
+      assert.deepEqual(res.json(), {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'metadata.managedFields must be nil',
+        reason: 'BadRequest',
+        code: 400,
+      });
     });
 
     it('another kind or version: 400', async () => {
@@ -622,14 +757,20 @@ describe('server-side apply', () => {
     it('a field the schema lacks: 400 with the typed conversion error (upstream: 500, kubernetes#139253)', async () => {
       const res = await applyRaw(`${CM}/raw-apply`, 'fieldManager=raw', { ...configMap('raw-apply', { a: '3' }), extra: 1 });
       assert.equal(res.status, 400, res.text);
-      assert.equal((res.json() as Json).message, `failed to create typed patch object (${NS}/raw-apply; /v1, Kind=ConfigMap): .extra: field not declared in schema`);
+      assert.equal(
+        (res.json() as Json).message,
+        `failed to create typed patch object (${NS}/raw-apply; /v1, Kind=ConfigMap): .extra: field not declared in schema`,
+      );
     });
 
     it('a resourceVersion in the applied object is a precondition: 409 when stale', async () => {
       const body = { ...configMap('raw-apply', { a: '3' }), metadata: { name: 'raw-apply', resourceVersion: '1' } };
       const res = await applyRaw(`${CM}/raw-apply`, 'fieldManager=raw', body);
       assert.equal(res.status, 409, res.text);
-      assert.equal((res.json() as Json).message, 'Operation cannot be fulfilled on configmaps "raw-apply": the object has been modified; please apply your changes to the latest version and try again');
+      assert.equal(
+        (res.json() as Json).message,
+        'Operation cannot be fulfilled on configmaps "raw-apply": the object has been modified; please apply your changes to the latest version and try again',
+      );
     });
 
     it('a create by apply naming a uid: 409', async () => {
@@ -651,10 +792,25 @@ describe('server-side apply', () => {
     it('more than 10 updaters: the oldest are merged into ancient-changes', async () => {
       const path = `${CM}/capped`;
       const managers = Array.from({ length: 12 }, (_, i) => `m${String(i).padStart(2, '0')}`);
-      ok(await cluster.request({ method: 'POST', path: `${CM}?fieldManager=m00`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(configMap('capped', { k00: '1' })) }), 201);
+      ok(
+        await cluster.request({
+          method: 'POST',
+          path: `${CM}?fieldManager=m00`,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(configMap('capped', { k00: '1' })),
+        }),
+        201,
+      );
       for (const manager of managers.slice(1)) {
         const patch = { data: { [`k${manager.slice(1)}`]: '1' } };
-        ok(await cluster.request({ method: 'PATCH', path: `${path}?fieldManager=${manager}`, headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify(patch) }));
+        ok(
+          await cluster.request({
+            method: 'PATCH',
+            path: `${path}?fieldManager=${manager}`,
+            headers: { 'content-type': 'application/merge-patch+json' },
+            body: JSON.stringify(patch),
+          }),
+        );
       }
       const obj = await get(path);
       assert.equal(managedFields(obj).length, 10);
@@ -675,16 +831,19 @@ describe('server-side apply', () => {
         }
       });
 
-      it('Warn: a warning with go-yaml\'s text', async () => {
+      it("Warn: a warning with go-yaml's text", async () => {
         const res = await applyRaw(`${CM}/raw-dup`, 'fieldManager=raw&fieldValidation=Warn', duplicated);
         assert.equal(res.status, 200, res.text);
         assert.equal(res.headers['warning'], '299 - "line 7: key \\"a\\" already set in map"');
       });
 
-      it('Strict: 400 with go-yaml\'s text', async () => {
+      it("Strict: 400 with go-yaml's text", async () => {
         const res = await applyRaw(`${CM}/raw-dup`, 'fieldManager=raw&fieldValidation=Strict', duplicated);
         assert.equal(res.status, 400, res.text);
-        assert.equal((res.json() as Json).message, 'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map');
+        assert.equal(
+          (res.json() as Json).message,
+          'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map',
+        );
       });
     });
 
@@ -701,8 +860,20 @@ describe('server-side apply', () => {
         source: { component: 'e2e' },
       });
       const created = ok(await applyRaw(path, 'fieldManager=recorder', event('pod-1')), 201);
-      assert.deepEqual(entryOf(created, 'recorder').fieldsV1, { 'f:involvedObject': {}, 'f:message': {}, 'f:reason': {}, 'f:source': { 'f:component': {} }, 'f:type': {} });
-      const res = await applyRaw(path, 'fieldManager=other-recorder', { ...event('pod-2'), reason: undefined, message: undefined, type: undefined, source: undefined });
+      assert.deepEqual(entryOf(created, 'recorder').fieldsV1, {
+        'f:involvedObject': {},
+        'f:message': {},
+        'f:reason': {},
+        'f:source': { 'f:component': {} },
+        'f:type': {},
+      });
+      const res = await applyRaw(path, 'fieldManager=other-recorder', {
+        ...event('pod-2'),
+        reason: undefined,
+        message: undefined,
+        type: undefined,
+        source: undefined,
+      });
       assert.equal(res.status, 409, res.text);
       assert.equal((res.json() as Json).message, 'Apply failed with 1 conflict: conflict with "recorder": .involvedObject');
     });
@@ -730,11 +901,26 @@ describe('server-side apply', () => {
 
     // Upstream keys such an item by the key field's OpenAPI default: NodeCondition.type, never
     // omitted by Go, defaults to "". (A key field without a default fails with a 500.)
-    it('a list item without its key is keyed by the key field\'s default', async () => {
-      ok(await cluster.request({ method: 'POST', path: '/api/v1/nodes', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'ssa-keyless' } }) }), 201);
-      const res = await applyRaw('/api/v1/nodes/ssa-keyless/status', 'fieldManager=raw', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'ssa-keyless' }, status: { conditions: [{ status: 'True' }] } });
+    it("a list item without its key is keyed by the key field's default", async () => {
+      ok(
+        await cluster.request({
+          method: 'POST',
+          path: '/api/v1/nodes',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'ssa-keyless' } }),
+        }),
+        201,
+      );
+      const res = await applyRaw('/api/v1/nodes/ssa-keyless/status', 'fieldManager=raw', {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: 'ssa-keyless' },
+        status: { conditions: [{ status: 'True' }] },
+      });
       assert.equal(res.status, 200, res.text);
-      assert.deepEqual(entryOf(res.json() as KubeObject, 'raw', 'status').fieldsV1, { 'f:status': { 'f:conditions': { 'k:{"type":""}': { '.': {}, 'f:status': {} } } } });
+      assert.deepEqual(entryOf(res.json() as KubeObject, 'raw', 'status').fieldsV1, {
+        'f:status': { 'f:conditions': { 'k:{"type":""}': { '.': {}, 'f:status': {} } } },
+      });
     });
   });
 
@@ -787,7 +973,11 @@ describe('server-side apply', () => {
         assert.deepEqual((entryOf(changed, 'every').fieldsV1?.['f:metadata'] as Json | undefined)?.['f:labels'], { 'f:ssa': {} });
 
         // Another manager's different value conflicts.
-        const conflicting = await applyRaw(path, 'fieldManager=every-other', { apiVersion, kind: valid.kind, metadata: { name, ...(fixture.namespaced ? { namespace: NS } : {}), labels: { ssa: 'two' } } });
+        const conflicting = await applyRaw(path, 'fieldManager=every-other', {
+          apiVersion,
+          kind: valid.kind,
+          metadata: { name, ...(fixture.namespaced ? { namespace: NS } : {}), labels: { ssa: 'two' } },
+        });
         assert.equal(conflicting.status, 409, conflicting.text);
         assert.equal((conflicting.json() as Json).message, 'Apply failed with 1 conflict: conflict with "every": .metadata.labels.ssa');
 
@@ -817,7 +1007,11 @@ describe('server-side apply', () => {
           // The strategy may add to what was applied (CSR conditions get their timestamps).
           assertContains(statusApplied.status, target.status);
           if (statusResetByKind.has(key)) {
-            assert.equal(managedFields(statusApplied).some((e) => e.manager === 'every-status'), false, JSON.stringify(statusApplied.metadata.managedFields));
+            assert.equal(
+              managedFields(statusApplied).some((e) => e.manager === 'every-status'),
+              false,
+              JSON.stringify(statusApplied.metadata.managedFields),
+            );
           } else {
             const entry = entryOf(statusApplied, 'every-status', 'status');
             assertEntry(entry, { manager: 'every-status', operation: 'Apply', apiVersion, subresource: 'status' });

@@ -1,7 +1,7 @@
 /**
  * kubectl's auth commands against a real API server: `auth whoami` (SelfSubjectReview), `auth can-i`
  * (SelfSubjectAccessReview, and SelfSubjectRulesReview with --list), and reviews an admin posts for
- * someone else (SubjectAccessReview, TokenReview). `--as` waits for impersonation.
+ * someone else (SubjectAccessReview, TokenReview), and `--as`, which impersonates.
  */
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -56,12 +56,31 @@ describe('kubectl auth commands', { timeout: 240_000 }, () => {
   it('can-i answers yes (exit 0) where a RoleBinding grants, no (exit 1) elsewhere', async () => {
     const yes = await alice('auth', 'can-i', 'list', 'configmaps', '-n', 'team');
     assert.deepEqual([yes.code, yes.stdout.trim()], [0, 'yes']);
-    for (const args of [['list', 'configmaps', '-n', 'default'], ['delete', 'configmaps', '-n', 'team'], ['list', 'secrets', '-n', 'team']]) {
+    for (const args of [
+      ['list', 'configmaps', '-n', 'default'],
+      ['delete', 'configmaps', '-n', 'team'],
+      ['list', 'secrets', '-n', 'team'],
+    ]) {
       const no = await alice('auth', 'can-i', ...args);
       assert.deepEqual([no.code, no.stdout.trim()], [1, 'no'], args.join(' '));
     }
     const adminYes = await admin(['auth', 'can-i', '*', '*']);
     assert.deepEqual([adminYes.code, adminYes.stdout.trim()], [0, 'yes']);
+  });
+
+  it('can-i --as answers for the impersonated user', async () => {
+    const yes = await admin(['auth', 'can-i', 'list', 'configmaps', '-n', 'team', '--as=alice']);
+    assert.deepEqual([yes.code, yes.stdout.trim()], [0, 'yes']);
+    const no = await admin(['auth', 'can-i', 'list', 'secrets', '-n', 'team', '--as=alice']);
+    assert.deepEqual([no.code, no.stdout.trim()], [1, 'no']);
+    const whoami = ok(await admin(['auth', 'whoami', '--as=alice', '--as-group=devs', '-o', 'json']), 'whoami --as');
+    assert.deepEqual((JSON.parse(whoami) as { status: { userInfo: unknown } }).status.userInfo, {
+      username: 'alice',
+      groups: ['devs', 'system:authenticated'],
+    });
+    const refused = await alice('auth', 'can-i', 'list', 'configmaps', '--as=bob');
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope/);
   });
 
   it('can-i --list shows the rules granted in the namespace', async () => {
@@ -90,7 +109,7 @@ describe('kubectl auth commands', { timeout: 240_000 }, () => {
     assert.match(invalid.stderr, /exactly one of nonResourceAttributes or resourceAttributes must be specified/);
   });
 
-  it('an admin checks alice\'s token with a TokenReview', async () => {
+  it("an admin checks alice's token with a TokenReview", async () => {
     const tokenReview = (token: string) => JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } });
     const known = JSON.parse(ok(await admin([...create, '-o', 'json'], tokenReview('alice-token')), 'TokenReview')) as {
       status: { authenticated?: boolean; user: { username?: string; groups?: string[] } };
@@ -103,7 +122,11 @@ describe('kubectl auth commands', { timeout: 240_000 }, () => {
   });
 
   it('alice may not ask about others', async () => {
-    const sar = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: 'bob', nonResourceAttributes: { path: '/', verb: 'get' } } };
+    const sar = {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: { user: 'bob', nonResourceAttributes: { path: '/', verb: 'get' } },
+    };
     const r = await as('alice-token', create, JSON.stringify(sar));
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /User "alice" cannot create resource "subjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope/);

@@ -10,11 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { issueClientCertificate, loadCA } from '../shared/pki/certificates.ts';
 import { httpsCall, run, startCluster, type Cluster, type CommandResult } from './harness.ts';
 
-const tokens = [
-  'alice-token,alice,uid-alice',
-  'bob-token,bob,uid-bob,"devs"',
-  'carol-token,carol,uid-carol',
-].join('\n');
+const tokens = ['alice-token,alice,uid-alice', 'bob-token,bob,uid-bob,"devs"', 'carol-token,carol,uid-carol'].join('\n');
 
 describe('authorization with RBAC', { timeout: 240_000 }, () => {
   let cluster: Cluster;
@@ -70,11 +66,19 @@ describe('authorization with RBAC', { timeout: 240_000 }, () => {
       'alice lists configmaps elsewhere',
       'configmaps is forbidden: User "alice" cannot list resource "configmaps" in API group "" in the namespace "other"',
     );
-    denied(await alice('get', 'secrets', '-n', 'team'), 'alice lists secrets', 'User "alice" cannot list resource "secrets" in API group "" in the namespace "team"');
+    denied(
+      await alice('get', 'secrets', '-n', 'team'),
+      'alice lists secrets',
+      'User "alice" cannot list resource "secrets" in API group "" in the namespace "team"',
+    );
     denied(await alice('get', 'configmaps', '-A'), 'alice lists configmaps everywhere', 'at the cluster scope');
     denied(await alice('get', 'nodes'), 'alice lists nodes', 'User "alice" cannot list resource "nodes" in API group "" at the cluster scope');
     denied(await alice('delete', 'namespace', 'team'), 'alice deletes the namespace');
-    denied(await alice('create', 'role', 'x', '-n', 'team', '--verb=get', '--resource=configmaps'), 'alice writes RBAC', 'cannot create resource "roles" in API group "rbac.authorization.k8s.io"');
+    denied(
+      await alice('create', 'role', 'x', '-n', 'team', '--verb=get', '--resource=configmaps'),
+      'alice writes RBAC',
+      'cannot create resource "roles" in API group "rbac.authorization.k8s.io"',
+    );
   });
 
   it('gives a group the aggregated view ClusterRole everywhere, and nothing it lacks', async () => {
@@ -131,16 +135,26 @@ describe('authorization with RBAC', { timeout: 240_000 }, () => {
     writeFileSync(certFile, issued.certPem);
     writeFileSync(keyFile, issued.keyPem);
     const kubectl = (args: readonly string[]) =>
-      run('kubectl', ['--server', cluster.urls[0] ?? '', '--certificate-authority', caPath, '--client-certificate', certFile, '--client-key', keyFile, ...args], {
-        env: { ...process.env, KUBECONFIG: '/dev/null', HOME: cluster.dir },
-      });
+      run(
+        'kubectl',
+        ['--server', cluster.urls[0] ?? '', '--certificate-authority', caPath, '--client-certificate', certFile, '--client-key', keyFile, ...args],
+        {
+          env: { ...process.env, KUBECONFIG: '/dev/null', HOME: cluster.dir },
+        },
+      );
     return Object.assign(kubectl, { certFile, keyFile });
   }
 
   it('lets a node (client certificate) touch only its own Node, Lease and what nodes need', async () => {
     const nodeA = await withCertificate('system:node:node-a', ['system:nodes']);
     const node = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } } });
-    const lease = (name: string) => JSON.stringify({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: 'kube-node-lease' }, spec: { holderIdentity: name, leaseDurationSeconds: 40 } });
+    const lease = (name: string) =>
+      JSON.stringify({
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name, namespace: 'kube-node-lease' },
+        spec: { holderIdentity: name, leaseDurationSeconds: 40 },
+      });
     const nodeCreate = async (body: string) => {
       const file = join(cluster.dir, `manifest-${Math.random().toString(36).slice(2)}.json`);
       writeFileSync(file, body);
@@ -155,17 +169,25 @@ describe('authorization with RBAC', { timeout: 240_000 }, () => {
     denied(await nodeA(['get', 'node', 'node-b']), 'node-a reads node-b', "node 'node-a' cannot read 'node-b', only its own Node object");
     denied(await nodeA(['get', 'nodes']), 'node-a lists nodes', "node 'node-a' cannot read all nodes, only its own Node object");
     // kubectl reads before it patches, which node-a may not: the patch goes out raw.
-    const patch = await httpsCall(cluster.urls[0] ?? '', { ca: cluster.caPem, cert: readFileSync(nodeA.certFile, 'utf8'), key: readFileSync(nodeA.keyFile, 'utf8') }, {
-      method: 'PATCH',
-      path: '/api/v1/nodes/node-b',
-      headers: { 'content-type': 'application/merge-patch+json' },
-      body: '{"metadata":{"labels":{"x":"y"}}}',
-    });
+    const patch = await httpsCall(
+      cluster.urls[0] ?? '',
+      { ca: cluster.caPem, cert: readFileSync(nodeA.certFile, 'utf8'), key: readFileSync(nodeA.keyFile, 'utf8') },
+      {
+        method: 'PATCH',
+        path: '/api/v1/nodes/node-b',
+        headers: { 'content-type': 'application/merge-patch+json' },
+        body: '{"metadata":{"labels":{"x":"y"}}}',
+      },
+    );
     assert.equal(patch.status, 403);
     assert.equal((patch.json() as { message: string }).message, 'nodes "node-b" is forbidden: node "node-a" is not allowed to modify node "node-b"');
-    denied(await nodeA(['label', 'node', 'node-a', 'node-role.kubernetes.io/control-plane=']), 'node-a makes itself control plane', 'is not allowed to modify labels: node-role.kubernetes.io/control-plane');
+    denied(
+      await nodeA(['label', 'node', 'node-a', 'node-role.kubernetes.io/control-plane=']),
+      'node-a makes itself control plane',
+      'is not allowed to modify labels: node-role.kubernetes.io/control-plane',
+    );
     denied(await nodeCreate(node('node-c')), 'node-a registers node-c', 'node "node-a" is not allowed to modify node "node-c"');
-    denied(await nodeCreate(lease('node-b')), 'node-a takes node-b\'s lease', 'can only access node lease with the same name as the requesting node');
+    denied(await nodeCreate(lease('node-b')), "node-a takes node-b's lease", 'can only access node lease with the same name as the requesting node');
     denied(await nodeA(['get', 'secret', 'hidden', '-n', 'team']), 'node-a reads a secret', "no relationship found between node 'node-a' and this object");
     denied(await nodeA(['delete', 'namespace', 'team']), 'node-a deletes a namespace');
   });
@@ -176,18 +198,33 @@ describe('authorization with RBAC', { timeout: 240_000 }, () => {
       kind: 'Secret',
       metadata: { name: 'bootstrap-token-abcdef', namespace: 'kube-system' },
       type: 'bootstrap.kubernetes.io/token',
-      stringData: { 'token-id': 'abcdef', 'token-secret': '0123456789abcdef', 'usage-bootstrap-authentication': 'true', 'auth-extra-groups': 'system:bootstrappers:worker' },
+      stringData: {
+        'token-id': 'abcdef',
+        'token-secret': '0123456789abcdef',
+        'usage-bootstrap-authentication': 'true',
+        'auth-extra-groups': 'system:bootstrappers:worker',
+      },
     };
     allowed(await admin(['create', '-f', '-'], JSON.stringify(secret)), 'the admin creates a bootstrap token');
     const joiner = (...args: string[]) => as('abcdef.0123456789abcdef', args);
-    const whoami = await cluster.request({ method: 'POST', path: '/apis/authentication.k8s.io/v1/selfsubjectreviews', headers: { authorization: 'Bearer abcdef.0123456789abcdef', 'content-type': 'application/json' }, body: '{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}', authenticate: false });
+    const whoami = await cluster.request({
+      method: 'POST',
+      path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      headers: { authorization: 'Bearer abcdef.0123456789abcdef', 'content-type': 'application/json' },
+      body: '{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}',
+      authenticate: false,
+    });
     assert.equal(whoami.status, 201, whoami.text);
     assert.deepEqual((whoami.json() as { status: { userInfo: unknown } }).status.userInfo, {
       username: 'system:bootstrap:abcdef',
       groups: ['system:bootstrappers', 'system:bootstrappers:worker', 'system:authenticated'],
     });
     allowed(await joiner('get', 'csr'), 'a bootstrap token lists CSRs');
-    denied(await joiner('get', 'configmaps', '-n', 'team'), 'a bootstrap token reads configmaps', 'User "system:bootstrap:abcdef" cannot list resource "configmaps"');
+    denied(
+      await joiner('get', 'configmaps', '-n', 'team'),
+      'a bootstrap token reads configmaps',
+      'User "system:bootstrap:abcdef" cannot list resource "configmaps"',
+    );
     const wrong = await as('abcdef.0123456789abcdee', ['get', 'csr']);
     assert.notEqual(wrong.code, 0);
     assert.match(wrong.stderr, /Unauthorized/, 'a wrong secret is 401, not anonymous');
@@ -216,9 +253,17 @@ describe('authorization with RBAC', { timeout: 240_000 }, () => {
     allowed(await admin(['create', '-f', '-'], JSON.stringify(role)), 'the admin creates an impersonation role');
     await admin(['create', 'clusterrolebinding', 'carol-impersonates-bob', '--clusterrole=impersonate-bob', '--user=carol']);
     // Impersonation asks for the groups too: bob alone is not in devs.
-    denied(await as('carol-token', ['get', 'configmaps', '-n', 'team', '--as=bob']), 'carol as bob without groups', 'User "bob" cannot list resource "configmaps"');
+    denied(
+      await as('carol-token', ['get', 'configmaps', '-n', 'team', '--as=bob']),
+      'carol as bob without groups',
+      'User "bob" cannot list resource "configmaps"',
+    );
     allowed(await as('carol-token', ['get', 'configmaps', '-n', 'team', '--as=bob', '--as-group=devs']), 'carol as bob in devs reads what devs read');
-    denied(await as('carol-token', ['get', 'configmaps', '-n', 'team', '--as=bob', '--as-group=system:masters']), 'carol as bob in system:masters', 'groups "system:masters" is forbidden: User "carol" cannot impersonate resource "groups"');
+    denied(
+      await as('carol-token', ['get', 'configmaps', '-n', 'team', '--as=bob', '--as-group=system:masters']),
+      'carol as bob in system:masters',
+      'groups "system:masters" is forbidden: User "carol" cannot impersonate resource "groups"',
+    );
   });
 });
 
@@ -252,7 +297,7 @@ describe('RBAC escalation prevention', { timeout: 240_000 }, () => {
     assert.equal(v.code, 0, v.stderr);
   });
 
-  it('refuses roles and bindings that grant more, with upstream\'s message, and changes nothing', async () => {
+  it("refuses roles and bindings that grant more, with upstream's message, and changes nothing", async () => {
     const r = await alice(['create', 'role', 'nodes', '-n', 'team', '--verb=get', '--resource=nodes']);
     assert.notEqual(r.code, 0);
     assert.ok(
@@ -263,7 +308,10 @@ describe('RBAC escalation prevention', { timeout: 240_000 }, () => {
     );
     const b = await alice(['create', 'rolebinding', 'root', '-n', 'team', '--clusterrole=cluster-admin', '--user=alice']);
     assert.notEqual(b.code, 0);
-    assert.match(b.stderr, /rolebindings.rbac.authorization.k8s.io "root" is forbidden: user "alice" .* is attempting to grant RBAC permissions not currently held/);
+    assert.match(
+      b.stderr,
+      /rolebindings.rbac.authorization.k8s.io "root" is forbidden: user "alice" .* is attempting to grant RBAC permissions not currently held/,
+    );
     const c = await alice(['create', 'clusterrolebinding', 'root', '--clusterrole=view', '--user=alice']);
     assert.notEqual(c.code, 0, 'a namespace admin writes no ClusterRoleBinding');
     const list = await cluster.kubectl(['get', 'roles,rolebindings', '-n', 'team', '-o', 'name']);
@@ -285,7 +333,12 @@ describe('RBAC escalation prevention', { timeout: 240_000 }, () => {
     const patch = await cluster.kubectl(['patch', 'rolebinding', 'reader', '-n', 'team', '--type=merge', '-p', '{"roleRef":{"name":"other"}}']);
     assert.notEqual(patch.code, 0);
     assert.match(patch.stderr, /roleRef: Invalid value: .*: cannot change roleRef/);
-    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'frob' }, rules: [{ verbs: ['frobnicate'], apiGroups: [''], resources: ['configmaps'] }] };
+    const role = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'frob' },
+      rules: [{ verbs: ['frobnicate'], apiGroups: [''], resources: ['configmaps'] }],
+    };
     const custom = await cluster.kubectl(['create', '-f', '-'], { input: JSON.stringify(role) });
     assert.equal(custom.code, 0, custom.stderr);
   });

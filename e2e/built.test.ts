@@ -55,13 +55,19 @@ describe('dist/cli.js (npm run build)', () => {
     const port = await freePort();
     // Its own process group (detached), so that the group signal below reaches it and its etcd
     // child only, as a supervisor's signal to the service's processes would.
-    const child = spawn(process.execPath, [cli, 'start', '--data-dir', dataDir, '--secure-port', String(port)], { cwd: repoRoot, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'start', '--data-dir', dataDir, '--secure-port', String(port)], {
+      cwd: repoRoot,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     let out = '';
     let err = '';
     child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
     child.stderr?.on('data', (c: Buffer) => (err += c.toString('utf8')));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
 
     await waitReady(`https://127.0.0.1:${port}`, dataDir, child, undefined, 'dist/cli.js start');
     const ns = await run('kubectl', ['get', 'namespace', 'default', '-o', 'name'], { env: kubectlEnv(join(dataDir, 'admin.kubeconfig'), dir) });

@@ -71,7 +71,8 @@ const cases: Case[] = [
     request: { method: 'POST', path: CM, headers: JSON_HEADERS, body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"' },
     code: 400,
     reason: 'BadRequest',
-    message: 'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: unexpected end of JSON input ({"apiVersion":"v1","kind":"Con ...)',
+    message:
+      'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: unexpected end of JSON input ({"apiVersion":"v1","kind":"Con ...)',
   },
   {
     title: 'a JSON array body',
@@ -121,7 +122,12 @@ const cases: Case[] = [
   },
   {
     title: 'a namespace in the body that differs from the URL',
-    request: { method: 'POST', path: CM, headers: JSON_HEADERS, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'default' } }) },
+    request: {
+      method: 'POST',
+      path: CM,
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'default' } }),
+    },
     code: 400,
     reason: 'BadRequest',
     message: 'the namespace of the provided object does not match the namespace sent on the request',
@@ -232,7 +238,12 @@ const cases: Case[] = [
   },
   {
     title: 'POST to a read-only kind (componentstatuses)',
-    request: { method: 'POST', path: '/api/v1/componentstatuses', headers: JSON_HEADERS, body: JSON.stringify({ apiVersion: 'v1', kind: 'ComponentStatus', metadata: { name: 'x' } }) },
+    request: {
+      method: 'POST',
+      path: '/api/v1/componentstatuses',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'ComponentStatus', metadata: { name: 'x' } }),
+    },
     code: 405,
     reason: 'MethodNotAllowed',
     message: 'the server does not allow this method on the requested resource',
@@ -262,14 +273,24 @@ const cases: Case[] = [
   },
   {
     title: 'Accept: application/xml on an update',
-    request: { method: 'PUT', path: `${CM}/existing`, headers: { ...JSON_HEADERS, accept: 'application/xml' }, body: cm('existing', { data: { changed: 'yes' } }) },
+    request: {
+      method: 'PUT',
+      path: `${CM}/existing`,
+      headers: { ...JSON_HEADERS, accept: 'application/xml' },
+      body: cm('existing', { data: { changed: 'yes' } }),
+    },
     code: 406,
     reason: 'NotAcceptable',
     message: /^only the following media types are accepted: application\/json, application\/yaml/,
   },
   {
     title: 'Accept: application/xml on a patch',
-    request: { method: 'PATCH', path: `${CM}/existing`, headers: { 'content-type': 'application/merge-patch+json', accept: 'application/xml' }, body: '{"data":{"changed":"yes"}}' },
+    request: {
+      method: 'PATCH',
+      path: `${CM}/existing`,
+      headers: { 'content-type': 'application/merge-patch+json', accept: 'application/xml' },
+      body: '{"data":{"changed":"yes"}}',
+    },
     code: 406,
     reason: 'NotAcceptable',
     message: /^only the following media types are accepted: application\/json, application\/yaml/,
@@ -405,7 +426,12 @@ describe('one replica', () => {
     };
 
     before(async () => {
-      const ns = await cluster.request({ method: 'POST', path: '/api/v1/namespaces', headers: JSON_HEADERS, body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }) });
+      const ns = await cluster.request({
+        method: 'POST',
+        path: '/api/v1/namespaces',
+        headers: JSON_HEADERS,
+        body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }),
+      });
       assert.equal(ns.status, 201, ns.text);
       await createFixture();
     });
@@ -433,9 +459,17 @@ describe('one replica', () => {
       }
     }
 
-    it('the 401 body is exactly upstream\'s', async () => {
+    it("the 401 body is exactly upstream's", async () => {
       const res = await cluster.request({ path: CM, headers: { authorization: 'Bearer not-a-token' }, authenticate: false });
-      assert.deepEqual(res.json(), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+      assert.deepEqual(res.json(), {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'Unauthorized',
+        reason: 'Unauthorized',
+        code: 401,
+      });
     });
 
     it('an error asked for as YAML is a YAML Status', async () => {

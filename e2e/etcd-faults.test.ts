@@ -90,7 +90,11 @@ async function etcdHistory(endpoints: string[], ns: string, from: number, to: nu
   const client = connectEtcd({ endpoints });
   const prefix = etcdPrefix(ns);
   const changes: Change[] = [];
-  const watcher = client.watch().prefix(prefix).startRevision(String(from + 1)).watcher();
+  const watcher = client
+    .watch()
+    .prefix(prefix)
+    .startRevision(String(from + 1))
+    .watcher();
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`etcd's history up to ${to} did not arrive within ${WATCH_WAIT_MS} ms`)), WATCH_WAIT_MS);
@@ -363,7 +367,13 @@ interface ServerEnv {
 async function startServer(etcdServers: string[], dataDir: string): Promise<ServerEnv> {
   const server = await startApiServer(
     configFromFlags(
-      parseFlags([`--etcd-servers=${etcdServers.join(',')}`, '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dataDir}`, '--etcd-compaction-interval=0']),
+      parseFlags([
+        `--etcd-servers=${etcdServers.join(',')}`,
+        '--secure-port=0',
+        '--bind-address=127.0.0.1',
+        `--data-dir=${dataDir}`,
+        '--etcd-compaction-interval=0',
+      ]),
     ),
     pino({ level: 'silent' }),
   );

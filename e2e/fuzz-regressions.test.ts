@@ -173,7 +173,15 @@ describe('2. non-reading Table watchers', () => {
     const path = `/api/v1/namespaces/${NS}/configmaps?watch=1&includeObject=Object`;
     try {
       for (let i = 0; i < 150; i++) {
-        const socket = tlsConnect({ host: hostname, port: Number(port), ca: admin.ca, cert: admin.cert, key: admin.key, ALPNProtocols: ['http/1.1'], servername: 'localhost' });
+        const socket = tlsConnect({
+          host: hostname,
+          port: Number(port),
+          ca: admin.ca,
+          cert: admin.cert,
+          key: admin.key,
+          ALPNProtocols: ['http/1.1'],
+          servername: 'localhost',
+        });
         socket.on('error', () => {});
         await new Promise<void>((resolve, reject) => {
           socket.once('secureConnect', resolve);
@@ -188,7 +196,9 @@ describe('2. non-reading Table watchers', () => {
       const created = await send('POST', `/api/v1/namespaces/${NS}/configmaps`, configMap('big', `,"data":{"v":"0${big}"}`));
       assert.equal(created.status, 201, created.body.toString());
       for (let i = 1; i <= 300; i++) {
-        const res = await send('PATCH', `/api/v1/namespaces/${NS}/configmaps/big`, JSON.stringify({ data: { v: `${i}${big}` } }), { 'content-type': 'application/merge-patch+json' });
+        const res = await send('PATCH', `/api/v1/namespaces/${NS}/configmaps/big`, JSON.stringify({ data: { v: `${i}${big}` } }), {
+          'content-type': 'application/merge-patch+json',
+        });
         assert.equal(res.status, 200, res.body.toString().slice(0, 300));
       }
       await assertAlive();
@@ -212,7 +222,9 @@ describe('3. objects too large for etcd', () => {
   };
 
   it('a Node with 120,000 labels that fits etcd only without managedFields is created without them (upstream retries so)', async () => {
-    const obj = assertSuccess(await send('POST', '/api/v1/nodes', node('many-labels', false)), 201) as { metadata?: { labels?: object; managedFields?: unknown } };
+    const obj = assertSuccess(await send('POST', '/api/v1/nodes', node('many-labels', false)), 201) as {
+      metadata?: { labels?: object; managedFields?: unknown };
+    };
     assert.equal(Object.keys(obj.metadata?.labels ?? {}).length, 120_000);
     assert.equal(obj.metadata?.managedFields, undefined);
     await assertAlive();
@@ -220,7 +232,8 @@ describe('3. objects too large for etcd', () => {
 
   it('a Node with 120,000 labels too large for etcd is a 413 RequestEntityTooLarge each time, and the etcd circuit breaker stays closed', async () => {
     const body = node('wide-labels', true);
-    for (let i = 0; i < 4; i++) assertStatus(await send('POST', '/api/v1/nodes', body), 413, 'RequestEntityTooLarge', /request is too large|received message larger than max/);
+    for (let i = 0; i < 4; i++)
+      assertStatus(await send('POST', '/api/v1/nodes', body), 413, 'RequestEntityTooLarge', /request is too large|received message larger than max/);
     const other = await send('GET', `/api/v1/namespaces/${NS}`);
     assert.equal(other.status, 200, `an unrelated GET: ${other.body.toString()}`);
     const list = await send('GET', `/api/v1/namespaces/${NS}/configmaps?limit=1`);
@@ -248,7 +261,10 @@ describe('4. a committed write is never reported as failed', () => {
       // Header text is Latin-1 to node:http; the server writes the field name as UTF-8 or escaped.
       const warning = Buffer.from(res.headers.warning ?? '', 'latin1').toString('utf8');
       assert.match(warning, /^299 - "unknown field /, `Warning: ${res.headers.warning}`);
-      assert.ok(warning.includes(expected) || warning.includes(JSON.stringify(expected).slice(1, -1)) || /\\u|\\x|%/.test(warning), `Warning names the field: ${warning}`);
+      assert.ok(
+        warning.includes(expected) || warning.includes(JSON.stringify(expected).slice(1, -1)) || /\\u|\\x|%/.test(warning),
+        `Warning names the field: ${warning}`,
+      );
       assert.equal((await send('GET', `/api/v1/namespaces/${NS}/configmaps/${name}`)).status, 200);
       await assertAlive();
     });
@@ -303,7 +319,12 @@ describe('5. client mistakes are 4xx (or succeed as upstream)', () => {
       ['a JSON patch value', 'PATCH', 'application/json-patch+json', `[{"op":"add","path":"/metadata/annotations","value":${deep}}]`],
       ['a merge patch', 'PATCH', 'application/merge-patch+json', `{"metadata":{"annotations":${deep}}}`],
       ['a strategic merge patch', 'PATCH', 'application/strategic-merge-patch+json', `{"metadata":{"annotations":${deep}}}`],
-      ['an apply patch', 'PATCH', 'application/apply-patch+yaml', `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep-target","annotations":${deep}}}`],
+      [
+        'an apply patch',
+        'PATCH',
+        'application/apply-patch+yaml',
+        `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep-target","annotations":${deep}}}`,
+      ],
     ];
     for (const [title, method, contentType, body] of cases) {
       it(`in ${title}: 400`, async () => {
@@ -360,7 +381,9 @@ describe('5. client mistakes are 4xx (or succeed as upstream)', () => {
       reportingController: 'example.com/c',
       reportingInstance: 'i',
     }).replace(/}$/, ',"eventTime":1e30}');
-    const res = await send('PATCH', `/apis/events.k8s.io/v1/namespaces/${NS}/events/big-time?fieldManager=fuzz`, body, { 'content-type': 'application/apply-patch+yaml' });
+    const res = await send('PATCH', `/apis/events.k8s.io/v1/namespaces/${NS}/events/big-time?fieldManager=fuzz`, body, {
+      'content-type': 'application/apply-patch+yaml',
+    });
     assertClientError(res, [400, 422]);
     await assertAlive();
   });

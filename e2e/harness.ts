@@ -154,7 +154,11 @@ export function registerCleanup(children: () => ChildProcess[], dir: string): ()
 // Processes.
 
 /** Runs a command to completion; never rejects for a non-zero exit. */
-export function run(command: string, args: readonly string[], opts: { input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {}): Promise<CommandResult> {
+export function run(
+  command: string,
+  args: readonly string[],
+  opts: { input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {},
+): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: opts.cwd ?? repoRoot, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
@@ -256,7 +260,8 @@ export async function waitReady(url: string, dataDir: string, child: ChildProces
   await waitFor(
     `${describe} to be ready`,
     async () => {
-      if (child && (child.exitCode !== null || child.signalCode !== null)) throw new Error(`${describe} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
+      if (child && (child.exitCode !== null || child.signalCode !== null))
+        throw new Error(`${describe} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
       if (!existsSync(caFile)) return false;
       try {
         const res = await httpsCall(url, { ca: readFileSync(caFile, 'utf8') }, { path: '/readyz' });
@@ -303,14 +308,34 @@ export function kubectlEnv(kubeconfig: string, home: string): NodeJS.ProcessEnv 
 /** Attempts at starting one replica: a port found free can be taken by another process before the replica binds it. */
 const PORT_ATTEMPTS = 3;
 
-async function startReplica(index: number, etcd: EtcdProcess, dir: string, dataDir: string, args: readonly string[], track: (c: ChildProcess) => void): Promise<Replica> {
+async function startReplica(
+  index: number,
+  etcd: EtcdProcess,
+  dir: string,
+  dataDir: string,
+  args: readonly string[],
+  track: (c: ChildProcess) => void,
+): Promise<Replica> {
   const logFile = join(dir, `apiserver-${index}.log`);
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const fd = openSync(logFile, 'a');
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'apiserver/main.ts', '--etcd-servers', etcd.endpoints.join(','), '--secure-port', String(port), '--bind-address', '127.0.0.1', '--data-dir', dataDir, ...args],
+      [
+        '--import',
+        'tsx',
+        'apiserver/main.ts',
+        '--etcd-servers',
+        etcd.endpoints.join(','),
+        '--secure-port',
+        String(port),
+        '--bind-address',
+        '127.0.0.1',
+        '--data-dir',
+        dataDir,
+        ...args,
+      ],
       { cwd: repoRoot, stdio: ['ignore', fd, fd] },
     );
     closeSync(fd);
@@ -371,7 +396,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       kubeconfigs: replicas.map((r) => r.kubeconfig),
       urls: replicas.map((r) => r.url),
       caPem: tls.ca,
-      kubectl: (args, kopts = {}) => run('kubectl', args, { env: kubectlEnv(replicaAt(kopts.replica).kubeconfig, dir), ...(kopts.input !== undefined ? { input: kopts.input } : {}) }),
+      kubectl: (args, kopts = {}) =>
+        run('kubectl', args, { env: kubectlEnv(replicaAt(kopts.replica).kubeconfig, dir), ...(kopts.input !== undefined ? { input: kopts.input } : {}) }),
       kubeConfig: (i) => kubeConfigFrom(replicaAt(i).kubeconfig),
       request: (req) => httpsCall(replicaAt(req.replica).url, req.authenticate === false ? { ca: tls.ca } : tls, req),
       stop,

@@ -37,7 +37,11 @@ function qualified(k: KindCase): string {
 /** A PKCS#10 request (PEM) for CN=e2e-user, O=e2e, signed with a fresh P-256 key. */
 async function certificateRequestPem(): Promise<string> {
   const keys = await generateKeyPair();
-  const request = await x509.Pkcs10CertificateRequestGenerator.create({ name: 'CN=e2e-user, O=e2e', keys, signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' } });
+  const request = await x509.Pkcs10CertificateRequestGenerator.create({
+    name: 'CN=e2e-user, O=e2e',
+    keys,
+    signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
+  });
   return request.toString('pem');
 }
 
@@ -56,7 +60,13 @@ const kinds: KindCase[] = [
     apiVersion: 'v1',
     resource: 'secrets',
     display: 'secret',
-    manifest: () => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'kind-secret', namespace: NS }, type: 'Opaque', data: { password: Buffer.from('hunter2').toString('base64') } }),
+    manifest: () => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'kind-secret', namespace: NS },
+      type: 'Opaque',
+      data: { password: Buffer.from('hunter2').toString('base64') },
+    }),
   },
   {
     kind: 'Namespace',
@@ -70,7 +80,12 @@ const kinds: KindCase[] = [
     apiVersion: 'v1',
     resource: 'nodes',
     display: 'node',
-    manifest: () => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'kind-node', labels: { 'kubernetes.io/hostname': 'kind-node' } }, spec: { podCIDR: '10.244.0.0/24', podCIDRs: ['10.244.0.0/24'] } }),
+    manifest: () => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'kind-node', labels: { 'kubernetes.io/hostname': 'kind-node' } },
+      spec: { podCIDR: '10.244.0.0/24', podCIDRs: ['10.244.0.0/24'] },
+    }),
   },
   {
     kind: 'Event',
@@ -115,7 +130,12 @@ const kinds: KindCase[] = [
     apiVersion: 'storage.k8s.io/v1',
     resource: 'csidrivers',
     display: 'csidriver.storage.k8s.io',
-    manifest: () => ({ apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: { name: 'e2e.csi.example.com' }, spec: { attachRequired: true, podInfoOnMount: false } }),
+    manifest: () => ({
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'CSIDriver',
+      metadata: { name: 'e2e.csi.example.com' },
+      spec: { attachRequired: true, podInfoOnMount: false },
+    }),
   },
   {
     kind: 'CSINode',
@@ -134,7 +154,13 @@ const kinds: KindCase[] = [
     apiVersion: 'storage.k8s.io/v1',
     resource: 'csistoragecapacities',
     display: 'csistoragecapacity.storage.k8s.io',
-    manifest: () => ({ apiVersion: 'storage.k8s.io/v1', kind: 'CSIStorageCapacity', metadata: { name: 'kind-capacity', namespace: NS }, storageClassName: 'standard', capacity: '10Gi' }),
+    manifest: () => ({
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'CSIStorageCapacity',
+      metadata: { name: 'kind-capacity', namespace: NS },
+      storageClassName: 'standard',
+      capacity: '10Gi',
+    }),
   },
   {
     kind: 'VolumeAttachment',
@@ -165,14 +191,24 @@ const kinds: KindCase[] = [
     apiVersion: 'coordination.k8s.io/v1',
     resource: 'leases',
     display: 'lease.coordination.k8s.io',
-    manifest: () => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'kind-lease', namespace: NS }, spec: { holderIdentity: 'e2e', leaseDurationSeconds: 15 } }),
+    manifest: () => ({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'kind-lease', namespace: NS },
+      spec: { holderIdentity: 'e2e', leaseDurationSeconds: 15 },
+    }),
   },
   {
     kind: 'Role',
     apiVersion: 'rbac.authorization.k8s.io/v1',
     resource: 'roles',
     display: 'role.rbac.authorization.k8s.io',
-    manifest: () => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'kind-role', namespace: NS }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }] }),
+    manifest: () => ({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'kind-role', namespace: NS },
+      rules: [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }],
+    }),
   },
   {
     kind: 'ClusterRoleBinding',
@@ -192,7 +228,12 @@ const kinds: KindCase[] = [
     apiVersion: 'networking.k8s.io/v1alpha1',
     resource: 'clustercidrs',
     display: 'clustercidr.networking.k8s.io',
-    manifest: () => ({ apiVersion: 'networking.k8s.io/v1alpha1', kind: 'ClusterCIDR', metadata: { name: 'kind-cidr' }, spec: { perNodeHostBits: 8, ipv4: '10.96.0.0/16' } }),
+    manifest: () => ({
+      apiVersion: 'networking.k8s.io/v1alpha1',
+      kind: 'ClusterCIDR',
+      metadata: { name: 'kind-cidr' },
+      spec: { perNodeHostBits: 8, ipv4: '10.96.0.0/16' },
+    }),
   },
 ];
 
@@ -208,7 +249,10 @@ interface ApiResourceRow {
 function parseApiResources(stdout: string): ApiResourceRow[] {
   const [header = '', ...lines] = stdout.trimEnd().split('\n');
   const starts = ['NAME', 'SHORTNAMES', 'APIVERSION', 'NAMESPACED', 'KIND'].map((c) => header.indexOf(c));
-  assert.ok(starts.every((s) => s >= 0), `unexpected header: ${header}`);
+  assert.ok(
+    starts.every((s) => s >= 0),
+    `unexpected header: ${header}`,
+  );
   const cell = (line: string, i: number): string => line.slice(starts[i], i + 1 < starts.length ? starts[i + 1] : undefined).trim();
   return lines.map((line) => ({ name: cell(line, 0), shortNames: cell(line, 1), apiVersion: cell(line, 2), namespaced: cell(line, 3), kind: cell(line, 4) }));
 }
@@ -216,7 +260,8 @@ function parseApiResources(stdout: string): ApiResourceRow[] {
 describe('kubectl against one replica', () => {
   let cluster: Cluster;
   const kubectl = (args: string[], input?: string): Promise<CommandResult> => cluster.kubectl(args, input === undefined ? {} : { input });
-  const getJson = async (args: string[]): Promise<Record<string, unknown>> => JSON.parse(succeeded(await kubectl(['get', ...args, '-o', 'json']))) as Record<string, unknown>;
+  const getJson = async (args: string[]): Promise<Record<string, unknown>> =>
+    JSON.parse(succeeded(await kubectl(['get', ...args, '-o', 'json']))) as Record<string, unknown>;
   const createFrom = (manifest: Manifest): Promise<CommandResult> => kubectl(['create', '--validate=false', '-f', '-'], JSON.stringify(manifest));
 
   before(
@@ -316,7 +361,10 @@ describe('kubectl against one replica', () => {
       const out = succeeded(await kubectl(['get', 'configmaps', '-A']));
       const [header = '', ...rows] = out.trimEnd().split('\n');
       assert.match(header, /^NAMESPACE\s+NAME\s/);
-      assert.ok(rows.some((r) => new RegExp(`^${NS}\\s+${name}\\s`).test(r)), out);
+      assert.ok(
+        rows.some((r) => new RegExp(`^${NS}\\s+${name}\\s`).test(r)),
+        out,
+      );
     });
 
     it('get -A prints upstream ConfigMap columns', async () => {
@@ -337,7 +385,10 @@ describe('kubectl against one replica', () => {
     });
 
     it('patch --type merge', async () => {
-      assert.equal(succeeded(await kubectl(['patch', 'configmap', name, '-n', NS, '--type', 'merge', '-p', '{"data":{"b":"2","a":null}}'])), `configmap/${name} patched\n`);
+      assert.equal(
+        succeeded(await kubectl(['patch', 'configmap', name, '-n', NS, '--type', 'merge', '-p', '{"data":{"b":"2","a":null}}'])),
+        `configmap/${name} patched\n`,
+      );
       assert.deepEqual((await getJson(['configmap', name, '-n', NS])).data, { b: '2' });
     });
 
@@ -352,7 +403,10 @@ describe('kubectl against one replica', () => {
 
     it('patch --type json with a failing test operation is refused and changes nothing', async () => {
       const before = await getJson(['configmap', name, '-n', NS]);
-      const patch = JSON.stringify([{ op: 'test', path: '/data/b', value: 'nope' }, { op: 'remove', path: '/data/b' }]);
+      const patch = JSON.stringify([
+        { op: 'test', path: '/data/b', value: 'nope' },
+        { op: 'remove', path: '/data/b' },
+      ]);
       const stderr = failed(await kubectl(['patch', 'configmap', name, '-n', NS, '--type', 'json', '-p', patch]));
       assert.match(stderr, /^The request is invalid/);
       assert.deepEqual(await getJson(['configmap', name, '-n', NS]), before);
@@ -402,7 +456,10 @@ describe('kubectl against one replica', () => {
     const stderr = failed(await createFrom({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Bad_Name', namespace: NS }, data: { 'a b': 'x' } }));
     const lines = stderr.trimEnd().split('\n');
     assert.equal(lines[0], 'The ConfigMap "Bad_Name" is invalid: ');
-    assert.match(lines[1] ?? '', /^\* metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters/);
+    assert.match(
+      lines[1] ?? '',
+      /^\* metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters/,
+    );
     assert.match(lines[2] ?? '', /^\* data\[a b\]: Invalid value: "a b": a valid config key must consist of alphanumeric characters/);
     assert.equal(lines.length, 3);
   });
@@ -434,7 +491,13 @@ describe('kubectl against one replica', () => {
       const name = 'approve-json';
       assert.equal(succeeded(await createFrom(csrNamed(name))), `certificatesigningrequest.certificates.k8s.io/${name} created\n`);
       const csr = await getJson(['csr', name]);
-      const condition = { type: 'Approved', status: 'True', reason: 'KubectlApprove', message: 'This CSR was approved by kubectl certificate approve.', lastUpdateTime: formatTimeOf(new Date()) };
+      const condition = {
+        type: 'Approved',
+        status: 'True',
+        reason: 'KubectlApprove',
+        message: 'This CSR was approved by kubectl certificate approve.',
+        lastUpdateTime: formatTimeOf(new Date()),
+      };
       const res = await cluster.request({
         method: 'PUT',
         path: `/apis/certificates.k8s.io/v1/certificatesigningrequests/${name}/approval`,
@@ -472,7 +535,10 @@ describe('kubectl against one replica', () => {
     const sorted = 'sorted';
     /** The rows kubectl printed, header first; fails on an empty row or an `<unknown>` cell. */
     const rowsOf = (out: string): string[][] => {
-      const rows = out.trimEnd().split('\n').map((line) => line.trim().split(/\s{2,}/));
+      const rows = out
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.trim().split(/\s{2,}/));
       for (const row of rows) assert.ok(row.join('') !== '' && !row.includes('<unknown>'), out);
       return rows;
     };
@@ -492,7 +558,8 @@ describe('kubectl against one replica', () => {
 
     before(async () => {
       succeeded(await createFrom({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: sorted } }));
-      for (const name of ['c', 'a', 'b']) succeeded(await createFrom({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: sorted }, data: { k: name } }));
+      for (const name of ['c', 'a', 'b'])
+        succeeded(await createFrom({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: sorted }, data: { k: name } }));
       // Times in other offsets and with fractions: stored in UTC to the second, they sort as instants.
       succeeded(await createFrom(coreEvent('ev-late', '2024-01-03T00:00:00Z', 'third')));
       succeeded(await createFrom(coreEvent('ev-early', '2024-01-02T01:30:00.9+02:00', 'first')));

@@ -23,7 +23,10 @@ async function prometheusBinary(): Promise<string> {
   if (found.code === 0) return found.stdout.trim();
   if (process.getuid?.() !== 0) throw new Error('prometheus is not installed and this test is not root: apt-get install -y prometheus');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const install = await run('sh', ['-c', 'apt-get install -y -qq prometheus || (apt-get update -qq && apt-get install -y -qq prometheus)'], { env, timeoutMs: 600_000 });
+  const install = await run('sh', ['-c', 'apt-get install -y -qq prometheus || (apt-get update -qq && apt-get install -y -qq prometheus)'], {
+    env,
+    timeoutMs: 600_000,
+  });
   if (install.code !== 0) throw new Error(`apt-get install prometheus failed:\n${install.stderr}`);
   const again = await run('sh', ['-c', 'command -v prometheus']);
   if (again.code !== 0) throw new Error('prometheus is still not on PATH after installing it');
@@ -90,11 +93,9 @@ describe('Prometheus scraping two replicas', { timeout: 240_000 }, () => {
     promPort = await freePort();
     promLog = join(promDir, 'prometheus.log');
     const fd = openSync(promLog, 'a');
-    prometheus = spawn(
-      binary,
-      [`--config.file=${configFile}`, `--storage.tsdb.path=${join(promDir, 'data')}`, `--web.listen-address=127.0.0.1:${promPort}`],
-      { stdio: ['ignore', fd, fd] },
-    );
+    prometheus = spawn(binary, [`--config.file=${configFile}`, `--storage.tsdb.path=${join(promDir, 'data')}`, `--web.listen-address=127.0.0.1:${promPort}`], {
+      stdio: ['ignore', fd, fd],
+    });
     closeSync(fd);
     const started = prometheus;
     registerCleanup(() => [started], promDir);
@@ -118,17 +119,27 @@ describe('Prometheus scraping two replicas', { timeout: 240_000 }, () => {
 
   it('reports both replicas up', async () => {
     const expected = cluster.replicas.map((r) => `https://127.0.0.1:${r.port}/metrics`).sort();
-    const targets = await waitFor('both targets up', async () => {
-      const res = await promApi(promPort, '/api/v1/targets?state=active');
-      const active = (res.data as { activeTargets: Target[] }).activeTargets;
-      const up = active.filter((t) => t.health === 'up').map((t) => t.scrapeUrl).sort();
-      if (JSON.stringify(up) !== JSON.stringify(expected)) throw new Error(active.map((t) => `${t.scrapeUrl} ${t.health} ${t.lastError}`).join('; '));
-      return active;
-    }, scraping);
+    const targets = await waitFor(
+      'both targets up',
+      async () => {
+        const res = await promApi(promPort, '/api/v1/targets?state=active');
+        const active = (res.data as { activeTargets: Target[] }).activeTargets;
+        const up = active
+          .filter((t) => t.health === 'up')
+          .map((t) => t.scrapeUrl)
+          .sort();
+        if (JSON.stringify(up) !== JSON.stringify(expected)) throw new Error(active.map((t) => `${t.scrapeUrl} ${t.health} ${t.lastError}`).join('; '));
+        return active;
+      },
+      scraping,
+    );
     assert.equal(targets.length, 2);
     const up = await promApi(promPort, `/api/v1/query?query=${encodeURIComponent('up{job="corral"}')}`);
     const samples = (up.data as { result: Sample[] }).result;
-    assert.deepEqual(samples.map((s) => s.value[1]), ['1', '1']);
+    assert.deepEqual(
+      samples.map((s) => s.value[1]),
+      ['1', '1'],
+    );
   });
 
   it('has the request counters of both replicas', async () => {
@@ -143,16 +154,27 @@ describe('Prometheus scraping two replicas', { timeout: 240_000 }, () => {
       assert.equal(res.status, 201, res.text);
     }
     const query = 'sum by (instance) (apiserver_request_total{job="corral",verb="POST",resource="configmaps",code="201"})';
-    const samples = await waitFor('POST counters of both replicas', async () => {
-      const res = await promApi(promPort, `/api/v1/query?query=${encodeURIComponent(query)}`);
-      const result = (res.data as { result: Sample[] }).result;
-      return result.length === 2 && result.every((s) => Number(s.value[1]) >= 1) ? result : undefined;
-    }, scraping);
+    const samples = await waitFor(
+      'POST counters of both replicas',
+      async () => {
+        const res = await promApi(promPort, `/api/v1/query?query=${encodeURIComponent(query)}`);
+        const result = (res.data as { result: Sample[] }).result;
+        return result.length === 2 && result.every((s) => Number(s.value[1]) >= 1) ? result : undefined;
+      },
+      scraping,
+    );
     assert.deepEqual(samples.map((s) => s.metric.instance).sort(), cluster.replicas.map((r) => `127.0.0.1:${r.port}`).sort());
     // Prometheus' own view of the scraped families (metadata API) names the upstream metrics.
     const metadata = await promApi(promPort, '/api/v1/metadata');
     const families = metadata.data as Record<string, { type: string; help: string }[]>;
-    for (const name of ['apiserver_request_total', 'apiserver_request_duration_seconds', 'apiserver_current_inflight_requests', 'apiserver_storage_objects', 'etcd_request_duration_seconds', 'process_cpu_seconds_total']) {
+    for (const name of [
+      'apiserver_request_total',
+      'apiserver_request_duration_seconds',
+      'apiserver_current_inflight_requests',
+      'apiserver_storage_objects',
+      'etcd_request_duration_seconds',
+      'process_cpu_seconds_total',
+    ]) {
       assert.ok(families[name], `${name} is scraped`);
     }
     assert.equal(families.apiserver_request_total?.[0]?.type, 'counter');

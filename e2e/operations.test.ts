@@ -106,7 +106,15 @@ describe('rolling restart of one of two replicas under load', { timeout: 240_000
     const watchEnded = new Promise<string>((resolve, reject) => {
       const url = new URL(cluster.urls[1]!);
       const req = httpsRequest(
-        { hostname: url.hostname, port: url.port, path: '/api/v1/namespaces/default/configmaps?watch=true', ca: tls.ca, cert: tls.cert, key: tls.key, agent: false },
+        {
+          hostname: url.hostname,
+          port: url.port,
+          path: '/api/v1/namespaces/default/configmaps?watch=true',
+          ca: tls.ca,
+          cert: tls.cert,
+          key: tls.key,
+          agent: false,
+        },
         (res) => {
           res.resume();
           res.once('end', () => resolve('end'));
@@ -121,7 +129,9 @@ describe('rolling restart of one of two replicas under load', { timeout: 240_000
     const clients = [0, 1, 2, 3].map((id) => client(id));
     await sleep(1500);
     const old = cluster.replicas[1]!;
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => old.child.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      old.child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     const before = acknowledged.size;
     await terminate(old.child, 30_000);
     assert.deepEqual(await exited, { code: 0, signal: null }, readFileSync(old.logFile, 'utf8').split('\n').slice(-20).join('\n'));
@@ -132,7 +142,20 @@ describe('rolling restart of one of two replicas under load', { timeout: 240_000
     const fd = openSync(old.logFile, 'a');
     restarted = spawn(
       process.execPath,
-      ['--import', 'tsx', 'apiserver/main.ts', '--etcd-servers', cluster.etcd.endpoints.join(','), '--secure-port', String(old.port), '--bind-address', '127.0.0.1', '--data-dir', cluster.dataDir, ...extraArgs],
+      [
+        '--import',
+        'tsx',
+        'apiserver/main.ts',
+        '--etcd-servers',
+        cluster.etcd.endpoints.join(','),
+        '--secure-port',
+        String(old.port),
+        '--bind-address',
+        '127.0.0.1',
+        '--data-dir',
+        cluster.dataDir,
+        ...extraArgs,
+      ],
       { cwd: repoRoot, stdio: ['ignore', fd, fd] },
     );
     closeSync(fd);
@@ -173,10 +196,14 @@ describe('npm start on SIGTERM', { timeout: 120_000 }, () => {
   it('shuts the API server down gracefully, then stops etcd, and exits 0', async () => {
     const port = await freePort();
     const dataDir = join(dir, 'data');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'start.ts', '--data-dir', dataDir, '--secure-port', String(port), '--shutdown-delay-duration=500ms'], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'start.ts', '--data-dir', dataDir, '--secure-port', String(port), '--shutdown-delay-duration=500ms'],
+      {
+        cwd: repoRoot,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     children.push(child);
     let out = '';
     child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
@@ -187,7 +214,7 @@ describe('npm start on SIGTERM', { timeout: 120_000 }, () => {
     const messages = out
       .split('\n')
       .filter((l) => l.startsWith('{'))
-      .map((l) => (JSON.parse(l) as { msg: string; name: string }))
+      .map((l) => JSON.parse(l) as { msg: string; name: string })
       .map((l) => `${l.name}: ${l.msg}`);
     const order = ['apiserver: shutdown initiated: /readyz fails from now on', 'apiserver: shutdown complete', 'corral: etcd stopped'];
     assert.deepEqual(

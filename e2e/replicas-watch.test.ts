@@ -158,7 +158,9 @@ describe('two replicas, one etcd: versions, lists and watches across replicas', 
     const ns = 'replica-informer';
     await createNamespace(ns);
     const api = cluster.kubeConfig(1).makeApiClient(CoreV1Api);
-    const informer = makeInformer<V1ConfigMap>(cluster.kubeConfig(1), `/api/v1/namespaces/${ns}/configmaps`, () => api.listNamespacedConfigMap({ namespace: ns }));
+    const informer = makeInformer<V1ConfigMap>(cluster.kubeConfig(1), `/api/v1/namespaces/${ns}/configmaps`, () =>
+      api.listNamespacedConfigMap({ namespace: ns }),
+    );
     const errors: unknown[] = [];
     let stopped = false;
     // client-node's informer stops on an error other than 410; restart it as controllers do.

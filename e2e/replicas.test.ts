@@ -99,7 +99,11 @@ describe('two replicas on one data dir', () => {
     assert.equal(stale.code, 409);
     assert.deepEqual(
       { reason: (stale.body as { reason?: string }).reason, message: (stale.body as { message?: string }).message },
-      { reason: 'Conflict', message: 'Operation cannot be fulfilled on configmaps "shared": the object has been modified; please apply your changes to the latest version and try again' },
+      {
+        reason: 'Conflict',
+        message:
+          'Operation cannot be fulfilled on configmaps "shared": the object has been modified; please apply your changes to the latest version and try again',
+      },
     );
   });
 

@@ -23,17 +23,23 @@ interface Started {
 
 /** Spawns `node --import tsx start.ts --data-dir <dir> --secure-port <port>` and waits for its kubeconfig line. */
 async function startCorral(dataDir: string, port: number, track: (c: ChildProcess) => void): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'start.ts', '--data-dir', dataDir, '--secure-port', String(port)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'start.ts', '--data-dir', dataDir, '--secure-port', String(port)], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   track(child);
   let out = '';
   let err = '';
   child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
   child.stderr?.on('data', (c: Buffer) => (err += c.toString('utf8')));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   await waitFor(
     'start.ts to print its kubeconfig',
     () => {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`start.ts exited (${child.exitCode ?? child.signalCode}) before printing its kubeconfig:\n${err}`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`start.ts exited (${child.exitCode ?? child.signalCode}) before printing its kubeconfig:\n${err}`);
       return /admin kubeconfig: .*\n/.test(out);
     },
     { timeoutMs: START_TIMEOUT_MS, intervalMs: 100, detail: () => `${out}\n${err}` },
@@ -89,7 +95,10 @@ describe('start.ts', () => {
     const ns = await kubectl(['get', 'namespaces', '-o', 'name']);
     assert.equal(ns.code, 0, ns.stderr);
     for (const name of ['default', 'kube-node-lease', 'kube-public', 'kube-system']) assert.ok(ns.stdout.split('\n').includes(`namespace/${name}`), ns.stdout);
-    const created = await kubectl(['create', '--validate=false', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'survivor', namespace: 'default' }, data: { run: 'first' } }));
+    const created = await kubectl(
+      ['create', '--validate=false', '-f', '-'],
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'survivor', namespace: 'default' }, data: { run: 'first' } }),
+    );
     assert.equal(created.code, 0, created.stderr);
     assert.equal(created.stdout, 'configmap/survivor created\n');
   });

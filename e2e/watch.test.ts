@@ -14,7 +14,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { configMapDefinition } from '../apiserver/registry/core/configmap.ts';
 import { createTestClient, type TestClient, type TestResponse } from '../apiserver/testing/client.ts';
-import { openProtobufWatch, openWatch, revisionOf, WATCH_WAIT_MS, type WatchConnection, type WatchEvent, type WatchTls } from '../apiserver/testing/watch-stream.ts';
+import {
+  openProtobufWatch,
+  openWatch,
+  revisionOf,
+  WATCH_WAIT_MS,
+  type WatchConnection,
+  type WatchEvent,
+  type WatchTls,
+} from '../apiserver/testing/watch-stream.ts';
 import { decodeObject } from '../shared/codec/protobuf/object.ts';
 import { waitFor } from '../apiserver/testing/wait-for.ts';
 import { adminTls, kubectlEnv, startCluster, type Cluster } from './harness.ts';
@@ -212,25 +220,22 @@ describe('event types', () => {
     }
   });
 
-  it(
-    'allowWatchBookmarks: a BOOKMARK with only metadata.resourceVersion, at the latest before the watch times out',
-    async () => {
-      const start = await listRevision(cms(ns));
-      const w = await watch(`${cms(ns)}?watch=1&resourceVersion=${start}&allowWatchBookmarks=true&timeoutSeconds=5`);
-      try {
-        await w.done;
-        const bookmarks = w.events.filter((e) => e.type === 'BOOKMARK');
-        assert.ok(bookmarks.length >= 1, `no BOOKMARK in ${JSON.stringify(summary(w.events))}`);
-        for (const b of bookmarks) {
-          assertBookmarkShape(b);
-          assert.ok(revisionOf(b) >= start);
-          assert.equal(b.object.metadata.annotations, undefined);
-        }
-      } finally {
-        w.close();
+  it('allowWatchBookmarks: a BOOKMARK with only metadata.resourceVersion, at the latest before the watch times out', async () => {
+    const start = await listRevision(cms(ns));
+    const w = await watch(`${cms(ns)}?watch=1&resourceVersion=${start}&allowWatchBookmarks=true&timeoutSeconds=5`);
+    try {
+      await w.done;
+      const bookmarks = w.events.filter((e) => e.type === 'BOOKMARK');
+      assert.ok(bookmarks.length >= 1, `no BOOKMARK in ${JSON.stringify(summary(w.events))}`);
+      for (const b of bookmarks) {
+        assertBookmarkShape(b);
+        assert.ok(revisionOf(b) >= start);
+        assert.equal(b.object.metadata.annotations, undefined);
       }
-    },
-  );
+    } finally {
+      w.close();
+    }
+  });
 });
 
 describe('sendInitialEvents', () => {
@@ -293,69 +298,58 @@ describe('sendInitialEvents', () => {
     });
   }
 
-  it(
-    'without allowWatchBookmarks: the initial ADDED events, no bookmark, then changes',
-    {},
-    async () => {
-      const w = await watch(`${cms(ns)}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`);
-      try {
-        assert.equal(w.status, 200, w.text);
-        const state = await current();
-        await w.waitFor((events) => events.length >= state.length, `${state.length} ADDED events`);
-        const change = await patchCm(ns, 'i-b', { data: { v: 'no-bookmarks' } });
-        await w.waitFor((events) => events.some((e) => revisionOf(e) === change.rv), 'the change');
-        assert.deepEqual(summary(w.events), [...state.map(([name, r]): [string, string, number] => ['ADDED', name, r]), ['MODIFIED', 'i-b', change.rv]]);
-      } finally {
-        w.close();
-      }
-    },
-  );
+  it('without allowWatchBookmarks: the initial ADDED events, no bookmark, then changes', {}, async () => {
+    const w = await watch(`${cms(ns)}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`);
+    try {
+      assert.equal(w.status, 200, w.text);
+      const state = await current();
+      await w.waitFor((events) => events.length >= state.length, `${state.length} ADDED events`);
+      const change = await patchCm(ns, 'i-b', { data: { v: 'no-bookmarks' } });
+      await w.waitFor((events) => events.some((e) => revisionOf(e) === change.rv), 'the change');
+      assert.deepEqual(summary(w.events), [...state.map(([name, r]): [string, string, number] => ['ADDED', name, r]), ['MODIFIED', 'i-b', change.rv]]);
+    } finally {
+      w.close();
+    }
+  });
 
   for (const rv of ['unset', '0'] as const) {
-    it(
-      `sendInitialEvents=false, resourceVersion ${rv}: no synthetic events, only changes from now on`,
-      {},
-      async () => {
-        const param = rv === '0' ? '&resourceVersion=0' : '';
-        const w = await watch(`${cms(ns)}?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true${param}`);
-        try {
-          assert.equal(w.status, 200, w.text);
-          const change = await patchCm(ns, 'i-c', { data: { v: `no-initial-${rv}` } });
-          await w.waitFor((events) => events.some((e) => revisionOf(e) === change.rv), 'the change');
-          assert.deepEqual(
-            summary(w.events).filter(([type]) => type !== 'BOOKMARK'),
-            [['MODIFIED', 'i-c', change.rv]],
-          );
-        } finally {
-          w.close();
-        }
-      },
-    );
-  }
-
-  it(
-    'a plain watch without resourceVersion but with allowWatchBookmarks also ends its initial events with the annotated BOOKMARK',
-    async () => {
-      const w = await watch(`${cms(ns)}?watch=1&allowWatchBookmarks=true`);
+    it(`sendInitialEvents=false, resourceVersion ${rv}: no synthetic events, only changes from now on`, {}, async () => {
+      const param = rv === '0' ? '&resourceVersion=0' : '';
+      const w = await watch(`${cms(ns)}?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true${param}`);
       try {
-        const state = await current();
-        await w.waitFor((events) => events.length >= state.length, `${state.length} ADDED events`);
-        // A change after the initial events: the bookmark must come before it.
-        const change = await patchCm(ns, 'i-c', { data: { v: 'plain-watch' } });
+        assert.equal(w.status, 200, w.text);
+        const change = await patchCm(ns, 'i-c', { data: { v: `no-initial-${rv}` } });
         await w.waitFor((events) => events.some((e) => revisionOf(e) === change.rv), 'the change');
         assert.deepEqual(
-          summary(w.events.slice(0, state.length)),
-          state.map(([name, r]) => ['ADDED', name, r]),
+          summary(w.events).filter(([type]) => type !== 'BOOKMARK'),
+          [['MODIFIED', 'i-c', change.rv]],
         );
-        const bookmark = w.events[state.length];
-        assert.ok(bookmark);
-        assert.equal(bookmark.type, 'BOOKMARK', `after the initial events came ${JSON.stringify(summary(w.events.slice(state.length)))}`);
-        assertInitialEventsEnd(bookmark);
       } finally {
         w.close();
       }
-    },
-  );
+    });
+  }
+
+  it('a plain watch without resourceVersion but with allowWatchBookmarks also ends its initial events with the annotated BOOKMARK', async () => {
+    const w = await watch(`${cms(ns)}?watch=1&allowWatchBookmarks=true`);
+    try {
+      const state = await current();
+      await w.waitFor((events) => events.length >= state.length, `${state.length} ADDED events`);
+      // A change after the initial events: the bookmark must come before it.
+      const change = await patchCm(ns, 'i-c', { data: { v: 'plain-watch' } });
+      await w.waitFor((events) => events.some((e) => revisionOf(e) === change.rv), 'the change');
+      assert.deepEqual(
+        summary(w.events.slice(0, state.length)),
+        state.map(([name, r]) => ['ADDED', name, r]),
+      );
+      const bookmark = w.events[state.length];
+      assert.ok(bookmark);
+      assert.equal(bookmark.type, 'BOOKMARK', `after the initial events came ${JSON.stringify(summary(w.events.slice(state.length)))}`);
+      assertInitialEventsEnd(bookmark);
+    } finally {
+      w.close();
+    }
+  });
 });
 
 describe('selectors', () => {
@@ -407,17 +401,13 @@ describe('selectors', () => {
     assert.equal(events.length, 5);
   });
 
-  it(
-    'the DELETED event of an object leaving the selection carries its previous state at the new revision',
-    {},
-    () => {
-      const left = events[2];
-      assert.ok(left);
-      assert.equal(revisionOf(left), scenario.leaveRv);
-      assert.deepEqual(left.object.metadata.labels, { app: 'in' });
-      assert.deepEqual(left.object.data, { v: '1' });
-    },
-  );
+  it('the DELETED event of an object leaving the selection carries its previous state at the new revision', {}, () => {
+    const left = events[2];
+    assert.ok(left);
+    assert.equal(revisionOf(left), scenario.leaveRv);
+    assert.deepEqual(left.object.metadata.labels, { app: 'in' });
+    assert.deepEqual(left.object.data, { v: '1' });
+  });
 
   it('the initial state of a watch with a label selector has only the selected objects', async () => {
     await createCm(ns, 'init-in', {}, { initial: 'in' });
@@ -488,71 +478,75 @@ describe('exactly once, in order, under concurrent writers', () => {
   /** Every write's answer; together, in revision order, the sequence every watcher must see. */
   const log: (Written & { n: string })[] = [];
 
-  it(`${writers} writers × ${updatesPerWriter} updates; watchers from 3 revisions and one cut and resumed see exactly the etcd-ordered sequence`, { timeout: 300_000 }, async () => {
-    await createNamespace(ns);
-    for (let i = 0; i < writers; i++) {
-      const c = await createCm(ns, `w-${i}`, { n: '-1' });
-      log.push({ ...c, n: '-1' });
-    }
-    const start = await listRevision(cms(ns));
-    const watchers: { from: number; w: WatchConnection<WatchEvent> }[] = [];
-    const open = async (from: number): Promise<void> => {
-      watchers.push({ from, w: await watch(`${cms(ns)}?watch=1&resourceVersion=${from}`) });
-    };
-    // The resumed watcher: cut after some events, re-watched from the last resourceVersion it saw.
-    const resumed: WatchEvent[] = [];
-    let resumeFrom = 0;
-    const cutAndResume = async (): Promise<WatchConnection<WatchEvent>> => {
-      const first = await watch(`${cms(ns)}?watch=1&resourceVersion=${start}`);
-      await first.waitFor((e) => e.length >= 150, '150 events before the cut');
-      first.close();
-      resumed.push(...first.events);
-      resumeFrom = revisionOf(resumed[resumed.length - 1]!);
-      return watch(`${cms(ns)}?watch=1&resourceVersion=${resumeFrom}`);
-    };
-
-    try {
-      await open(log[0]?.rv ?? 0);
-      await open(start);
-      const total = writers * updatesPerWriter;
-      let done = 0;
-      const startedLater: Promise<void>[] = [];
-      let resumedSecond: Promise<WatchConnection<WatchEvent>> | undefined;
-      const write = async (i: number): Promise<void> => {
-        for (let k = 0; k < updatesPerWriter; k++) {
-          const w = await patchCm(ns, `w-${i}`, { data: { n: String(k) } });
-          log.push({ ...w, n: String(k) });
-          done++;
-          // Watchers that join mid-way start from a revision some writer just got.
-          if (done === Math.floor(total / 3) || done === Math.floor((2 * total) / 3)) startedLater.push(open(w.rv));
-          if (done === 50) resumedSecond = cutAndResume();
-        }
-      };
-      await Promise.all(Array.from({ length: writers }, (_, i) => write(i)));
-      await Promise.all(startedLater);
-      const second = await resumedSecond;
-      assert.ok(second, 'the cut watcher was resumed');
-
-      const ordered = [...log].sort((a, b) => a.rv - b.rv);
-      assert.equal(new Set(ordered.map((w) => w.rv)).size, ordered.length, 'every write has its own revision');
-      const expect = (from: number): [string, string, number, string][] => ordered.filter((w) => w.rv > from).map((w) => [w.type, w.name, w.rv, w.n]);
-      const seen = (events: readonly WatchEvent[]): [string, string, number, string][] =>
-        events.map((e) => [e.type, e.object.metadata.name ?? '', revisionOf(e), e.object.data?.n ?? '']);
-
-      assert.equal(watchers.length, 4);
-      for (const { from, w } of watchers) {
-        const wanted = expect(from);
-        await w.waitFor((e) => e.length >= wanted.length, `${wanted.length} events from ${from}`, WATCH_WAIT_MS * 2);
-        assert.deepEqual(seen(w.events), wanted, `the watcher from ${from}`);
+  it(
+    `${writers} writers × ${updatesPerWriter} updates; watchers from 3 revisions and one cut and resumed see exactly the etcd-ordered sequence`,
+    { timeout: 300_000 },
+    async () => {
+      await createNamespace(ns);
+      for (let i = 0; i < writers; i++) {
+        const c = await createCm(ns, `w-${i}`, { n: '-1' });
+        log.push({ ...c, n: '-1' });
       }
-      const rest = expect(resumeFrom);
-      await second.waitFor((e) => e.length >= rest.length, `${rest.length} events after resuming from ${resumeFrom}`, WATCH_WAIT_MS * 2);
-      second.close();
-      assert.deepEqual(seen([...resumed, ...second.events]), expect(start), 'the cut watcher lost and repeated nothing');
-    } finally {
-      for (const { w } of watchers) w.close();
-    }
-  });
+      const start = await listRevision(cms(ns));
+      const watchers: { from: number; w: WatchConnection<WatchEvent> }[] = [];
+      const open = async (from: number): Promise<void> => {
+        watchers.push({ from, w: await watch(`${cms(ns)}?watch=1&resourceVersion=${from}`) });
+      };
+      // The resumed watcher: cut after some events, re-watched from the last resourceVersion it saw.
+      const resumed: WatchEvent[] = [];
+      let resumeFrom = 0;
+      const cutAndResume = async (): Promise<WatchConnection<WatchEvent>> => {
+        const first = await watch(`${cms(ns)}?watch=1&resourceVersion=${start}`);
+        await first.waitFor((e) => e.length >= 150, '150 events before the cut');
+        first.close();
+        resumed.push(...first.events);
+        resumeFrom = revisionOf(resumed[resumed.length - 1]!);
+        return watch(`${cms(ns)}?watch=1&resourceVersion=${resumeFrom}`);
+      };
+
+      try {
+        await open(log[0]?.rv ?? 0);
+        await open(start);
+        const total = writers * updatesPerWriter;
+        let done = 0;
+        const startedLater: Promise<void>[] = [];
+        let resumedSecond: Promise<WatchConnection<WatchEvent>> | undefined;
+        const write = async (i: number): Promise<void> => {
+          for (let k = 0; k < updatesPerWriter; k++) {
+            const w = await patchCm(ns, `w-${i}`, { data: { n: String(k) } });
+            log.push({ ...w, n: String(k) });
+            done++;
+            // Watchers that join mid-way start from a revision some writer just got.
+            if (done === Math.floor(total / 3) || done === Math.floor((2 * total) / 3)) startedLater.push(open(w.rv));
+            if (done === 50) resumedSecond = cutAndResume();
+          }
+        };
+        await Promise.all(Array.from({ length: writers }, (_, i) => write(i)));
+        await Promise.all(startedLater);
+        const second = await resumedSecond;
+        assert.ok(second, 'the cut watcher was resumed');
+
+        const ordered = [...log].sort((a, b) => a.rv - b.rv);
+        assert.equal(new Set(ordered.map((w) => w.rv)).size, ordered.length, 'every write has its own revision');
+        const expect = (from: number): [string, string, number, string][] => ordered.filter((w) => w.rv > from).map((w) => [w.type, w.name, w.rv, w.n]);
+        const seen = (events: readonly WatchEvent[]): [string, string, number, string][] =>
+          events.map((e) => [e.type, e.object.metadata.name ?? '', revisionOf(e), e.object.data?.n ?? '']);
+
+        assert.equal(watchers.length, 4);
+        for (const { from, w } of watchers) {
+          const wanted = expect(from);
+          await w.waitFor((e) => e.length >= wanted.length, `${wanted.length} events from ${from}`, WATCH_WAIT_MS * 2);
+          assert.deepEqual(seen(w.events), wanted, `the watcher from ${from}`);
+        }
+        const rest = expect(resumeFrom);
+        await second.waitFor((e) => e.length >= rest.length, `${rest.length} events after resuming from ${resumeFrom}`, WATCH_WAIT_MS * 2);
+        second.close();
+        assert.deepEqual(seen([...resumed, ...second.events]), expect(start), 'the cut watcher lost and repeated nothing');
+      } finally {
+        for (const { w } of watchers) w.close();
+      }
+    },
+  );
 });
 
 describe('protobuf watch', () => {

@@ -302,7 +302,10 @@ describe('kubectl create configmap (protobuf body), then get -o yaml', () => {
   });
 
   it('kubectl create secret generic (protobuf body) keeps the bytes', async () => {
-    assert.equal(succeeded(await kubectl(['create', 'secret', 'generic', 'pb-secret', '-n', NS, '--from-literal=password=hunter2'])), 'secret/pb-secret created\n');
+    assert.equal(
+      succeeded(await kubectl(['create', 'secret', 'generic', 'pb-secret', '-n', NS, '--from-literal=password=hunter2'])),
+      'secret/pb-secret created\n',
+    );
     const obj = JSON.parse(succeeded(await kubectl(['get', 'secret', 'pb-secret', '-n', NS, '-o', 'json']))) as KubeObject;
     assert.deepEqual(obj.data, { password: Buffer.from('hunter2').toString('base64') });
     assert.equal(obj.type, 'Opaque');
@@ -330,7 +333,12 @@ describe('kubectl create -f with kubectl’s default validation (server-side, St
   });
 
   it('unknown nested fields are named by path, all of them', async () => {
-    const file = manifestFile('bogus-node.json', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'bogus-node', bogusMeta: 'x' }, spec: { unschedulable: true, bogusSpec: 1 } });
+    const file = manifestFile('bogus-node.json', {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'bogus-node', bogusMeta: 'x' },
+      spec: { unschedulable: true, bogusSpec: 1 },
+    });
     assert.equal(
       failed(await kubectl(['create', '-f', file])),
       `Error from server (BadRequest): error when creating "${file}": Node in version "v1" cannot be handled as a Node: strict decoding error: unknown field "metadata.bogusMeta", unknown field "spec.bogusSpec"\n`,
@@ -487,15 +495,12 @@ describe('content negotiation (raw requests)', () => {
     }
   });
 
-  it(
-    'YAML as upstream writes it (sigs.k8s.io/yaml): keys sorted, timestamps quoted, sequences not indented',
-    async () => {
-      const text = (await get(cmPath, 'application/yaml')).body.toString('utf8');
-      assert.ok(text.startsWith('apiVersion: v1\ndata:\n  a: b\nkind: ConfigMap\nmetadata:\n  creationTimestamp: "'), text);
-      assert.match(text, /\n {2}managedFields:\n {2}- apiVersion: v1\n {4}fieldsType: FieldsV1\n/);
-      assert.match(text, /\n {4}time: "\d{4}-/);
-    },
-  );
+  it('YAML as upstream writes it (sigs.k8s.io/yaml): keys sorted, timestamps quoted, sequences not indented', async () => {
+    const text = (await get(cmPath, 'application/yaml')).body.toString('utf8');
+    assert.ok(text.startsWith('apiVersion: v1\ndata:\n  a: b\nkind: ConfigMap\nmetadata:\n  creationTimestamp: "'), text);
+    assert.match(text, /\n {2}managedFields:\n {2}- apiVersion: v1\n {4}fieldsType: FieldsV1\n/);
+    assert.match(text, /\n {4}time: "\d{4}-/);
+  });
 
   describe('protobuf answers', () => {
     it('an object: the k8s\\0 envelope typed v1 ConfigMap, decoding to the JSON answer', async () => {
@@ -527,23 +532,39 @@ describe('content negotiation (raw requests)', () => {
       const patch = {
         spec: { taints: [{ key: 'example.com/k', value: 'v', effect: 'NoSchedule', timeAdded: '2024-01-02T03:04:05Z' }] },
       };
-      expectStatus(await raw('PATCH', '/api/v1/nodes/wire-node', { 'content-type': 'application/merge-patch+json', accept: 'application/json' }, JSON.stringify(patch)), 200);
+      expectStatus(
+        await raw('PATCH', '/api/v1/nodes/wire-node', { 'content-type': 'application/merge-patch+json', accept: 'application/json' }, JSON.stringify(patch)),
+        200,
+      );
       const status = { status: { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, addresses: [{ type: 'InternalIP', address: '10.0.0.7' }] } };
-      expectStatus(await raw('PATCH', '/api/v1/nodes/wire-node/status', { 'content-type': 'application/merge-patch+json', accept: 'application/json' }, JSON.stringify(status)), 200);
+      expectStatus(
+        await raw(
+          'PATCH',
+          '/api/v1/nodes/wire-node/status',
+          { 'content-type': 'application/merge-patch+json', accept: 'application/json' },
+          JSON.stringify(status),
+        ),
+        200,
+      );
       const res = await get('/api/v1/nodes/wire-node', protobufMediaType);
       expectStatus(res, 200);
       const json = (await get('/api/v1/nodes/wire-node', 'application/json')).json();
       assert.deepEqual(decodeObject(res.body, nodeDefinition.schema), json);
     });
 
-    it('Go\'s non-omitempty zeros: a VolumeAttachment created without status reads back with status.attached false, in JSON and protobuf', async () => {
+    it("Go's non-omitempty zeros: a VolumeAttachment created without status reads back with status.attached false, in JSON and protobuf", async () => {
       const body = {
         apiVersion: 'storage.k8s.io/v1',
         kind: 'VolumeAttachment',
         metadata: { name: 'wire-zeros' },
         spec: { attacher: 'csi.example.com', nodeName: 'node-1', source: { persistentVolumeName: 'pv-1' } },
       };
-      const created = await raw('POST', '/apis/storage.k8s.io/v1/volumeattachments', { 'content-type': 'application/json', accept: 'application/json' }, JSON.stringify(body));
+      const created = await raw(
+        'POST',
+        '/apis/storage.k8s.io/v1/volumeattachments',
+        { 'content-type': 'application/json', accept: 'application/json' },
+        JSON.stringify(body),
+      );
       expectStatus(created, 201);
       assert.deepEqual(created.json().status, { attached: false });
       const res = await get('/apis/storage.k8s.io/v1/volumeattachments/wire-zeros', protobufMediaType);
@@ -584,7 +605,16 @@ describe('content negotiation (raw requests)', () => {
       raw('POST', CM_PATH, { 'content-type': protobufMediaType, accept: 'application/json' }, Buffer.from(body));
 
     it('a ConfigMap encoded as kubectl does is created', async () => {
-      const body = encodeObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pb-post', namespace: NS }, data: { k: 'v' }, binaryData: { b: Buffer.from([0, 1, 2, 255]).toString('base64') } }, configMapDefinition.schema);
+      const body = encodeObject(
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'pb-post', namespace: NS },
+          data: { k: 'v' },
+          binaryData: { b: Buffer.from([0, 1, 2, 255]).toString('base64') },
+        },
+        configMapDefinition.schema,
+      );
       const res = await post(body);
       expectStatus(res, 201);
       const obj = res.json() as KubeObject;
@@ -609,24 +639,26 @@ describe('content negotiation (raw requests)', () => {
       assert.match(String(status.message), /provided data does not appear to be a protobuf message, expected prefix \[107 56 115 0\]/);
     });
 
-    it(
-      'a body without the k8s\\0 prefix: upstream’s transformDecodeError message',
-      async () => {
-        const res = await post(Buffer.from('XYZ!not protobuf'));
-        assert.equal(
-          res.json().message,
-          `the object provided is unrecognized (must be of type ConfigMap): provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] (${Buffer.from('XYZ!not protobuf').toString('hex')})`,
-        );
-      },
-    );
+    it('a body without the k8s\\0 prefix: upstream’s transformDecodeError message', async () => {
+      const res = await post(Buffer.from('XYZ!not protobuf'));
+      assert.equal(
+        res.json().message,
+        `the object provided is unrecognized (must be of type ConfigMap): provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] (${Buffer.from('XYZ!not protobuf').toString('hex')})`,
+      );
+    });
   });
 
   describe('Table (as=Table;v=v1;g=meta.k8s.io)', () => {
-    const tableOf = async (query: string): Promise<Record<string, unknown> & { rows: { cells: unknown[]; object?: Record<string, unknown> | null }[]; columnDefinitions: { name: string }[] }> => {
+    const tableOf = async (
+      query: string,
+    ): Promise<Record<string, unknown> & { rows: { cells: unknown[]; object?: Record<string, unknown> | null }[]; columnDefinitions: { name: string }[] }> => {
       const res = await get(`${cmPath}${query}`, tableAccept);
       expectStatus(res, 200);
       assert.equal(res.headers['content-type'], 'application/json');
-      const table = res.json() as Record<string, unknown> & { rows: { cells: unknown[]; object?: Record<string, unknown> | null }[]; columnDefinitions: { name: string }[] };
+      const table = res.json() as Record<string, unknown> & {
+        rows: { cells: unknown[]; object?: Record<string, unknown> | null }[];
+        columnDefinitions: { name: string }[];
+      };
       assert.equal(table.kind, 'Table');
       assert.equal(table.apiVersion, 'meta.k8s.io/v1');
       assert.deepEqual(
@@ -699,30 +731,36 @@ describe('content negotiation (raw requests)', () => {
     expectStatus(res, 415);
     const status = res.json();
     assert.deepEqual([status.kind, status.status, status.reason, status.code], ['Status', 'Failure', 'UnsupportedMediaType', 415]);
-    assert.equal(status.message, 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+    assert.equal(
+      status.message,
+      'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+    );
   });
 
-  it(
-    'Content-Type text/plain: the Status is exactly upstream’s (no details)',
-    async () => {
-      const res = await raw('POST', CM_PATH, { 'content-type': 'text/plain', accept: 'application/json' }, JSON.stringify({ metadata: { name: 'plain' } }));
-      assert.deepEqual(res.json(), {
-        kind: 'Status',
-        apiVersion: 'v1',
-        metadata: {},
-        status: 'Failure',
-        message: 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
-        reason: 'UnsupportedMediaType',
-        code: 415,
-      });
-    },
-  );
+  it('Content-Type text/plain: the Status is exactly upstream’s (no details)', async () => {
+    const res = await raw('POST', CM_PATH, { 'content-type': 'text/plain', accept: 'application/json' }, JSON.stringify({ metadata: { name: 'plain' } }));
+    assert.deepEqual(res.json(), {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message:
+        'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+      reason: 'UnsupportedMediaType',
+      code: 415,
+    });
+  });
 
   it('quantities are stored and served in canonical form, numbers as strings', async () => {
     const json = { 'content-type': 'application/json', accept: 'application/json' };
     expectStatus(await raw('POST', '/api/v1/nodes', json, JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'wire-quantities' } })), 201);
     const status = { status: { capacity: { cpu: '4000m', memory: '1024Mi', pods: 110 } } };
-    const patched = await raw('PATCH', '/api/v1/nodes/wire-quantities/status', { ...json, 'content-type': 'application/merge-patch+json' }, JSON.stringify(status));
+    const patched = await raw(
+      'PATCH',
+      '/api/v1/nodes/wire-quantities/status',
+      { ...json, 'content-type': 'application/merge-patch+json' },
+      JSON.stringify(status),
+    );
     expectStatus(patched, 200);
     const canonical = { cpu: '4', memory: '1Gi', pods: '110' };
     assert.deepEqual((patched.json().status as Record<string, unknown>).capacity, canonical);
@@ -767,7 +805,10 @@ describe('protobuf watch frames', () => {
   it('ADDED, MODIFIED and DELETED frames of a ConfigMap written through protobuf', async () => {
     const list = (await get(CM_PATH, 'application/json')).json() as { metadata: { resourceVersion: string } };
     await withWatch(`${CM_PATH}?watch=1&resourceVersion=${list.metadata.resourceVersion}`, async (w) => {
-      const create = encodeObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pb-watched', namespace: NS }, data: { v: '1' } }, configMapDefinition.schema);
+      const create = encodeObject(
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pb-watched', namespace: NS }, data: { v: '1' } },
+        configMapDefinition.schema,
+      );
       expectStatus(await raw('POST', CM_PATH, { 'content-type': protobufMediaType, accept: protobufMediaType }, Buffer.from(create)), 201);
       const current = decodeObject((await get(`${CM_PATH}/pb-watched`, protobufMediaType)).body, configMapDefinition.schema);
       const update = encodeObject({ ...current, data: { v: '2' } }, configMapDefinition.schema);

@@ -109,7 +109,14 @@ describe('admission order', () => {
     assert.deepEqual(onCreate?.object?.['spec'], created['spec']);
     assert.equal((onCreate?.object?.['spec'] as { podInfoOnMount?: boolean }).podInfoOnMount, false);
 
-    await s.update('default', 'final.example.com', '', (current) => ({ ...(current as KubeObject), spec: { ...(current?.['spec'] as object), podInfoOnMount: true } }), ctx(), write);
+    await s.update(
+      'default',
+      'final.example.com',
+      '',
+      (current) => ({ ...(current as KubeObject), spec: { ...(current?.['spec'] as object), podInfoOnMount: true } }),
+      ctx(),
+      write,
+    );
     const onUpdate = seen[1];
     assert.equal(onUpdate?.operation, 'UPDATE');
     assert.equal(onUpdate?.object?.metadata.generation, 2);
@@ -177,9 +184,23 @@ describe('generation of a kind that tracks it', () => {
     const s = store(tracked, []);
     const created = await s.create('', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'gen', generation: 9 } }, ctx(), write);
     assert.equal(created.metadata.generation, 1);
-    const status = await s.update('', 'gen', 'status', (c) => ({ ...(c as KubeObject), spec: { unschedulable: true }, status: { phase: 'Running' } }), ctx(), write);
+    const status = await s.update(
+      '',
+      'gen',
+      'status',
+      (c) => ({ ...(c as KubeObject), spec: { unschedulable: true }, status: { phase: 'Running' } }),
+      ctx(),
+      write,
+    );
     assert.equal(status.object.metadata.generation, 1);
-    const labelled = await s.update('', 'gen', '', (c) => ({ ...(c as KubeObject), metadata: { ...(c as KubeObject).metadata, labels: { a: 'b' } } }), ctx(), write);
+    const labelled = await s.update(
+      '',
+      'gen',
+      '',
+      (c) => ({ ...(c as KubeObject), metadata: { ...(c as KubeObject).metadata, labels: { a: 'b' } } }),
+      ctx(),
+      write,
+    );
     assert.equal(labelled.object.metadata.generation, 1);
     const spec = await s.update('', 'gen', '', (c) => ({ ...(c as KubeObject), spec: { unschedulable: true } }), ctx(), write);
     assert.equal(spec.object.metadata.generation, 2);

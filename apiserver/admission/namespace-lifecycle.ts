@@ -33,7 +33,10 @@ export function namespaceLifecycle(lookup: NamespaceLookup): AdmissionPlugin {
       const phase = (namespace.status as { phase?: string } | undefined)?.phase;
       if (phase === 'Terminating' || namespace.metadata.deletionTimestamp) {
         const err = forbidden(gr, a.name, `unable to create new content in namespace ${a.namespace} because it is being terminated`);
-        err.status.details = { ...err.status.details, causes: [{ reason: 'NamespaceTerminating', message: `namespace ${a.namespace} is being terminated`, field: 'metadata.namespace' }] };
+        err.status.details = {
+          ...err.status.details,
+          causes: [{ reason: 'NamespaceTerminating', message: `namespace ${a.namespace} is being terminated`, field: 'metadata.namespace' }],
+        };
         throw err;
       }
     },

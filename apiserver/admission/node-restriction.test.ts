@@ -12,8 +12,25 @@ const nodeA = { username: 'system:node:a', groups: ['system:nodes', 'system:auth
 const nodes: ResourceDefinition = nodeDefinition;
 const node = (name: string, labels: Record<string, string> = {}, taints: unknown[] = []): KubeObject => ({ metadata: { name, labels }, spec: { taints } });
 
-function attributes(definition: ResourceDefinition, operation: Operation, name: string, object?: KubeObject, oldObject?: KubeObject, namespace = ''): AdmissionAttributes {
-  return { operation, definition, subresource: '', namespace, name, ...(object ? { object } : {}), ...(oldObject ? { oldObject } : {}), dryRun: false, context: { user: nodeA, now: new Date() } };
+function attributes(
+  definition: ResourceDefinition,
+  operation: Operation,
+  name: string,
+  object?: KubeObject,
+  oldObject?: KubeObject,
+  namespace = '',
+): AdmissionAttributes {
+  return {
+    operation,
+    definition,
+    subresource: '',
+    namespace,
+    name,
+    ...(object ? { object } : {}),
+    ...(oldObject ? { oldObject } : {}),
+    dryRun: false,
+    context: { user: nodeA, now: new Date() },
+  };
 }
 
 async function refusal(a: AdmissionAttributes): Promise<string> {
@@ -28,12 +45,17 @@ async function refusal(a: AdmissionAttributes): Promise<string> {
 
 describe('NodeRestriction', () => {
   it('lets a node write only its own Node', async () => {
-    assert.equal(await refusal(attributes(nodes, 'CREATE', 'a', node('a', { 'kubernetes.io/hostname': 'a', 'node.kubernetes.io/exclude-from-external-load-balancers': '' }))), 'admitted');
+    assert.equal(
+      await refusal(
+        attributes(nodes, 'CREATE', 'a', node('a', { 'kubernetes.io/hostname': 'a', 'node.kubernetes.io/exclude-from-external-load-balancers': '' })),
+      ),
+      'admitted',
+    );
     assert.equal(await refusal(attributes(nodes, 'UPDATE', 'b', node('b'), node('b'))), 'nodes "b" is forbidden: node "a" is not allowed to modify node "b"');
     assert.equal(await refusal(attributes(nodes, 'DELETE', 'b', undefined, node('b'))), 'nodes "b" is forbidden: node "a" is not allowed to modify node "b"');
   });
 
-  it('keeps a node from changing its taints and from labels outside the kubelet\'s set', async () => {
+  it("keeps a node from changing its taints and from labels outside the kubelet's set", async () => {
     assert.equal(
       await refusal(attributes(nodes, 'UPDATE', 'a', node('a', {}, []), node('a', {}, [{ key: 'k', effect: 'NoSchedule' }]))),
       'nodes "a" is forbidden: node "a" is not allowed to modify taints',
@@ -49,7 +71,7 @@ describe('NodeRestriction', () => {
     assert.equal(await refusal(attributes(nodes, 'UPDATE', 'a', node('a', { 'example.com/free': '2' }), node('a'))), 'admitted');
   });
 
-  it('keeps node leases to kube-node-lease and the node\'s own name', async () => {
+  it("keeps node leases to kube-node-lease and the node's own name", async () => {
     const lease = (name: string): KubeObject => ({ metadata: { name, namespace: 'kube-node-lease' } });
     assert.equal(await refusal(attributes(leaseDefinition, 'CREATE', 'a', lease('a'), undefined, 'kube-node-lease')), 'admitted');
     assert.equal(
@@ -63,10 +85,16 @@ describe('NodeRestriction', () => {
   });
 
   it('leaves other users alone', async () => {
-    await nodeRestriction().admit({ ...attributes(nodes, 'UPDATE', 'b', node('b'), node('b')), context: { user: { username: 'admin', groups: ['system:masters'] }, now: new Date() } });
+    await nodeRestriction().admit({
+      ...attributes(nodes, 'UPDATE', 'b', node('b'), node('b')),
+      context: { user: { username: 'admin', groups: ['system:masters'] }, now: new Date() },
+    });
   });
 
   it('names the labels a node may not set, sorted', () => {
-    assert.deepEqual(forbiddenNodeLabels(['b.k8s.io/x', 'kubernetes.io/os', 'a.kubernetes.io/y', 'kubelet.kubernetes.io/z', 'other/q']), ['a.kubernetes.io/y', 'b.k8s.io/x']);
+    assert.deepEqual(forbiddenNodeLabels(['b.k8s.io/x', 'kubernetes.io/os', 'a.kubernetes.io/y', 'kubelet.kubernetes.io/z', 'other/q']), [
+      'a.kubernetes.io/y',
+      'b.k8s.io/x',
+    ]);
   });
 });

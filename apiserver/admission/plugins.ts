@@ -11,6 +11,8 @@ import { forbidden } from '../../shared/api/errors.ts';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.ts';
 import type { Authorizer } from '../authorization/authorizer.ts';
 import { certificateApproval, certificateSigning, certificateSubjectRestriction } from './certificates/plugins.ts';
+import { parseEventRateLimitConfiguration } from './event-rate-limit/config.ts';
+import { eventRateLimit } from './event-rate-limit/plugin.ts';
 import { nodeRestriction } from './node-restriction.ts';
 import { taintNodesByCondition } from './taint-nodes-by-condition.ts';
 
@@ -19,6 +21,8 @@ export interface AdmissionDependencies {
   namespaceLifecycle(): AdmissionPlugin;
   /** The server's authorizer (the certificate plugins check `approve` and `sign` with it). */
   authorizer: Authorizer;
+  /** A plugin's document from --admission-control-config-file, if it has one. */
+  configuration(plugin: string): Record<string, unknown> | undefined;
 }
 
 export interface AdmissionPluginDefinition {
@@ -33,7 +37,8 @@ export interface AdmissionPluginDefinition {
   warning?: string;
 }
 
-const deprecatedSince113 = (name: string): string => `${name} admission controller is deprecated. Please remove this controller from your configuration files and scripts.`;
+const deprecatedSince113 = (name: string): string =>
+  `${name} admission controller is deprecated. Please remove this controller from your configuration files and scripts.`;
 
 /** Upstream's AllOrderedPlugins, restricted to the plugins of its release corral follows. */
 export const admissionPlugins: readonly AdmissionPluginDefinition[] = [
@@ -60,7 +65,12 @@ export const admissionPlugins: readonly AdmissionPluginDefinition[] = [
   { name: 'Priority', actsOn: 'pods', enabledByDefault: true },
   { name: 'DefaultTolerationSeconds', actsOn: 'pods', enabledByDefault: true },
   { name: 'PodTolerationRestriction', actsOn: 'pods', enabledByDefault: false },
-  { name: 'EventRateLimit', actsOn: 'events', enabledByDefault: false },
+  {
+    name: 'EventRateLimit',
+    actsOn: 'events (configured in --admission-control-config-file)',
+    enabledByDefault: false,
+    build: (d) => eventRateLimit(parseEventRateLimitConfiguration(d.configuration('EventRateLimit'))),
+  },
   { name: 'ExtendedResourceToleration', actsOn: 'pods', enabledByDefault: false },
   { name: 'DefaultStorageClass', actsOn: 'persistentvolumeclaims', enabledByDefault: true },
   { name: 'StorageObjectInUseProtection', actsOn: 'persistentvolumes, persistentvolumeclaims', enabledByDefault: true },
@@ -99,9 +109,7 @@ export function enabledAdmissionPlugins(enable: readonly string[], disable: read
   for (const name of disable) if (!known.has(name)) errors.push(`disable-admission-plugins plugin "${name}" is unknown`);
   const overlap = [...new Set(enable.filter((name) => disable.includes(name)))].sort();
   if (overlap.length) errors.push(`[${overlap.join(' ')}] in enable-admission-plugins and disable-admission-plugins overlapped`);
-  const names = admissionPlugins
-    .filter((p) => (p.enabledByDefault || enable.includes(p.name)) && !disable.includes(p.name))
-    .map((p) => p.name);
+  const names = admissionPlugins.filter((p) => (p.enabledByDefault || enable.includes(p.name)) && !disable.includes(p.name)).map((p) => p.name);
   return { names, errors };
 }
 

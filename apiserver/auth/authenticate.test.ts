@@ -135,10 +135,13 @@ describe('clientCertificateOf', () => {
     const stranger = await issueClientCertificate(otherCa, { commonName: 'mallory', organizations: ['system:masters'] });
 
     const seen: Array<ClientCertificate | undefined> = [];
-    const server = createServer({ cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false }, (socket: TLSSocket) => {
-      seen.push(clientCertificateOf(socket));
-      socket.end();
-    });
+    const server = createServer(
+      { cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false },
+      (socket: TLSSocket) => {
+        seen.push(clientCertificateOf(socket));
+        socket.end();
+      },
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     t.after(() => server.close());
     const port = (server.address() as { port: number }).port;
@@ -155,7 +158,12 @@ describe('clientCertificateOf', () => {
     await handshake(stranger);
     await handshake();
 
-    assert.deepEqual(seen[0], { verified: true, commonName: 'kubernetes-admin', organizations: ['system:masters', 'ops'], extKeyUsages: ['1.3.6.1.5.5.7.3.2'] });
+    assert.deepEqual(seen[0], {
+      verified: true,
+      commonName: 'kubernetes-admin',
+      organizations: ['system:masters', 'ops'],
+      extKeyUsages: ['1.3.6.1.5.5.7.3.2'],
+    });
     assert.equal(seen[1]?.verified, false);
     assert.equal(seen[1]?.commonName, 'mallory');
     assert.equal(typeof seen[1]?.verificationError, 'string');

@@ -22,7 +22,6 @@ export const noCredentialsReason = 'no credentials';
 export const ALL_AUTHENTICATED_GROUP = 'system:authenticated';
 export const ALL_UNAUTHENTICATED_GROUP = 'system:unauthenticated';
 
-
 /** Warning header text for `Authorization: Bearer  <token>` (two spaces), which upstream ignores. */
 export const EXTRA_SPACE_TOKEN_WARNING = 'the provided Authorization header contains extra space before the bearer token, and is ignored';
 
@@ -165,7 +164,10 @@ function bearerToken(header: string | undefined): { token?: string; warning?: st
 }
 
 /** Upstream's token union: the first authenticator that knows the token wins; errors only matter if none does. */
-async function authenticateToken(authenticators: TokenAuthenticator[], token: string): Promise<{ user: UserInfo; error?: undefined } | { user?: undefined; error: string }> {
+async function authenticateToken(
+  authenticators: TokenAuthenticator[],
+  token: string,
+): Promise<{ user: UserInfo; error?: undefined } | { user?: undefined; error: string }> {
   const errors: string[] = [];
   for (const authenticate of authenticators) {
     try {

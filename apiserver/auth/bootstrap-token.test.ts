@@ -11,7 +11,14 @@ const now = new Date('2026-01-01T00:00:00Z');
 function tokenSecret(id: string, secret: string, extra: Record<string, string> = {}, more: Partial<KubeObject> = {}): KubeObject {
   const data: Record<string, string> = { 'token-id': b64(id), 'token-secret': b64(secret), 'usage-bootstrap-authentication': b64('true') };
   for (const [k, v] of Object.entries(extra)) data[k] = b64(v);
-  return { apiVersion: 'v1', kind: 'Secret', metadata: { name: `bootstrap-token-${id}`, namespace: 'kube-system' }, type: 'bootstrap.kubernetes.io/token', data, ...more };
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `bootstrap-token-${id}`, namespace: 'kube-system' },
+    type: 'bootstrap.kubernetes.io/token',
+    data,
+    ...more,
+  };
 }
 
 function authenticatorOver(...secrets: KubeObject[]) {
@@ -41,7 +48,12 @@ describe('bootstrap token authentication', () => {
       tokenSecret('dddddd', '0123456789abcdef', { 'usage-bootstrap-authentication': 'false' }),
       tokenSecret('eeeeee', '0123456789abcdef', { 'auth-extra-groups': 'system:masters' }),
       tokenSecret('ffffff', '0123456789abcdef', {}, { type: 'Opaque' }),
-      tokenSecret('gggggg', '0123456789abcdef', {}, { metadata: { name: 'bootstrap-token-gggggg', namespace: 'kube-system', deletionTimestamp: '2026-01-01T00:00:00Z' } }),
+      tokenSecret(
+        'gggggg',
+        '0123456789abcdef',
+        {},
+        { metadata: { name: 'bootstrap-token-gggggg', namespace: 'kube-system', deletionTimestamp: '2026-01-01T00:00:00Z' } },
+      ),
       tokenSecret('hhhhhh', '0123456789abcdef', { 'token-id': 'zzzzzz' }),
     );
     assert.equal(auth('aaaaaa.0123456789abcdeX'), null, 'malformed');

@@ -20,7 +20,18 @@ function authorizer(...allowed: string[]): Authorizer & { asked: AuthorizationAt
 
 describe('impersonation', () => {
   it('reads repeated headers apart and unescapes extra keys', () => {
-    const requested = requestedImpersonation(['Impersonate-User', 'bob', 'Impersonate-Group', 'a', 'impersonate-group', 'b, c', 'Impersonate-Extra-Scope%2Fx', 'one', 'Accept', '*/*']);
+    const requested = requestedImpersonation([
+      'Impersonate-User',
+      'bob',
+      'Impersonate-Group',
+      'a',
+      'impersonate-group',
+      'b, c',
+      'Impersonate-Extra-Scope%2Fx',
+      'one',
+      'Accept',
+      '*/*',
+    ]);
     assert.deepEqual(requested, { username: 'bob', groups: ['a', 'b, c'], extra: { 'scope/x': ['one'] } });
     assert.equal(requestedImpersonation(['Accept', '*/*']), undefined);
   });
@@ -31,7 +42,11 @@ describe('impersonation', () => {
 
   it('acts as the user once each part is authorized, adding system:authenticated', async () => {
     const auth = authorizer('users/bob', 'groups/devs', 'userextras/scopes/read', 'uids/42');
-    const user = await impersonate(['Impersonate-User', 'bob', 'Impersonate-Group', 'devs', 'Impersonate-Extra-Scopes', 'read', 'Impersonate-Uid', '42'], alice, auth);
+    const user = await impersonate(
+      ['Impersonate-User', 'bob', 'Impersonate-Group', 'devs', 'Impersonate-Extra-Scopes', 'read', 'Impersonate-Uid', '42'],
+      alice,
+      auth,
+    );
     assert.deepEqual(user, { username: 'bob', groups: ['devs', 'system:authenticated'], uid: '42', extra: { scopes: ['read'] } });
     assert.deepEqual(
       auth.asked.map((a) => [a.apiGroup, a.resource, a.subresource, a.name]),
@@ -53,10 +68,13 @@ describe('impersonation', () => {
     assert.deepEqual(anonymous.groups, ['system:unauthenticated']);
   });
 
-  it('refuses what is not authorized with upstream\'s 403, and a request without a user with 400', async () => {
+  it("refuses what is not authorized with upstream's 403, and a request without a user with 400", async () => {
     await assert.rejects(impersonate(['Impersonate-User', 'bob', 'Impersonate-Group', 'system:masters'], alice, authorizer('users/bob')), (err: unknown) => {
       assert.ok(isStatusError(err, 'Forbidden'));
-      assert.equal(err.status.message, 'groups "system:masters" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope');
+      assert.equal(
+        err.status.message,
+        'groups "system:masters" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope',
+      );
       return true;
     });
     await assert.rejects(impersonate(['Impersonate-Group', 'devs'], alice, authorizer()), (err: unknown) => isStatusError(err, 'BadRequest'));

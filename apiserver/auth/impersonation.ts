@@ -98,7 +98,11 @@ export async function impersonate(rawHeaders: readonly string[], requester: User
   if (!requested) return requester;
   const { username } = requested;
   if (username === undefined) {
-    const parts = [...requested.groups.map((g) => `group ${g}`), ...Object.keys(requested.extra).map((k) => `extra ${k}`), ...(requested.uid !== undefined ? ['uid'] : [])];
+    const parts = [
+      ...requested.groups.map((g) => `group ${g}`),
+      ...Object.keys(requested.extra).map((k) => `extra ${k}`),
+      ...(requested.uid !== undefined ? ['uid'] : []),
+    ];
     throw badRequest(`requested ${parts.join(', ')} without impersonating a user`);
   }
   for (const check of checks({ ...requested, username })) requireAllowed(await authorizer.authorize(requester, check), requester, check);

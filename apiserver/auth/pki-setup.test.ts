@@ -203,7 +203,13 @@ describe('writeAdminKubeconfig', () => {
   it('writes a kubeconfig whose credentials pass mutual TLS against the serving certificate', async (t) => {
     const dataDir = tempDir(t);
     const paths = await ensurePki(dataDir, { tlsSans: [], hostname: 'h' });
-    const server = createServer({ cert: read(paths.servingCert), key: read(paths.servingKey), ca: read(paths.caCert), requestCert: true, rejectUnauthorized: true });
+    const server = createServer({
+      cert: read(paths.servingCert),
+      key: read(paths.servingKey),
+      ca: read(paths.caCert),
+      requestCert: true,
+      rejectUnauthorized: true,
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     t.after(() => server.close());
     const port = (server.address() as { port: number }).port;

@@ -116,7 +116,11 @@ export function writeAdminKubeconfig(dataDir: string, server: string, paths: Pki
     writeFileSync(tmp, content, { mode: 0o600, flag: 'wx' });
     renameSync(tmp, target);
   } catch (err) {
-    try { unlinkSync(tmp); } catch { /* already renamed or never written */ }
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already renamed or never written */
+    }
     throw err;
   }
   return target;
@@ -178,19 +182,29 @@ async function loadOrCreateCA(paths: PkiPaths, hadMarker: boolean): Promise<Cert
 }
 
 async function ensureServingCertificate(paths: PkiPaths, ca: CertificateAuthority, wanted: SubjectAltNames): Promise<void> {
-  await ensureLeaf(paths.servingCert, paths.servingKey, ca, (certPem) => missingNames(subjectAltNames(certPem), wanted) === null, (publicKey, oldCertPem) => {
-    // Re-issuing keeps the names of the previous certificate: replicas started with other SANs still match.
-    const old = oldCertPem !== null ? subjectAltNames(oldCertPem) : { dnsNames: [], ipAddresses: [] };
-    return certifyServingKey(ca, publicKey, {
-      dnsNames: unique([...old.dnsNames, ...wanted.dnsNames]),
-      ipAddresses: unique([...old.ipAddresses, ...wanted.ipAddresses]),
-    });
-  });
+  await ensureLeaf(
+    paths.servingCert,
+    paths.servingKey,
+    ca,
+    (certPem) => missingNames(subjectAltNames(certPem), wanted) === null,
+    (publicKey, oldCertPem) => {
+      // Re-issuing keeps the names of the previous certificate: replicas started with other SANs still match.
+      const old = oldCertPem !== null ? subjectAltNames(oldCertPem) : { dnsNames: [], ipAddresses: [] };
+      return certifyServingKey(ca, publicKey, {
+        dnsNames: unique([...old.dnsNames, ...wanted.dnsNames]),
+        ipAddresses: unique([...old.ipAddresses, ...wanted.ipAddresses]),
+      });
+    },
+  );
 }
 
 async function ensureAdminCertificate(paths: PkiPaths, ca: CertificateAuthority): Promise<void> {
-  await ensureLeaf(paths.adminCert, paths.adminKey, ca, () => true, (publicKey) =>
-    certifyClientKey(ca, publicKey, { commonName: ADMIN_USER, organizations: [ADMIN_GROUP] }),
+  await ensureLeaf(
+    paths.adminCert,
+    paths.adminKey,
+    ca,
+    () => true,
+    (publicKey) => certifyClientKey(ca, publicKey, { commonName: ADMIN_USER, organizations: [ADMIN_GROUP] }),
   );
 }
 
@@ -252,10 +266,7 @@ function expiresSoon(certPem: string): boolean {
 function missingNames(have: SubjectAltNames, wanted: SubjectAltNames): string[] | null {
   const dns = new Set(have.dnsNames.map((n) => n.toLowerCase()));
   const ips = new Set(have.ipAddresses);
-  const missing = [
-    ...wanted.dnsNames.filter((n) => !dns.has(n.toLowerCase())),
-    ...wanted.ipAddresses.filter((ip) => !ips.has(ip)),
-  ];
+  const missing = [...wanted.dnsNames.filter((n) => !dns.has(n.toLowerCase())), ...wanted.ipAddresses.filter((ip) => !ips.has(ip))];
   return missing.length ? missing : null;
 }
 
@@ -280,10 +291,13 @@ async function tryLock(lockPath: string, staleLockMs: number): Promise<HeldLock 
     await breakStaleLock(lockPath, staleLockMs);
     return null;
   }
-  const heartbeat = setInterval(() => {
-    const now = new Date();
-    utimes(lockPath, now, now).catch(() => undefined);
-  }, Math.max(10, Math.floor(staleLockMs / 3)));
+  const heartbeat = setInterval(
+    () => {
+      const now = new Date();
+      utimes(lockPath, now, now).catch(() => undefined);
+    },
+    Math.max(10, Math.floor(staleLockMs / 3)),
+  );
   heartbeat.unref();
   return {
     async release() {
@@ -364,7 +378,7 @@ async function exists(path: string): Promise<boolean> {
 }
 
 function errorCode(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
+  return typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : undefined;
 }
 
 function unique(values: string[]): string[] {

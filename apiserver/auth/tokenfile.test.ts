@@ -38,15 +38,16 @@ describe('parseTokenFile', () => {
   });
 
   it('has no comment syntax: a # line is a record like any other', () => {
-    assert.throws(
-      () => parse('# static tokens\nt,u,id\n'),
-      { message: "token file '/etc/tokens.csv' must have at least 3 columns (token, user name, user uid), found 1" },
-    );
+    assert.throws(() => parse('# static tokens\nt,u,id\n'), {
+      message: "token file '/etc/tokens.csv' must have at least 3 columns (token, user name, user uid), found 1",
+    });
     assert.deepEqual(parse('# token,user,uid\n').tokens, { '# token': { username: 'user', uid: 'uid', groups: [] } });
   });
 
   it('rejects records with fewer than 3 columns', () => {
-    assert.throws(() => parse('t,u,id\nt2,u2\n'), { message: "token file '/etc/tokens.csv' must have at least 3 columns (token, user name, user uid), found 2" });
+    assert.throws(() => parse('t,u,id\nt2,u2\n'), {
+      message: "token file '/etc/tokens.csv' must have at least 3 columns (token, user name, user uid), found 2",
+    });
     // A line of spaces is not blank.
     assert.throws(() => parse('t,u,id\n   \n'), { message: "token file '/etc/tokens.csv' must have at least 3 columns (token, user name, user uid), found 1" });
   });
@@ -72,7 +73,10 @@ describe('readCsvRecords (Go encoding/csv rules)', () => {
   });
 
   it('handles an empty last field and a final line without newline', () => {
-    assert.deepEqual(records('a,b,\n"c",d'), [['a', 'b', ''], ['c', 'd']]);
+    assert.deepEqual(records('a,b,\n"c",d'), [
+      ['a', 'b', ''],
+      ['c', 'd'],
+    ]);
   });
 
   it('reports a bare quote in an unquoted field', () => {

@@ -31,7 +31,14 @@ interface ModeDefinition {
 const alwaysDeny: AuthorizationResult = Object.freeze({ decision: 'deny', reason: '' });
 
 /** Everything: what AlwaysAllow and system:masters grant (upstream's rules of both). */
-const fullAuthority = (): UserRules => ({ rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }], incomplete: false, errors: [] });
+const fullAuthority = (): UserRules => ({
+  rules: [
+    { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+    { verbs: ['*'], nonResourceURLs: ['*'] },
+  ],
+  incomplete: false,
+  errors: [],
+});
 const nothing = (): UserRules => ({ rules: [], incomplete: false, errors: [] });
 
 export const authorizationModes: readonly ModeDefinition[] = [

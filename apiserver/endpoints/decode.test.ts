@@ -26,10 +26,15 @@ test('duplicates among 120,000 keys are found in one pass', () => {
   assert.deepEqual(parseBody(lines.join('\n'), 'yaml', true).duplicates, ['line 120002: key "l7" already set in map']);
 });
 
-test('YAML without a JSON form is the client\'s 400, never the server\'s failure', () => {
+test("YAML without a JSON form is the client's 400, never the server's failure", () => {
   assert.deepEqual(parseBody('data:\n  a: !!binary aGVsbG8=\n', 'yaml', false).value, { data: { a: 'aGVsbG8=' } });
   assert.throws(() => parseBody('a: *nope\n', 'yaml', false), badRequestWith(/yaml: .*alias/i));
-  const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', 'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]', 'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]', 'd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]'].join('\n');
+  const bomb = [
+    'a: &a ["x","x","x","x","x","x","x","x","x"]',
+    'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]',
+    'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]',
+    'd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]',
+  ].join('\n');
   assert.throws(() => parseBody(bomb, 'yaml', false), badRequestWith(/yaml: Excessive alias count/));
   assert.throws(() => parseBody(`x: ${'['.repeat(10_000)}${']'.repeat(10_000)}`, 'yaml', false), badRequestWith(/yaml: exceeded max depth$/));
   const block = Array.from({ length: 600 }, (_, i) => `${' '.repeat(i)}a:`).join('\n');
@@ -48,8 +53,16 @@ test('a decoded body yields between its passes; results and errors are those of 
   });
   // Parsing, the duplicate scan, the schema check.
   assert.equal(slice.yields, 2);
-  await assert.rejects(decodeObject(def, body, 'json', 'Strict', slice), badRequestWith(/strict decoding error: unknown field "extra", duplicate field "data.a"$/));
-  await assert.rejects(decodeObject(def, Buffer.from('{"a":'), 'json', 'Warn', slice), badRequestWith(/^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: unexpected end of JSON input \(\{"a":\)$/));
+  await assert.rejects(
+    decodeObject(def, body, 'json', 'Strict', slice),
+    badRequestWith(/strict decoding error: unknown field "extra", duplicate field "data.a"$/),
+  );
+  await assert.rejects(
+    decodeObject(def, Buffer.from('{"a":'), 'json', 'Warn', slice),
+    badRequestWith(
+      /^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: unexpected end of JSON input \(\{"a":\)$/,
+    ),
+  );
 });
 
 test('an apiVersion or kind that is no string is the decoding error upstream reports, whatever it holds', () => {
@@ -60,7 +73,9 @@ test('an apiVersion or kind that is no string is the decoding error upstream rep
   ] as const) {
     assert.throws(
       () => checkDecoded(configMapDefinition, { [field]: value, metadata: { name: 'a' } }, [], 'Strict'),
-      badRequestWith(new RegExp(`^couldn't get version/kind; json parse error: json: cannot unmarshal ${type} into Go struct field \\.${field} of type string$`)),
+      badRequestWith(
+        new RegExp(`^couldn't get version/kind; json parse error: json: cannot unmarshal ${type} into Go struct field \\.${field} of type string$`),
+      ),
     );
   }
 });

@@ -64,7 +64,12 @@ export function parseBody(text: string, format: 'json' | 'yaml', wantDuplicates:
 }
 
 /** parseBody with the request's slice between its passes. */
-export function parseBodyYielding(text: string, format: 'json' | 'yaml', wantDuplicates: boolean, slice: TimeSlice): Promise<{ value: unknown; duplicates: string[] }> {
+export function parseBodyYielding(
+  text: string,
+  format: 'json' | 'yaml',
+  wantDuplicates: boolean,
+  slice: TimeSlice,
+): Promise<{ value: unknown; duplicates: string[] }> {
   return runStepsYielding(parseBodySteps(text, format, wantDuplicates), () => slice.boundary());
 }
 
@@ -228,4 +233,3 @@ export function checkDecoded(def: ResourceDefinition, value: Record<string, unkn
   if (problems.length && validation === 'Strict') throw cannotBeHandled(def, `strict decoding error: ${problems.join(', ')}`);
   return { object: value as KubeObject, warnings: validation === 'Warn' ? problems : [] };
 }
-

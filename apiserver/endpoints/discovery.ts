@@ -127,7 +127,8 @@ export function discovery(registry: Registry, path: string, accept: string | und
   const json = (body: unknown): DiscoveryResponse => ({ body, contentType: 'application/json' });
   if (segments[0] === 'api' && segments.length === 1) {
     const version = aggregatedVersion(accept);
-    if (version) return { body: aggregated(registry, true, version), contentType: `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList` };
+    if (version)
+      return { body: aggregated(registry, true, version), contentType: `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList` };
     return json({ kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] });
   }
   if (segments[0] === 'api' && segments.length === 2) {
@@ -138,7 +139,8 @@ export function discovery(registry: Registry, path: string, accept: string | und
   if (segments[0] !== 'apis') return undefined;
   if (segments.length === 1) {
     const version = aggregatedVersion(accept);
-    if (version) return { body: aggregated(registry, false, version), contentType: `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList` };
+    if (version)
+      return { body: aggregated(registry, false, version), contentType: `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList` };
     return json({ kind: 'APIGroupList', apiVersion: 'v1', groups: [...groups(registry)].map(([group, versions]) => apiGroup(group, versions)) });
   }
   const versions = groups(registry).get(segments[1] ?? '');

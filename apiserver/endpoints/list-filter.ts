@@ -5,7 +5,14 @@
 import { badRequest } from '../../shared/api/errors.ts';
 import type { KubeObject } from '../../shared/api/types.ts';
 import { SelectorParseError } from '../../shared/selectors/errors.ts';
-import { fieldLabelNotSupportedMessage, matchesFields, notKnownFieldSelectorMessage, parseFieldSelector, unsupportedFieldLabels, fieldSelectorIsEverything } from '../../shared/selectors/fields.ts';
+import {
+  fieldLabelNotSupportedMessage,
+  matchesFields,
+  notKnownFieldSelectorMessage,
+  parseFieldSelector,
+  unsupportedFieldLabels,
+  fieldSelectorIsEverything,
+} from '../../shared/selectors/fields.ts';
 import { isEverything, matches, parseLabelSelector } from '../../shared/selectors/labels.ts';
 import type { ResourceDefinition } from '../registry/definition.ts';
 import { everything, type ListFilter } from '../registry/store.ts';

@@ -30,7 +30,10 @@ export function parseMediaType(text: string): MediaRange | null {
     const eq = p.indexOf('=');
     if (eq < 0) continue;
     const key = p.slice(0, eq).trim().toLowerCase();
-    const value = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+    const value = p
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"|"$/g, '');
     if (key === 'q') q = Number(value) || 0;
     else params.set(key, value);
   }
@@ -95,7 +98,7 @@ export function bodyFormat(contentType: string | undefined): BodyFormat {
   if (!contentType || essence === 'application/json') return 'json';
   if (essence === 'application/yaml') return 'yaml';
   if (essence === 'application/vnd.kubernetes.protobuf') return 'protobuf';
-  throw unsupportedMediaType(contentType, acceptedMediaTypes);
+  throw unsupportedMediaType(acceptedMediaTypes);
 }
 
 /** The patch type of a PATCH body; 415 with the supported patch types otherwise. */
@@ -106,6 +109,6 @@ export function patchType(contentType: string | undefined, supported: readonly P
   const offered = Object.entries(patchTypes)
     .filter(([, t]) => supported.includes(t))
     .map(([media]) => media);
-  if (!type || !supported.includes(type)) throw unsupportedMediaType(contentType ?? '', offered);
+  if (!type || !supported.includes(type)) throw unsupportedMediaType(offered);
   return type;
 }

@@ -80,7 +80,10 @@ describe('handleResource', () => {
     assert.deepEqual(read.body, created.body);
     const list = await send('GET', cms);
     assert.equal(list.body['kind'], 'ConfigMapList');
-    assert.deepEqual((list.body['items'] as { metadata: { name: string } }[]).map((i) => i.metadata.name), ['one']);
+    assert.deepEqual(
+      (list.body['items'] as { metadata: { name: string } }[]).map((i) => i.metadata.name),
+      ['one'],
+    );
   });
 
   it('serves YAML, protobuf and Table when asked', async () => {
@@ -92,10 +95,13 @@ describe('handleResource', () => {
     const protobuf = await send('GET', `${cms}/formats`, undefined, { accept: 'application/vnd.kubernetes.protobuf' });
     assert.equal(protobuf.contentType, 'application/vnd.kubernetes.protobuf');
     assert.ok(protobuf.raw instanceof Uint8Array);
-    assert.deepEqual([...protobuf.raw.subarray(0, 4)], [0x6b, 0x38, 0x73, 0x00], "the k8s\\0 envelope");
+    assert.deepEqual([...protobuf.raw.subarray(0, 4)], [0x6b, 0x38, 0x73, 0x00], 'the k8s\\0 envelope');
     const table = await send('GET', cms, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
     assert.equal(table.body['kind'], 'Table');
-    assert.deepEqual((table.body['rows'] as { cells: unknown[] }[]).map((r) => r.cells[0]), ['formats']);
+    assert.deepEqual(
+      (table.body['rows'] as { cells: unknown[] }[]).map((r) => r.cells[0]),
+      ['formats'],
+    );
   });
 
   it('refuses an unacceptable Accept with 406 before it writes', async () => {
@@ -107,7 +113,7 @@ describe('handleResource', () => {
     assert.equal(await storage.currentRevision(), revision);
   });
 
-  it('answers a missing object with upstream\'s 404 Status', async () => {
+  it("answers a missing object with upstream's 404 Status", async () => {
     const { send } = server();
     const answer = await send('GET', `${cms}/missing`);
     assert.deepEqual(answer.body, {
@@ -149,7 +155,10 @@ describe('handleResource', () => {
     assert.equal(answer.body['reason'], 'Invalid');
     const details = answer.body['details'] as { kind: string; causes: { field: string }[] };
     assert.equal(details.kind, 'ConfigMap');
-    assert.deepEqual(details.causes.map((c) => c.field), ['metadata.name']);
+    assert.deepEqual(
+      details.causes.map((c) => c.field),
+      ['metadata.name'],
+    );
     assert.equal(await storage.currentRevision(), revision);
   });
 
@@ -174,7 +183,12 @@ describe('handleResource', () => {
     assert.equal(failed.status, 422);
     const unsupported = await send('PATCH', `${cms}/patch`, {}, { 'content-type': 'text/plain' });
     assert.equal(unsupported.status, 415);
-    expectStatus(await send('PATCH', `${cms}/absent`, { data: {} }, { 'content-type': 'application/merge-patch+json' }), 404, 'NotFound', 'configmaps "absent" not found');
+    expectStatus(
+      await send('PATCH', `${cms}/absent`, { data: {} }, { 'content-type': 'application/merge-patch+json' }),
+      404,
+      'NotFound',
+      'configmaps "absent" not found',
+    );
   });
 
   it('answers DELETE with a Success Status naming the object, then 404', async () => {
@@ -206,7 +220,10 @@ describe('handleResource', () => {
     const meta = first.body['metadata'] as { continue: string; remainingItemCount: number };
     assert.equal(meta.remainingItemCount, 1);
     const rest = await send('GET', `${cms}?limit=2&continue=${encodeURIComponent(meta.continue)}`);
-    assert.deepEqual((rest.body['items'] as { metadata: { name: string } }[]).map((i) => i.metadata.name), ['l3']);
+    assert.deepEqual(
+      (rest.body['items'] as { metadata: { name: string } }[]).map((i) => i.metadata.name),
+      ['l3'],
+    );
     assert.equal((await send('GET', `${cms}?limit=x`)).status, 400);
   });
 });

@@ -120,7 +120,8 @@ function listOptions(req: ApiRequest, def: ResourceDefinition): ListOptions {
     if (resourceVersionMatch !== 'Exact' && resourceVersionMatch !== 'NotOlderThan') {
       errors.push(notSupported(rvm, resourceVersionMatch, ['Exact', 'NotOlderThan', '']));
     }
-    if (resourceVersionMatch === 'Exact' && resourceVersion === '0') errors.push(forbidden(rvm, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    if (resourceVersionMatch === 'Exact' && resourceVersion === '0')
+      errors.push(forbidden(rvm, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
   }
   if (req.query.has('sendInitialEvents')) errors.push(forbidden(FieldPath.root('sendInitialEvents'), 'sendInitialEvents is forbidden for list'));
   if (errors.length) throw optionsInvalid('ListOptions', errors);
@@ -142,7 +143,7 @@ function includeObject(req: ApiRequest): IncludeObject {
   if (value !== 'None' && value !== 'Metadata' && value !== 'Object' && value !== '') {
     throw optionsInvalid('TableOptions', [notSupported(FieldPath.root('includeObject'), value, ['Metadata', 'None', 'Object'])]);
   }
-  return (value || 'Metadata') as IncludeObject;
+  return value || 'Metadata';
 }
 
 /** Shapes a single object or a list into the representation negotiated for the request. */
@@ -161,7 +162,12 @@ function represent(req: ApiRequest, def: ResourceDefinition, content: KubeObject
   }
   const { version } = representation;
   if (!isList) return ok(serialize(partialObjectMetadata(content as KubeObject, version), format, partialMetadataType(version, false), pretty));
-  const list = { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${version}`, metadata: listMeta, items: items.map((o) => partialObjectMetadata(o, version)) };
+  const list = {
+    kind: 'PartialObjectMetadataList',
+    apiVersion: `meta.k8s.io/${version}`,
+    metadata: listMeta,
+    items: items.map((o) => partialObjectMetadata(o, version)),
+  };
   return ok(serialize(list, format, partialMetadataType(version, true), pretty));
 }
 
@@ -193,7 +199,6 @@ function resolve(registry: Registry, info: RequestInfo): ServedResource {
   const served = registry.lookup(info.apiGroup, info.apiVersion, info.resource);
   if (!served) throw pathNotFound();
   const def = served.definition;
-  const gr = { group: def.group, resource: def.plural };
   // A cluster-scoped kind under /namespaces/<ns>/ does not exist (except namespaces themselves).
   if (!def.namespaced && info.namespace && def.plural !== 'namespaces') throw pathNotFound();
   if (info.parts.length > 3) throw pathNotFound();
@@ -304,7 +309,9 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
       const outcome = await store.delete(namespace, info.name, context, opts);
       const format = negotiate(header(req, 'accept'), false).format;
       const body =
-        outcome.deleted && !def.deleteReturnsObject ? serializeStatus(store.deletedStatus(outcome.object), format) : serialize(outcome.object, format, objectType(def));
+        outcome.deleted && !def.deleteReturnsObject
+          ? serializeStatus(store.deletedStatus(outcome.object), format)
+          : serialize(outcome.object, format, objectType(def));
       return { status: 200, body, warnings: [] };
     }
     case 'deletecollection': {
@@ -321,14 +328,23 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
  * Server-side apply: the applied configuration (YAML or JSON) is merged into the live object by
  * the field manager, which creates the object when it does not exist.
  */
-async function apply(served: ServedResource, namespace: string, req: ApiRequest, opts: RequestWriteOptions & { slice: TimeSlice }, text: string): Promise<ApiResponse> {
+async function apply(
+  served: ServedResource,
+  namespace: string,
+  req: ApiRequest,
+  opts: RequestWriteOptions & { slice: TimeSlice },
+  text: string,
+): Promise<ApiResponse> {
   const def = served.definition;
   const { slice } = opts;
   const { value, duplicates } = await parseApplyBody(text, opts.fieldValidation !== 'Ignore', slice);
   await slice.boundary();
   // The field manager takes the configuration over: each call gets one of its own, the one parsed
   // here first, a fresh parse on a retry.
-  const nextConfig = firstThenFresh<Record<string, unknown> | Promise<Record<string, unknown>>>(value, async () => (await parseApplyBody(text, false, slice)).value);
+  const nextConfig = firstThenFresh<Record<string, unknown> | Promise<Record<string, unknown>>>(
+    value,
+    async () => (await parseApplyBody(text, false, slice)).value,
+  );
   const force = queryBool(req.query.get('force'));
   const uid = isObject(value.metadata) && typeof value.metadata.uid === 'string' ? value.metadata.uid : '';
   const outcome = await requireStore(served).update(
@@ -435,7 +451,7 @@ function applyPatch(def: ResourceDefinition, type: PatchType, current: KubeObjec
     try {
       result = fastJsonPatch.applyPatch(current, operations as fastJsonPatch.Operation[], true, true).newDocument;
     } catch (err) {
-      const message = err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err);
+      const message = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
       throw unprocessableEntity(`the server rejected our request due to an error in our request: ${message}`);
     }
   }
@@ -460,7 +476,8 @@ async function deleteOptions(req: ApiRequest): Promise<DeleteOptions> {
     errors.push(notSupported(FieldPath.root('propagationPolicy'), propagation, ['Foreground', 'Background', 'Orphan']));
   }
   const grace = parseIntParam(req, 'gracePeriodSeconds') ?? (typeof options.gracePeriodSeconds === 'number' ? options.gracePeriodSeconds : undefined);
-  if (grace !== undefined && grace < 0) errors.push({ type: 'FieldValueInvalid', field: 'gracePeriodSeconds', value: grace, detail: 'must be greater than or equal to 0' });
+  if (grace !== undefined && grace < 0)
+    errors.push({ type: 'FieldValueInvalid', field: 'gracePeriodSeconds', value: grace, detail: 'must be greater than or equal to 0' });
   const dryRun = [...req.query.getAll('dryRun'), ...(Array.isArray(options.dryRun) ? options.dryRun.map(String) : [])];
   append(errors, dryRunErrors(dryRun));
   if (errors.length) throw optionsInvalid('DeleteOptions', errors);
@@ -471,4 +488,3 @@ async function deleteOptions(req: ApiRequest): Promise<DeleteOptions> {
   };
   return { dryRun: dryRun.length > 0, preconditions };
 }
-

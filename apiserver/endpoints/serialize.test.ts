@@ -20,7 +20,7 @@ function itemsOf(def: ResourceDefinition): KubeObject[] | undefined {
   return ['a', 'b', 'c'].map((suffix, i) => {
     const { apiVersion: _apiVersion, kind: _kind, ...item } = fixture.valid(`item-${suffix}`, def.namespaced ? 'default' : '');
     item.metadata = { ...item.metadata, uid: `uid-${suffix}`, resourceVersion: String(100 + i), creationTimestamp: '2024-03-04T05:06:07Z' };
-    return item as KubeObject;
+    return item;
   });
 }
 
@@ -33,7 +33,7 @@ function bytes(body: string | Uint8Array): Buffer {
 }
 
 describe('serializeList', () => {
-  it('writes every kind\'s list byte for byte as serialize does, in JSON and protobuf, again once its items are kept', () => {
+  it("writes every kind's list byte for byte as serialize does, in JSON and protobuf, again once its items are kept", () => {
     let kinds = 0;
     for (const def of definitions) {
       const items = itemsOf(def);

@@ -143,7 +143,7 @@ export function ownBytes(bytes: Uint8Array | string): Uint8Array {
  */
 export function watchFrame(type: string, object: KubeObject | Status, format: 'json' | 'protobuf', messageType: MessageType): Uint8Array {
   const cached = encodingsOf(object);
-  const byType = (cached[format] ??= new Map());
+  const byType = (cached[format] ??= new Map<string, WeakRef<Uint8Array>>());
   let frame = byType.get(type)?.deref();
   if (frame === undefined) {
     frame = ownBytes(

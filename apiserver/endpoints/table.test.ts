@@ -20,7 +20,12 @@ interface Thing extends KubeObject {
 const thingKind = { group: '', version: 'v1', kind: 'Thing' };
 
 const thingTable: TableDefinition<Thing> = {
-  columns: [nameColumn, { name: 'Size', type: 'integer', description: 'How big.' }, ageColumn, { name: 'Extra', type: 'string', priority: 1, description: 'Wide only.' }],
+  columns: [
+    nameColumn,
+    { name: 'Size', type: 'integer', description: 'How big.' },
+    ageColumn,
+    { name: 'Extra', type: 'string', priority: 1, description: 'Wide only.' },
+  ],
   cells: (thing, at) => [thing.metadata.name, thing.size ?? 0, age(thing, at), 'x'],
 };
 
@@ -61,14 +66,18 @@ test('includeObject selects what each row carries', () => {
   const none = toTable({ ...thingKind, table: thingTable }, [thing], { resourceVersion: '1' }, 'None', 'v1', now);
   assert.equal((none.rows as Record<string, unknown>[])[0]?.object, undefined);
   const metadata = toTable({ ...thingKind, table: thingTable }, [thing], { resourceVersion: '1' }, 'Metadata', 'v1', now);
-  assert.deepEqual((metadata.rows as Record<string, unknown>[])[0]?.object, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: thing.metadata });
+  assert.deepEqual((metadata.rows as Record<string, unknown>[])[0]?.object, {
+    kind: 'PartialObjectMetadata',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: thing.metadata,
+  });
   const whole = toTable(thingKind, [thing], { resourceVersion: '1' }, 'Object', 'v1beta1', now);
   assert.equal(whole.apiVersion, 'meta.k8s.io/v1beta1');
   assert.deepEqual((whole.rows as Record<string, unknown>[])[0]?.object, thing);
 });
 
 test('with includeObject=Object, a row object without apiVersion and kind (a list item) is given them; the item is not changed', () => {
-  const item: KubeObject = { metadata: { name: 'a', resourceVersion: '3' }, data: { k: 'v' } } as KubeObject;
+  const item: KubeObject = { metadata: { name: 'a', resourceVersion: '3' }, data: { k: 'v' } };
   const grouped = { group: 'example.com', version: 'v2', kind: 'Widget' };
   const table = toTable(grouped, [item], { resourceVersion: '3' }, 'Object', 'v1', now);
   const object = (table.rows as Record<string, unknown>[])[0]?.object;
@@ -77,7 +86,7 @@ test('with includeObject=Object, a row object without apiVersion and kind (a lis
   assert.deepEqual(Object.keys(object as object).slice(0, 2), ['kind', 'apiVersion']);
   assert.deepEqual(item, { metadata: { name: 'a', resourceVersion: '3' }, data: { k: 'v' } });
 
-  const core = toTable(thingKind, [{ metadata: { name: 'b' } } as KubeObject], { resourceVersion: '3' }, 'Object', 'v1', now);
+  const core = toTable(thingKind, [{ metadata: { name: 'b' } }], { resourceVersion: '3' }, 'Object', 'v1', now);
   assert.deepEqual((core.rows as Record<string, unknown>[])[0]?.object, { kind: 'Thing', apiVersion: 'v1', metadata: { name: 'b' } });
 
   // A served object, which names them already, is carried as it is.

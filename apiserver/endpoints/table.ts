@@ -63,7 +63,11 @@ export function toTable(
   return {
     kind: 'Table',
     apiVersion: `meta.k8s.io/${version}`,
-    metadata: { resourceVersion: listMeta.resourceVersion, ...(listMeta.continue ? { continue: listMeta.continue } : {}), ...(listMeta.remainingItemCount !== undefined ? { remainingItemCount: listMeta.remainingItemCount } : {}) },
+    metadata: {
+      resourceVersion: listMeta.resourceVersion,
+      ...(listMeta.continue ? { continue: listMeta.continue } : {}),
+      ...(listMeta.remainingItemCount !== undefined ? { remainingItemCount: listMeta.remainingItemCount } : {}),
+    },
     columnDefinitions: tableColumns(def).map(servedColumn),
     rows: objects.map((obj) => {
       const object = rowObject(def, obj, include, version);

@@ -15,12 +15,15 @@ function configMap(name: string, value = 'x'.repeat(1000)): KubeObject {
     kind: 'ConfigMap',
     metadata: { name, namespace: 'default', resourceVersion: '42', creationTimestamp: created, uid: `uid-${name}` },
     data: { big: value },
-  } as KubeObject;
+  };
 }
 
 const table: Representation = { kind: 'table', format: 'json', version: 'v1' };
 
-function decode(frame: Uint8Array): { type: string; object: Record<string, unknown> & { columnDefinitions: unknown[]; rows: { cells: unknown[]; object?: unknown }[] } } {
+function decode(frame: Uint8Array): {
+  type: string;
+  object: Record<string, unknown> & { columnDefinitions: unknown[]; rows: { cells: unknown[]; object?: unknown }[] };
+} {
   const text = Buffer.from(frame).toString('utf8');
   assert.ok(text.endsWith('\n'), 'a JSON frame is one line');
   return JSON.parse(text) as ReturnType<typeof decode>;
@@ -41,7 +44,7 @@ describe('eventEncoder', () => {
     }
   });
 
-  it('gives Table watches of one variant the same bytes: columns in each watch\'s first event only', () => {
+  it("gives Table watches of one variant the same bytes: columns in each watch's first event only", () => {
     const first = configMap('a');
     const second = configMap('b');
     const early = eventEncoder(configMapDefinition, table, 'Object');
@@ -87,7 +90,7 @@ describe('tableFrame', () => {
 
   it('gives a row object with includeObject=Object its apiVersion and kind, whatever the event carried', () => {
     const { apiVersion: _apiVersion, kind: _kind, ...bare } = configMap('a');
-    const frame = tableFrame(configMapDefinition, 'ADDED', bare as KubeObject, { includeObject: 'Object', version: 'v1', columns: true }, now);
+    const frame = tableFrame(configMapDefinition, 'ADDED', bare, { includeObject: 'Object', version: 'v1', columns: true }, now);
     const object = decode(frame).object.rows[0]?.object as Record<string, unknown>;
     assert.equal(object.kind, 'ConfigMap');
     assert.equal(object.apiVersion, 'v1');

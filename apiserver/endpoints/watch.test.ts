@@ -54,9 +54,18 @@ class FakeStream implements WatchStream {
 
 const ctx: RequestContext = { user: { username: 'admin', groups: ['system:masters'] }, now: new Date() };
 const write: WriteOptions = { dryRun: false, manager: 'test' };
-const configMap = (name: string, labels: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data: { a: '1' } });
-const relabel = (labels: Record<string, string>): Transform => (current) => ({ ...(current ?? configMap('x')), metadata: { ...current?.metadata, labels } });
-const annotate = (value: string): Transform => (current) => ({ ...(current ?? configMap('x')), metadata: { ...current?.metadata, annotations: { v: value } } });
+const configMap = (name: string, labels: Record<string, string> = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, labels },
+  data: { a: '1' },
+});
+const relabel =
+  (labels: Record<string, string>): Transform =>
+  (current) => ({ ...(current ?? configMap('x')), metadata: { ...current?.metadata, labels } });
+const annotate =
+  (value: string): Transform =>
+  (current) => ({ ...(current ?? configMap('x')), metadata: { ...current?.metadata, annotations: { v: value } } });
 
 function setup(): { storage: MemoryEtcd; store: GenericStore; watch: (query: string, accept?: string) => Promise<FakeStream> } {
   const storage = new MemoryEtcd();
@@ -70,7 +79,8 @@ function setup(): { storage: MemoryEtcd; store: GenericStore; watch: (query: str
 }
 
 const rv = (obj: KubeObject): string => obj.metadata.resourceVersion ?? '';
-const until = (stream: FakeStream, count: number): Promise<boolean> => waitFor(`${count} watch frames`, () => stream.frames.length >= count, { timeoutMs: 5_000, intervalMs: 2 });
+const until = (stream: FakeStream, count: number): Promise<boolean> =>
+  waitFor(`${count} watch frames`, () => stream.frames.length >= count, { timeoutMs: 5_000, intervalMs: 2 });
 
 describe('watchRequest', () => {
   it('streams every change after the resourceVersion, and nothing before it', async () => {
@@ -180,8 +190,14 @@ describe('watchRequest', () => {
     assert.ok(isStatusError(refused('', 'application/yaml'), 'NotAcceptable'));
     const invalid = refused('resourceVersionMatch=NotOlderThan', 'application/json');
     assert.ok(isStatusError(invalid, 'Invalid'));
-    assert.equal(invalid.status.message, 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
-    assert.equal(watchRequest(configMapDefinition, store, 'default', new URLSearchParams(), 'application/vnd.kubernetes.protobuf').contentType, 'application/vnd.kubernetes.protobuf;stream=watch');
+    assert.equal(
+      invalid.status.message,
+      'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+    );
+    assert.equal(
+      watchRequest(configMapDefinition, store, 'default', new URLSearchParams(), 'application/vnd.kubernetes.protobuf').contentType,
+      'application/vnd.kubernetes.protobuf;stream=watch',
+    );
     assert.equal(storage.openWatches, 0);
   });
 });

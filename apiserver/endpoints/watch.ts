@@ -49,7 +49,13 @@ function contentTypeOf(representation: Representation): string {
   return `${base};as=${as};g=meta.k8s.io;v=${representation.version}`;
 }
 
-export function watchRequest(def: ResourceDefinition, store: GenericStore, namespace: string, query: URLSearchParams, accept: string | undefined): WatchResponse {
+export function watchRequest(
+  def: ResourceDefinition,
+  store: GenericStore,
+  namespace: string,
+  query: URLSearchParams,
+  accept: string | undefined,
+): WatchResponse {
   const representation = negotiate(accept, true);
   // YAML has no streaming form upstream.
   if (representation.format === 'yaml') throw notAcceptable(['application/json', 'application/vnd.kubernetes.protobuf']);
@@ -124,29 +130,29 @@ export function watchRequest(def: ResourceDefinition, store: GenericStore, names
       let watch;
       try {
         watch = await store.watch(
-        namespace,
-        {
-          filter,
-          initialEvents: sendInitialEvents,
-          consistent: resourceVersion === '',
-          ...(resumeFrom !== undefined ? { fromRevision: resumeFrom } : {}),
-        },
-        {
-          event(type, object: KubeObject) {
-            if (closed) return;
-            lastRevision = Number(object.metadata.resourceVersion);
-            // A client too slow to take its events is cut off; it resumes from its last version.
-            if (!stream.write(encode(type, object, new Date()))) finish();
+          namespace,
+          {
+            filter,
+            initialEvents: sendInitialEvents,
+            consistent: resourceVersion === '',
+            ...(resumeFrom !== undefined ? { fromRevision: resumeFrom } : {}),
           },
-          synced(revision) {
-            if (closed) return;
-            lastRevision = Math.max(lastRevision, revision);
-            if (sendInitialEvents && allowBookmarks) stream.write(bookmark(revision, true));
+          {
+            event(type, object: KubeObject) {
+              if (closed) return;
+              lastRevision = Number(object.metadata.resourceVersion);
+              // A client too slow to take its events is cut off; it resumes from its last version.
+              if (!stream.write(encode(type, object, new Date()))) finish();
+            },
+            synced(revision) {
+              if (closed) return;
+              lastRevision = Math.max(lastRevision, revision);
+              if (sendInitialEvents && allowBookmarks) stream.write(bookmark(revision, true));
+            },
+            error: fail,
+            closed: finish,
           },
-          error: fail,
-          closed: finish,
-        },
-      );
+        );
       } catch (err) {
         fail(err);
         return;

@@ -100,7 +100,7 @@ export interface ReviewFixture extends FixtureBase {
   /** Fields upstream's answer to `request` has, when system:masters asks. */
   answer: Record<string, unknown>;
   /** A request upstream refuses; absent where it refuses nothing a kind-independent check does not. */
-  refused?(namespace: string): RefusedRequest;
+  refused?: (namespace: string) => RefusedRequest;
 }
 
 export type Fixture = StoredFixture | ReadOnlyFixture;
@@ -185,7 +185,11 @@ const namespaces: StoredFixture = {
   invalid: (name) => ({
     object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, spec: { finalizers: ['foo'] } },
     causes: [
-      { field: 'spec.finalizers', reason: 'FieldValueInvalid', message: 'Invalid value: "foo": name is neither a standard finalizer name nor is it fully qualified' },
+      {
+        field: 'spec.finalizers',
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "foo": name is neither a standard finalizer name nor is it fully qualified',
+      },
     ],
   }),
   tracksGeneration: false,
@@ -211,7 +215,12 @@ const nodes: StoredFixture = {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: { name },
-    spec: { taints: [{ key: 'example.com/k', value: 'v', effect: 'NoSchedule' }, { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] },
+    spec: {
+      taints: [
+        { key: 'example.com/k', value: 'v', effect: 'NoSchedule' },
+        { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' },
+      ],
+    },
   }),
   mutate: (obj) => {
     obj.spec = { ...(obj.spec as Record<string, unknown>), unschedulable: true };
@@ -494,7 +503,10 @@ const certificateSigningRequests: StoredFixture = {
   deleteReturnsObject: false,
   status: {
     mutate: (obj) => {
-      obj.status = { ...(obj.status as Record<string, unknown>), conditions: [{ type: 'Failed', status: 'True', reason: 'SignerFailed', message: 'cannot sign' }] };
+      obj.status = {
+        ...(obj.status as Record<string, unknown>),
+        conditions: [{ type: 'Failed', status: 'True', reason: 'SignerFailed', message: 'cannot sign' }],
+      };
     },
     mainUpdateKeepsStatus: true,
   },
@@ -528,23 +540,48 @@ const reviewInvalid = (kind: string, causes: ExpectedCause[]) => ({
 const subjectAccessReviews: ReviewFixture = {
   namespaced: false,
   verbs: createOnly,
-  request: () => ({ apiVersion: authorizationApiVersion, kind: 'SubjectAccessReview', metadata: {}, spec: { ...configMapAccess('default'), user: 'root', groups: ['system:masters'] } }),
+  request: () => ({
+    apiVersion: authorizationApiVersion,
+    kind: 'SubjectAccessReview',
+    metadata: {},
+    spec: { ...configMapAccess('default'), user: 'root', groups: ['system:masters'] },
+  }),
   answer: { status: { allowed: true } },
   refused: () => {
-    const causes = [exactlyOneAttributes, { field: 'spec.user', reason: 'FieldValueInvalid', message: 'Invalid value: "": at least one of user or group must be specified' }];
-    return { object: { apiVersion: authorizationApiVersion, kind: 'SubjectAccessReview', metadata: {}, spec: {} }, ...reviewInvalid('SubjectAccessReview', causes) };
+    const causes = [
+      exactlyOneAttributes,
+      { field: 'spec.user', reason: 'FieldValueInvalid', message: 'Invalid value: "": at least one of user or group must be specified' },
+    ];
+    return {
+      object: { apiVersion: authorizationApiVersion, kind: 'SubjectAccessReview', metadata: {}, spec: {} },
+      ...reviewInvalid('SubjectAccessReview', causes),
+    };
   },
 };
 
 const localSubjectAccessReviews: ReviewFixture = {
   namespaced: true,
   verbs: createOnly,
-  request: (namespace) => ({ apiVersion: authorizationApiVersion, kind: 'LocalSubjectAccessReview', metadata: {}, spec: { ...configMapAccess(namespace), user: 'root', groups: ['system:masters'] } }),
+  request: (namespace) => ({
+    apiVersion: authorizationApiVersion,
+    kind: 'LocalSubjectAccessReview',
+    metadata: {},
+    spec: { ...configMapAccess(namespace), user: 'root', groups: ['system:masters'] },
+  }),
   answer: { status: { allowed: true } },
   refused: () => {
-    const causes = [{ field: 'spec.nonResourceAttributes', reason: 'FieldValueInvalid', message: 'Invalid value: authorization.NonResourceAttributes{Path:"/healthz", Verb:"get"}: disallowed on this kind of request' }];
+    const causes = [
+      {
+        field: 'spec.nonResourceAttributes',
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: authorization.NonResourceAttributes{Path:"/healthz", Verb:"get"}: disallowed on this kind of request',
+      },
+    ];
     const spec = { nonResourceAttributes: { path: '/healthz', verb: 'get' }, user: 'root' };
-    return { object: { apiVersion: authorizationApiVersion, kind: 'LocalSubjectAccessReview', metadata: {}, spec }, ...reviewInvalid('LocalSubjectAccessReview', causes) };
+    return {
+      object: { apiVersion: authorizationApiVersion, kind: 'LocalSubjectAccessReview', metadata: {}, spec },
+      ...reviewInvalid('LocalSubjectAccessReview', causes),
+    };
   },
 };
 
@@ -625,7 +662,14 @@ const clusterRoles: StoredFixture = {
   mutate: addVerb,
   invalid: (name) => ({
     object: { apiVersion: rbacApiVersion, kind: 'ClusterRole', metadata: { name }, rules: [{ verbs: [], nonResourceURLs: ['/x'], resources: ['configmaps'] }] },
-    causes: [missingVerbs, { field: 'rules[0].nonResourceURLs', reason: 'FieldValueInvalid', message: 'Invalid value: ["/x"]: rules cannot apply to both regular resources and non-resource URLs' }],
+    causes: [
+      missingVerbs,
+      {
+        field: 'rules[0].nonResourceURLs',
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: ["/x"]: rules cannot apply to both regular resources and non-resource URLs',
+      },
+    ],
   }),
   ...rbacStorage,
 };
@@ -633,13 +677,29 @@ const clusterRoles: StoredFixture = {
 const roleBindings: StoredFixture = {
   namespaced: true,
   verbs: allVerbs,
-  valid: (name, namespace) => ({ apiVersion: rbacApiVersion, kind: 'RoleBinding', metadata: { name, namespace }, subjects, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' } }),
+  valid: (name, namespace) => ({
+    apiVersion: rbacApiVersion,
+    kind: 'RoleBinding',
+    metadata: { name, namespace },
+    subjects,
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' },
+  }),
   mutate: addSubject,
   invalid: (name, namespace) => ({
-    object: { apiVersion: rbacApiVersion, kind: 'RoleBinding', metadata: { name, namespace }, subjects: [{ kind: 'Robot', name: 'r2' }], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Team', name: 'reader' } },
+    object: {
+      apiVersion: rbacApiVersion,
+      kind: 'RoleBinding',
+      metadata: { name, namespace },
+      subjects: [{ kind: 'Robot', name: 'r2' }],
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Team', name: 'reader' },
+    },
     causes: [
       { field: 'roleRef.kind', reason: 'FieldValueNotSupported', message: 'Unsupported value: "Team": supported values: "Role", "ClusterRole"' },
-      { field: 'subjects[0].kind', reason: 'FieldValueNotSupported', message: 'Unsupported value: "Robot": supported values: "ServiceAccount", "User", "Group"' },
+      {
+        field: 'subjects[0].kind',
+        reason: 'FieldValueNotSupported',
+        message: 'Unsupported value: "Robot": supported values: "ServiceAccount", "User", "Group"',
+      },
     ],
   }),
   ...rbacStorage,
@@ -648,10 +708,22 @@ const roleBindings: StoredFixture = {
 const clusterRoleBindings: StoredFixture = {
   namespaced: false,
   verbs: allVerbs,
-  valid: (name) => ({ apiVersion: rbacApiVersion, kind: 'ClusterRoleBinding', metadata: { name }, subjects, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' } }),
+  valid: (name) => ({
+    apiVersion: rbacApiVersion,
+    kind: 'ClusterRoleBinding',
+    metadata: { name },
+    subjects,
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+  }),
   mutate: addSubject,
   invalid: (name) => ({
-    object: { apiVersion: rbacApiVersion, kind: 'ClusterRoleBinding', metadata: { name }, subjects: [{ kind: 'ServiceAccount', name: 'robot' }], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'view' } },
+    object: {
+      apiVersion: rbacApiVersion,
+      kind: 'ClusterRoleBinding',
+      metadata: { name },
+      subjects: [{ kind: 'ServiceAccount', name: 'robot' }],
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'view' },
+    },
     causes: [
       { field: 'roleRef.kind', reason: 'FieldValueNotSupported', message: 'Unsupported value: "Role": supported values: "ClusterRole"' },
       { field: 'subjects[0].namespace', reason: 'FieldValueRequired', message: 'Required value' },

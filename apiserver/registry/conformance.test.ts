@@ -31,10 +31,7 @@ interface KnownServerBug {
   reason: string;
 }
 
-const coreKinds = ['v1/configmaps', 'v1/events', 'v1/namespaces', 'v1/nodes', 'v1/secrets'];
-
-const knownServerBugs: readonly KnownServerBug[] = [
-];
+const knownServerBugs: readonly KnownServerBug[] = [];
 
 function todo(key: string, name: string): { todo?: string } {
   const bug = knownServerBugs.find((b) => b.test === name && (!b.kinds || b.kinds.includes(key)));
@@ -197,7 +194,7 @@ function discoveryTest(def: ResourceDefinition, key: string, expected: { namespa
   });
 }
 
-function refusedVerbTests(def: ResourceDefinition, key: string, served: readonly Verb[], collection: string, item: string): void {
+function refusedVerbTests(key: string, served: readonly Verb[], collection: string, item: string): void {
   for (const verb of refusableVerbs.filter((v) => !served.includes(v))) {
     const request = verbRequest(verb, collection, item);
     it(`refuses ${verb} with 405`, async () => {
@@ -253,7 +250,7 @@ function readOnlyKindTests(def: ResourceDefinition, fixture: ReadOnlyFixture, ke
     expectDetails(res.body, 'missing', def.group, def.plural);
   });
 
-  refusedVerbTests(def, key, fixture.verbs, collection, `${collection}/${fixture.expected[0]?.name ?? 'x'}`);
+  refusedVerbTests(key, fixture.verbs, collection, `${collection}/${fixture.expected[0]?.name ?? 'x'}`);
 }
 
 function reviewKindTests(def: ResourceDefinition, fixture: ReviewFixture, key: string): void {
@@ -292,7 +289,7 @@ function reviewKindTests(def: ResourceDefinition, fixture: ReviewFixture, key: s
   }
 
   // Nothing is stored: reads have no route.
-  refusedVerbTests(def, key, fixture.verbs, collection, `${collection}/x`);
+  refusedVerbTests(key, fixture.verbs, collection, `${collection}/x`);
 }
 
 function storedKindTests(def: ResourceDefinition, fixture: StoredFixture, key: string): void {
@@ -436,10 +433,21 @@ function storedKindTests(def: ResourceDefinition, fixture: StoredFixture, key: s
       if (pages.length === 1) await create('page-zz-late');
     } while (token && pages.length <= expected.length);
 
-    assert.deepEqual(pages.map((p) => names(p).length), expected.map(() => 1), 'one item a page');
-    assert.deepEqual(pages.flatMap((p) => names(p)), expected);
+    assert.deepEqual(
+      pages.map((p) => names(p).length),
+      expected.map(() => 1),
+      'one item a page',
+    );
+    assert.deepEqual(
+      pages.flatMap((p) => names(p)),
+      expected,
+    );
     const first = pages[0]?.metadata?.resourceVersion;
-    assert.deepEqual(pages.map((p) => p.metadata?.resourceVersion), expected.map(() => first), 'every page has the resourceVersion of the first');
+    assert.deepEqual(
+      pages.map((p) => p.metadata?.resourceVersion),
+      expected.map(() => first),
+      'every page has the resourceVersion of the first',
+    );
     assert.deepEqual(
       pages.map((p) => p.metadata?.remainingItemCount),
       expected.map((_, i) => (i === expected.length - 1 ? undefined : expected.length - i - 1)),
@@ -645,7 +653,12 @@ function storedKindTests(def: ResourceDefinition, fixture: StoredFixture, key: s
 
   it('rejects an unknown field with fieldValidation=Strict', t('rejects an unknown field with fieldValidation=Strict'), async () => {
     const res = await api('POST', `${collection}?fieldValidation=Strict`, { ...make('strict'), bogus: 1 });
-    expectFailure(res, 400, 'BadRequest', `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: unknown field "bogus"`);
+    expectFailure(
+      res,
+      400,
+      'BadRequest',
+      `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: unknown field "bogus"`,
+    );
     await expectGone('strict');
   });
 
@@ -774,7 +787,10 @@ function storedKindTests(def: ResourceDefinition, fixture: StoredFixture, key: s
         const summary = (e: WatchEvent): [string, string | undefined, string | undefined] => [e.type, e.object.metadata?.name, e.object.metadata?.uid];
         const uid = created.metadata.uid;
         // A kind that finalizes its own deletion (Namespace) is first marked: one more MODIFIED.
-        const expected: [string, string, string | undefined][] = [['ADDED', 'watched', uid], ['MODIFIED', 'watched', uid]];
+        const expected: [string, string, string | undefined][] = [
+          ['ADDED', 'watched', uid],
+          ['MODIFIED', 'watched', uid],
+        ];
         if (fixture.finalize) expected.push(['MODIFIED', 'watched', uid]);
         expected.push(['DELETED', 'watched', uid]);
         assert.deepEqual(watch.events.map(summary), expected);
@@ -786,7 +802,11 @@ function storedKindTests(def: ResourceDefinition, fixture: StoredFixture, key: s
           assert.equal(event.object.apiVersion, apiVersionOf(def));
         }
         const revisions = watch.events.map(revisionOf);
-        assert.deepEqual(revisions, [...revisions].sort((a, b) => a - b), 'events come in revision order');
+        assert.deepEqual(
+          revisions,
+          [...revisions].sort((a, b) => a - b),
+          'events come in revision order',
+        );
         assert.ok((revisions.at(-1) ?? 0) > (revisions.at(-2) ?? 0), 'DELETED carries the revision of the deletion');
       } finally {
         watch.close();
@@ -794,7 +814,7 @@ function storedKindTests(def: ResourceDefinition, fixture: StoredFixture, key: s
     });
   }
 
-  refusedVerbTests(def, key, fixture.verbs, collection, item('create'));
+  refusedVerbTests(key, fixture.verbs, collection, item('create'));
 
   const status = fixture.status;
   if (status) {

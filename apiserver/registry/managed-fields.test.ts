@@ -67,7 +67,10 @@ test('create: the creator owns what it set, new maps with "."', async () => {
       apiVersion: 'v1',
       time: T1,
       fieldsType: 'FieldsV1',
-      fieldsV1: { 'f:data': { '.': {}, 'f:a': {}, 'f:b': {} }, 'f:metadata': { 'f:annotations': { '.': {}, 'f:note': {} }, 'f:labels': { '.': {}, 'f:x': {} } } },
+      fieldsV1: {
+        'f:data': { '.': {}, 'f:a': {}, 'f:b': {} },
+        'f:metadata': { 'f:annotations': { '.': {}, 'f:note': {} }, 'f:labels': { '.': {}, 'f:x': {} } },
+      },
     }),
   ]);
   // Nothing but managedFields changes.
@@ -174,10 +177,13 @@ test('an apply removes what its applier no longer applies, unless another manage
   const shared = stored(await fm.apply(created, configMap({ c: '3' }), applyReq('other', T2)));
   const pruned = await fm.apply(shared, configMap({ a: '1' }), applyReq('mgr', T3));
   assert.deepEqual(pruned.data, { a: '1', c: '3' });
-  assert.deepEqual(pruned.metadata.managedFields?.map((e) => [e.manager, e.fieldsV1]), [
-    ['other', { 'f:data': { 'f:c': {} } }],
-    ['mgr', { 'f:data': { 'f:a': {} } }],
-  ]);
+  assert.deepEqual(
+    pruned.metadata.managedFields?.map((e) => [e.manager, e.fieldsV1]),
+    [
+      ['other', { 'f:data': { 'f:c': {} } }],
+      ['mgr', { 'f:data': { 'f:a': {} } }],
+    ],
+  );
 });
 
 test('an update that changes nothing adds no entry and keeps times', async () => {
@@ -224,9 +230,16 @@ test('status subresource: tracked separately, reset fields not owned, conflicts 
 
   // Applying status through the subresource conflicts with the status writer.
   const err = await statusOf(() =>
-    fm.apply(heartbeat, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { conditions: [{ type: 'Ready', status: 'False' }] } }, applyReq('ctl', T3, false, nodeDef, 'status')),
+    fm.apply(
+      heartbeat,
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { conditions: [{ type: 'Ready', status: 'False' }] } },
+      applyReq('ctl', T3, false, nodeDef, 'status'),
+    ),
   );
-  assert.equal(err.status.message, 'Apply failed with 1 conflict: conflict with "kubelet" with subresource "status" using v1: .status.conditions[type="Ready"].status');
+  assert.equal(
+    err.status.message,
+    'Apply failed with 1 conflict: conflict with "kubelet" with subresource "status" using v1: .status.conditions[type="Ready"].status',
+  );
 });
 
 test('reset fields: upstream rules, with per-kind exceptions', () => {
@@ -242,9 +255,14 @@ test('reset fields: upstream rules, with per-kind exceptions', () => {
 test('managedFields sent back unchanged are kept; valid new ones replace them; invalid ones are ignored', async () => {
   const edited = stored(await appliedThenEdited());
   const kept = await fm.update(edited, { ...edited, metadata: { ...edited.metadata, labels: { l: 'v' } } }, req('labeler', T3));
-  assert.deepEqual(kept.metadata.managedFields?.map((e) => e.manager), ['mgr', 'kubectl-edit', 'labeler']);
+  assert.deepEqual(
+    kept.metadata.managedFields?.map((e) => e.manager),
+    ['mgr', 'kubectl-edit', 'labeler'],
+  );
 
-  const replacement = [entry({ manager: 'someone', operation: 'Update', apiVersion: 'v1', time: T1, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:b': {} } } })];
+  const replacement = [
+    entry({ manager: 'someone', operation: 'Update', apiVersion: 'v1', time: T1, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:b': {} } } }),
+  ];
   const replaced = await fm.update(edited, { ...edited, metadata: { ...edited.metadata, managedFields: replacement } }, req('writer', T3));
   assert.deepEqual(replaced.metadata.managedFields, replacement);
 
@@ -271,7 +289,14 @@ test('a reset ([{}] or []) clears managedFields before the write, which leaves t
   const applied = await fm.apply(untracked, configMap({ b: '2' }), applyReq('mgr', T3));
   assert.deepEqual(applied.metadata.managedFields, [
     entry({ manager: 'mgr', operation: 'Apply', apiVersion: 'v1', time: T3, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:b': {} } } }),
-    entry({ manager: 'before-first-apply', operation: 'Update', apiVersion: 'v1', time: T3, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } } }),
+    entry({
+      manager: 'before-first-apply',
+      operation: 'Update',
+      apiVersion: 'v1',
+      time: T3,
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } },
+    }),
   ]);
 });
 
@@ -280,7 +305,14 @@ test('more than 10 update entries: the oldest are merged into ancient-changes', 
   const data: Record<string, string> = {};
   for (let i = 0; i < 10; i++) {
     data[`k${i}`] = 'v';
-    managedFields.push({ manager: `m${i}`, operation: 'Update', apiVersion: 'v1', time: `2024-01-01T00:00:0${i}Z`, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { [`f:k${i}`]: {} } } });
+    managedFields.push({
+      manager: `m${i}`,
+      operation: 'Update',
+      apiVersion: 'v1',
+      time: `2024-01-01T00:00:0${i}Z`,
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:data': { [`f:k${i}`]: {} } },
+    });
   }
   const live = stored(configMap(data, { managedFields }));
   const updated = await fm.update(live, { ...live, data: { ...data, k10: 'v' } }, req('m10', T1));
@@ -294,7 +326,10 @@ test('more than 10 update entries: the oldest are merged into ancient-changes', 
     fieldsType: 'FieldsV1',
     fieldsV1: { 'f:data': { 'f:k0': {}, 'f:k1': {} } },
   });
-  assert.deepEqual(entries.map((e) => e.manager), ['ancient-changes', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10']);
+  assert.deepEqual(
+    entries.map((e) => e.manager),
+    ['ancient-changes', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10'],
+  );
 });
 
 test('apply errors: wrong kind or version (400), managedFields in the body (400), fields the schema lacks (400)', async () => {
@@ -352,11 +387,14 @@ test('kubectl server-side apply takes over fields it applied client-side, and re
     upgraded.metadata.annotations?.[lastAppliedAnnotation],
     '{"apiVersion":"v1","data":{"a":"2"},"kind":"ConfigMap","metadata":{"name":"cm","namespace":"default"}}\n',
   );
-  assert.deepEqual(upgraded.metadata.managedFields?.map((e) => [e.manager, e.fieldsV1]), [
-    ['kubectl', { 'f:data': { 'f:a': {} } }],
-    // The client-side applier keeps the map it created, not the entry it lost.
-    ['kubectl-client-side-apply', { 'f:data': {}, 'f:metadata': { 'f:annotations': { '.': {}, [`f:${lastAppliedAnnotation}`]: {} } } }],
-  ]);
+  assert.deepEqual(
+    upgraded.metadata.managedFields?.map((e) => [e.manager, e.fieldsV1]),
+    [
+      ['kubectl', { 'f:data': { 'f:a': {} } }],
+      // The client-side applier keeps the map it created, not the entry it lost.
+      ['kubectl-client-side-apply', { 'f:data': {}, 'f:metadata': { 'f:annotations': { '.': {}, [`f:${lastAppliedAnnotation}`]: {} } } }],
+    ],
+  );
 
   // A value changed since the client-side apply is not kubectl's to take.
   const drifted = stored({ ...live, data: { a: 'drift' } });
@@ -367,8 +405,14 @@ test('managedFields decode and encode as upstream: checks, identifiers, order, n
   assert.throws(() => decodeManagedFields([{ operation: 'Patch', apiVersion: 'v1', fieldsType: 'FieldsV1' }]), /operation must be `Apply` or `Update`/);
   assert.throws(() => decodeManagedFields([{ operation: 'Apply', fieldsType: 'FieldsV1' }]), /apiVersion must not be empty/);
   assert.throws(() => decodeManagedFields([{ operation: 'Apply', apiVersion: 'v1' }]), /missing fieldsType in managed fields entry 0/);
-  assert.throws(() => decodeManagedFields([{ operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV2' }]), /invalid fieldsType "FieldsV2" in managed fields entry 0/);
-  assert.throws(() => decodeManagedFields([{ operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'k:{bad': {} } }]), /error decoding versioned set/);
+  assert.throws(
+    () => decodeManagedFields([{ operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV2' }]),
+    /invalid fieldsType "FieldsV2" in managed fields entry 0/,
+  );
+  assert.throws(
+    () => decodeManagedFields([{ operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'k:{bad': {} } }]),
+    /error decoding versioned set/,
+  );
 
   const entries: ManagedFieldsEntry[] = [
     { manager: 'foo', operation: 'Update', apiVersion: 'v1beta1', time: '2011-12-13T14:15:16Z', fieldsType: 'FieldsV1', fieldsV1: { 'i:5': { 'f:i': {} } } },
@@ -407,7 +451,11 @@ test('ignoreManagedFieldsTimestamps reverts times when nothing else changed', as
   rewritten.metadata.managedFields = (old.metadata.managedFields ?? []).map((e) => ({ ...e, time: T2 }));
   ignoreManagedFieldsTimestamps(rewritten, old);
   assert.equal(rewritten.metadata.managedFields?.[0]?.time, T1);
-  const changed: KubeObject = { ...old, data: { a: '2' }, metadata: { ...old.metadata, managedFields: (old.metadata.managedFields ?? []).map((e) => ({ ...e, time: T2 })) } };
+  const changed: KubeObject = {
+    ...old,
+    data: { a: '2' },
+    metadata: { ...old.metadata, managedFields: (old.metadata.managedFields ?? []).map((e) => ({ ...e, time: T2 })) },
+  };
   ignoreManagedFieldsTimestamps(changed, old);
   assert.equal(changed.metadata.managedFields?.[0]?.time, T2);
 });

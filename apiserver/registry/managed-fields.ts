@@ -17,7 +17,14 @@ import { StatusError, badRequest } from '../../shared/api/errors.ts';
 import { FieldPath, forbidden, required, type FieldError } from '../../shared/api/field.ts';
 import { deepCopy, isObject, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../../shared/api/types.ts';
 import { FieldSet, compareStrings, fromFieldsV1, goJSON, makePath, pathString, toFieldsV1, valuesEqual } from '../../shared/apply/fieldpath.ts';
-import { ApplyConflictError, applyConfigurationSteps, recordUpdateSteps, type Conflict, type ManagedSets, type UpdaterOptions } from '../../shared/apply/merge.ts';
+import {
+  ApplyConflictError,
+  applyConfigurationSteps,
+  recordUpdateSteps,
+  type Conflict,
+  type ManagedSets,
+  type UpdaterOptions,
+} from '../../shared/apply/merge.ts';
 import { runSteps, runStepsYielding, type Steps } from '../../shared/apply/steps.ts';
 import { TypedValueError, compare, dropNullFields, toFieldSet, validate, validationErrorsString, withGoStructs } from '../../shared/apply/typed.ts';
 import { apiVersionOf, type ResourceDefinition } from './definition.ts';
@@ -80,14 +87,18 @@ const resetFieldsCache = new WeakMap<ResourceDefinition, Map<string, FieldSet | 
  */
 export function resetFieldsFor(definition: ResourceDefinition, subresource: string): FieldSet | undefined {
   let bySubresource = resetFieldsCache.get(definition);
-  if (!bySubresource) resetFieldsCache.set(definition, (bySubresource = new Map()));
+  if (!bySubresource) resetFieldsCache.set(definition, (bySubresource = new Map<string, FieldSet | undefined>()));
   if (bySubresource.has(subresource)) return bySubresource.get(subresource);
   const declared = resetFieldsByKind[`${definition.group}/${definition.kind}`]?.[subresource];
   const paths =
     declared ??
     (subresource === ''
-      ? definition.subresources?.['status'] ? [['status']] : []
-      : subresource === 'status' && definition.schema.properties?.['spec'] ? [['spec']] : []);
+      ? definition.subresources?.['status']
+        ? [['status']]
+        : []
+      : subresource === 'status' && definition.schema.properties?.['spec']
+        ? [['spec']]
+        : []);
   const set = paths.length ? FieldSet.of(...paths.map((p) => makePath(...p))) : undefined;
   bySubresource.set(subresource, set);
   return set;
@@ -118,7 +129,7 @@ function managerIdentifier(info: ManagerInfo): string {
 
 function parseIdentifier(identifier: string): Partial<ManagerInfo> {
   const parsed: unknown = JSON.parse(identifier);
-  return isObject(parsed) ? (parsed as Partial<ManagerInfo>) : {};
+  return isObject(parsed) ? parsed : {};
 }
 
 /** How conflict messages name a manager: `"kubectl"`, `"ctl" with subresource "status" using v1`. */
@@ -546,9 +557,14 @@ class ManagedFieldsManager implements FieldManager {
     // An existing object without managedFields stays untracked until it is applied to.
     if (managed.fields.size === 0 && live?.metadata.uid) return obj;
     const opts = updaterOptions(request);
-    const identifier = managerIdentifier({ manager: request.manager || 'unknown', operation: 'Update', apiVersion: opts.apiVersion, subresource: request.subresource });
+    const identifier = managerIdentifier({
+      manager: request.manager || 'unknown',
+      operation: 'Update',
+      apiVersion: opts.apiVersion,
+      subresource: request.subresource,
+    });
     const liveValue = live ? withoutManagedFields(live) : {};
-    const recorded = yield* recordWrite(opts, liveValue, obj as Record<string, unknown>, managed, identifier, formatTimeOf(request.now));
+    const recorded = yield* recordWrite(opts, liveValue, obj, managed, identifier, formatTimeOf(request.now));
     yield* setManagedFields(obj, recorded);
     return obj;
   }
@@ -586,13 +602,25 @@ class ManagedFieldsManager implements FieldManager {
     return result;
   }
 
-  private *applyOnce(live: KubeObject | null, applied: KubeObject, start: Managed, request: FieldManagerRequest, opts: UpdaterOptions, force: boolean): Steps<KubeObject> {
+  private *applyOnce(
+    live: KubeObject | null,
+    applied: KubeObject,
+    start: Managed,
+    request: FieldManagerRequest,
+    opts: UpdaterOptions,
+    force: boolean,
+  ): Steps<KubeObject> {
     const now = formatTimeOf(request.now);
     const liveValue = live ? withoutManagedFields(live) : {};
     let managed = start;
     if (managed.fields.size === 0) {
       // The fields the object has before its first apply are owned by a stand-in updater.
-      const identifier = managerIdentifier({ manager: beforeFirstApplyManager, operation: 'Update', apiVersion: opts.apiVersion, subresource: request.subresource });
+      const identifier = managerIdentifier({
+        manager: beforeFirstApplyManager,
+        operation: 'Update',
+        apiVersion: opts.apiVersion,
+        subresource: request.subresource,
+      });
       managed = yield* recordWrite(opts, {}, liveValue, managed, identifier, now);
     }
     // Read only: the merge builds new maps and lists and shares leaves with it (see the contract).
@@ -603,7 +631,12 @@ class ManagedFieldsManager implements FieldManager {
     if (errors.length) throw badRequest(`failed to create typed patch object (${objectDescription(config)}): ${validationErrorsString(errors)}`);
     yield;
 
-    const identifier = managerIdentifier({ manager: request.manager || 'unknown', operation: 'Apply', apiVersion: opts.apiVersion, subresource: request.subresource });
+    const identifier = managerIdentifier({
+      manager: request.manager || 'unknown',
+      operation: 'Apply',
+      apiVersion: opts.apiVersion,
+      subresource: request.subresource,
+    });
     let merged;
     try {
       merged = yield* applyConfigurationSteps(opts, liveValue, config, managed.fields, identifier, force);

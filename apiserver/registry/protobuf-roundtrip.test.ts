@@ -54,7 +54,14 @@ function serverMetadata(obj: KubeObject, def: ResourceDefinition): void {
     labels: { app: 'web', 'example.com/tier': 'front', ...obj.metadata.labels },
     annotations: { 'example.com/note': 'hello, wörld ✓', empty: '' },
     ownerReferences: [
-      { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-6d4cf56db6', uid: '0a1b2c3d-0000-4000-8000-000000000001', controller: true, blockOwnerDeletion: true },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        name: 'web-6d4cf56db6',
+        uid: '0a1b2c3d-0000-4000-8000-000000000001',
+        controller: true,
+        blockOwnerDeletion: true,
+      },
       // Pointers set to false are kept: they differ from unset in JSON.
       { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: '0a1b2c3d-0000-4000-8000-000000000002', controller: false },
     ],
@@ -92,7 +99,7 @@ function fixtureObject(def: ResourceDefinition): KubeObject {
   } else if (!fixture) {
     assert.fail(`no conformance fixture for ${fixtureKey(def)}`);
   } else if (fixture.readOnly) {
-    obj = etcdComponentStatus('etcd-0', true) as KubeObject;
+    obj = etcdComponentStatus('etcd-0', true);
   } else {
     obj = fixture.valid('roundtrip', def.namespaced ? 'default' : '');
     if (!def.namespaced) delete obj.metadata.namespace;
@@ -189,14 +196,22 @@ function outOfOrder(value: unknown, schema: Schema, path = ''): string[] {
   return [];
 }
 
-function roundTrip(value: Record<string, unknown>, schema: Schema, typeMeta: { apiVersion: string; kind: string }): { bytes: Uint8Array; decoded: Record<string, unknown> } {
+function roundTrip(
+  value: Record<string, unknown>,
+  schema: Schema,
+  typeMeta: { apiVersion: string; kind: string },
+): { bytes: Uint8Array; decoded: Record<string, unknown> } {
   const bytes = encodeObject(value, schema, typeMeta);
   const envelope = decodeEnvelope(bytes);
   assert.equal(envelope.apiVersion, typeMeta.apiVersion);
   assert.equal(envelope.kind, typeMeta.kind);
   const decoded = decodeObject(bytes, schema);
   // Encoding the decoded value again gives the same bytes.
-  assert.equal(Buffer.from(encodeObject(decoded, schema, typeMeta)).toString('hex'), Buffer.from(bytes).toString('hex'), 'decode then encode changes the bytes');
+  assert.equal(
+    Buffer.from(encodeObject(decoded, schema, typeMeta)).toString('hex'),
+    Buffer.from(bytes).toString('hex'),
+    'decode then encode changes the bytes',
+  );
   assert.deepEqual(outOfOrder(decoded, schema), [], 'decoded properties follow the schema order');
   return { bytes, decoded };
 }
@@ -298,7 +313,14 @@ describe('protobuf round trip of Status', () => {
       status: 'Failure',
       message: 'Too many requests, please try again later.',
       reason: 'TooManyRequests',
-      details: { name: 'n', group: 'storage.k8s.io', kind: 'csidrivers', uid: 'u-1', causes: [{ reason: 'r', message: 'm', field: 'f' }], retryAfterSeconds: 1 },
+      details: {
+        name: 'n',
+        group: 'storage.k8s.io',
+        kind: 'csidrivers',
+        uid: 'u-1',
+        causes: [{ reason: 'r', message: 'm', field: 'f' }],
+        retryAfterSeconds: 1,
+      },
       code: 429,
     };
     assert.deepEqual(roundTrip(status, schema, typeMeta).decoded, status);
@@ -324,28 +346,33 @@ describe('protobuf zeros of fields without omitempty', () => {
     return def;
   };
 
-  it(
-    'VolumeAttachment status.attached: false is kept',
-    () => {
-      const def = byKind('VolumeAttachment');
-      const obj = { ...fixtureObject(def), status: { attached: false, detachError: { time: '2024-01-01T00:00:00Z', message: 'timed out' } } };
-      assert.deepEqual(decodeObject(encodeObject(obj, def.schema, typeMetaOf(def)), def.schema), obj);
-    },
-  );
+  it('VolumeAttachment status.attached: false is kept', () => {
+    const def = byKind('VolumeAttachment');
+    const obj = { ...fixtureObject(def), status: { attached: false, detachError: { time: '2024-01-01T00:00:00Z', message: 'timed out' } } };
+    assert.deepEqual(decodeObject(encodeObject(obj, def.schema, typeMetaOf(def)), def.schema), obj);
+  });
 
-  it(
-    'ClusterCIDR spec.ipv6: "" is kept',
-    () => {
-      const def = byKind('ClusterCIDR');
-      const obj = { ...fixtureObject(def), spec: { perNodeHostBits: 8, ipv4: '10.0.0.0/16', ipv6: '' } };
-      assert.deepEqual(decodeObject(encodeObject(obj, def.schema, typeMetaOf(def)), def.schema), obj);
-    },
-  );
+  it('ClusterCIDR spec.ipv6: "" is kept', () => {
+    const def = byKind('ClusterCIDR');
+    const obj = { ...fixtureObject(def), spec: { perNodeHostBits: 8, ipv4: '10.0.0.0/16', ipv6: '' } };
+    assert.deepEqual(decodeObject(encodeObject(obj, def.schema, typeMetaOf(def)), def.schema), obj);
+  });
 
   it('Node daemonEndpoints Port 0 and empty nodeInfo strings are kept; an omitempty zero (taint value) is not', () => {
     const def = byKind('Node');
     const nodeInfo = Object.fromEntries(
-      ['machineID', 'systemUUID', 'bootID', 'kernelVersion', 'osImage', 'containerRuntimeVersion', 'kubeletVersion', 'kubeProxyVersion', 'operatingSystem', 'architecture'].map((f) => [f, '']),
+      [
+        'machineID',
+        'systemUUID',
+        'bootID',
+        'kernelVersion',
+        'osImage',
+        'containerRuntimeVersion',
+        'kubeletVersion',
+        'kubeProxyVersion',
+        'operatingSystem',
+        'architecture',
+      ].map((f) => [f, '']),
     );
     const obj = {
       ...fixtureObject(def),

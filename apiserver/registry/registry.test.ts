@@ -48,14 +48,24 @@ describe('runtimeConfig defaults', () => {
 
 describe('runtimeConfig keys', () => {
   it('enables a group version with a bare key or any of strconv.ParseBool true values', () => {
-    for (const flag of ['networking.k8s.io/v1alpha1', 'networking.k8s.io/v1alpha1=true', 'networking.k8s.io/v1alpha1=1', 'networking.k8s.io/v1alpha1=T', 'networking.k8s.io/v1alpha1=True']) {
+    for (const flag of [
+      'networking.k8s.io/v1alpha1',
+      'networking.k8s.io/v1alpha1=true',
+      'networking.k8s.io/v1alpha1=1',
+      'networking.k8s.io/v1alpha1=T',
+      'networking.k8s.io/v1alpha1=True',
+    ]) {
       assert.ok(served(flag).includes('networking.k8s.io/v1alpha1/clustercidrs'), flag);
     }
   });
 
   it('disables a group version with false, 0, f, F, FALSE or False', () => {
     for (const value of ['false', '0', 'f', 'F', 'FALSE', 'False']) {
-      assert.deepEqual(served(`storage.k8s.io/v1=${value}`).filter((s) => s.startsWith('storage.k8s.io/v1/')), [], value);
+      assert.deepEqual(
+        served(`storage.k8s.io/v1=${value}`).filter((s) => s.startsWith('storage.k8s.io/v1/')),
+        [],
+        value,
+      );
     }
   });
 
@@ -93,7 +103,10 @@ describe('runtimeConfig keys', () => {
     );
     assert.ok(!served('storage.k8s.io/v1/csinodes=false').includes('storage.k8s.io/v1/csinodes'));
     assert.ok(served('storage.k8s.io/v1/csinodes=false').includes('storage.k8s.io/v1/csidrivers'));
-    assert.deepEqual(served('networking.k8s.io/v1alpha1/clustercidrs=true').filter((s) => s.startsWith('networking')), ['networking.k8s.io/v1alpha1/clustercidrs']);
+    assert.deepEqual(
+      served('networking.k8s.io/v1alpha1/clustercidrs=true').filter((s) => s.startsWith('networking')),
+      ['networking.k8s.io/v1alpha1/clustercidrs'],
+    );
   });
 
   it('lets a version choice replace the resource defaults of that version', () => {

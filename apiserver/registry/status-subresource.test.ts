@@ -44,7 +44,7 @@ describe('statusSubresource', () => {
     assert.equal(sub.validateUpdate(thing(), old, ctx).length, 1);
   });
 
-  it("with resetMetadata keeps labels, annotations, finalizers and owner references as stored (ResetObjectMetaForStatus)", () => {
+  it('with resetMetadata keeps labels, annotations, finalizers and owner references as stored (ResetObjectMetaForStatus)', () => {
     const sub = statusSubresource<Thing>({ resetMetadata: true, validateUpdate: () => [] });
     const owner = { apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'u' };
     const old = thing({ metadata: { name: 't', labels: { a: 'old' }, ownerReferences: [owner] } });

@@ -46,7 +46,7 @@ function resetObjectMetaForStatus(meta: ObjectMeta, old: ObjectMeta): void {
 
 export interface StatusSubresourceOptions<T extends KubeObject> {
   /** Validation of a status write. Must not mutate. */
-  validateUpdate(obj: T, old: T, ctx: RequestContext): FieldError[];
+  validateUpdate: (obj: T, old: T, ctx: RequestContext) => FieldError[];
   /** Kind-specific steps after the spec (and metadata) are kept. May mutate obj, never old. */
   prepareForUpdate?(obj: T, old: T, ctx: RequestContext): void;
   /** The kind's upstream status strategy calls ResetObjectMetaForStatus. */

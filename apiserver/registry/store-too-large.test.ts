@@ -27,7 +27,7 @@ function store(definition: ResourceDefinition = configMapDefinition): GenericSto
 }
 
 function configMap(name: string, data: Record<string, string>): KubeObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data } as KubeObject;
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data };
 }
 
 /**
@@ -37,7 +37,7 @@ function configMap(name: string, data: Record<string, string>): KubeObject {
 function largeNode(name: string, bytes: number): KubeObject {
   const labels: Record<string, string> = {};
   for (let i = 0; i * 80 < bytes; i++) labels[`label-${i}`] = 'v'.repeat(63);
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels } } as KubeObject;
+  return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels } };
 }
 
 /**
@@ -70,7 +70,9 @@ describe('writes too large for etcd', () => {
     // An update too large is refused the same way and leaves the object as it was.
     await nodes.create('', largeNode('small', 0), ctx(), write);
     const labels = largeNode('small', 2_500_000).metadata.labels;
-    const err = await rejection(nodes.update('', 'small', '', (current) => ({ ...(current as KubeObject), metadata: { ...current?.metadata, labels } }), ctx(), write));
+    const err = await rejection(
+      nodes.update('', 'small', '', (current) => ({ ...(current as KubeObject), metadata: { ...current?.metadata, labels } }), ctx(), write),
+    );
     assert.equal(err.status.code, 413);
     assert.deepEqual((await nodes.get('', 'small')).metadata.labels ?? {}, {});
   });
@@ -98,7 +100,14 @@ describe('writes too large for etcd', () => {
         'default',
         'applied',
         '',
-        (current) => applied.apply(current, configMap('applied', manyKeys()), { definition: configMapDefinition, manager: 'test', subresource: '', now: new Date(), force: false }),
+        (current) =>
+          applied.apply(current, configMap('applied', manyKeys()), {
+            definition: configMapDefinition,
+            manager: 'test',
+            subresource: '',
+            now: new Date(),
+            force: false,
+          }),
         ctx(),
         { ...write, apply: true },
       ),

@@ -40,7 +40,9 @@ const csiDriver = (name: string, spec: Record<string, unknown> = { attachRequire
   spec,
 });
 /** A merge of `data` into a ConfigMap, as a patch's transform. */
-const withData = (data: Record<string, string>) => (current: KubeObject | null): KubeObject => ({ ...(current ?? configMap('x')), data: { ...(current?.['data'] as object), ...data } });
+const withData =
+  (data: Record<string, string>) =>
+  (current: KubeObject | null): KubeObject => ({ ...(current ?? configMap('x')), data: { ...(current?.['data'] as object), ...data } });
 
 describe('GenericStore create and get', () => {
   it('stores a new object with system metadata, its resourceVersion the storage revision', async () => {
@@ -53,7 +55,10 @@ describe('GenericStore create and get', () => {
     assert.notEqual(created.metadata.uid, 'client-uid');
     assert.equal(created.metadata.creationTimestamp, '2024-05-06T07:08:09Z');
     assert.equal(created.metadata.resourceVersion, String(await storage.currentRevision()));
-    assert.deepEqual(created.metadata.managedFields?.map((e) => [e.manager, e.operation]), [['test', 'Update']]);
+    assert.deepEqual(
+      created.metadata.managedFields?.map((e) => [e.manager, e.operation]),
+      [['test', 'Update']],
+    );
     assert.deepEqual(await store.get('default', 'one'), created);
     const stored = await storage.get(storage.key('configmaps', 'default', 'one'));
     assert.equal(stored?.modRevision, Number(created.metadata.resourceVersion));
@@ -114,7 +119,10 @@ describe('GenericStore admission', () => {
     const err = await rejection(store.create('default', configMap('broken'), ctx, write));
     assert.equal(err.status.code, 422);
     assert.equal(err.status.reason, 'Invalid');
-    assert.deepEqual(err.status.details?.causes?.map((c) => c.field), ['metadata.labels']);
+    assert.deepEqual(
+      err.status.details?.causes?.map((c) => c.field),
+      ['metadata.labels'],
+    );
     assert.deepEqual(calls, ['admit CREATE uid=-'], 'mutating admission ran before system metadata; validating never');
     assert.equal(await storage.currentRevision(), revision);
   });
@@ -192,19 +200,37 @@ describe('GenericStore update', () => {
   it('requires a resourceVersion where the kind forbids unconditional updates (422)', async () => {
     const { store } = setup(csiDriverDefinition);
     await store.create('', csiDriver('uncond.example.com'), ctx, write);
-    const err = await rejection(store.update('', 'uncond.example.com', '', { replacement: () => csiDriver('uncond.example.com', { attachRequired: true, podInfoOnMount: true }) }, ctx, write));
+    const err = await rejection(
+      store.update(
+        '',
+        'uncond.example.com',
+        '',
+        { replacement: () => csiDriver('uncond.example.com', { attachRequired: true, podInfoOnMount: true }) },
+        ctx,
+        write,
+      ),
+    );
     assert.equal(err.status.code, 422);
-    assert.equal(err.status.message, 'csidrivers.storage.k8s.io "uncond.example.com" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update');
+    assert.equal(
+      err.status.message,
+      'csidrivers.storage.k8s.io "uncond.example.com" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+    );
   });
 
   it('counts generation on spec changes only, for a kind that tracks it', async () => {
     const { store } = setup(csiDriverDefinition);
     const created = await store.create('', { ...csiDriver('gen.example.com'), metadata: { name: 'gen.example.com', generation: 9 } }, ctx, write);
     assert.equal(created.metadata.generation, 1);
-    const changeSpec = (current: KubeObject | null): KubeObject => ({ ...(current ?? created), spec: { ...(current?.['spec'] as object), podInfoOnMount: true } });
+    const changeSpec = (current: KubeObject | null): KubeObject => ({
+      ...(current ?? created),
+      spec: { ...(current?.['spec'] as object), podInfoOnMount: true },
+    });
     const specChanged = await store.update('', 'gen.example.com', '', changeSpec, ctx, write);
     assert.equal(specChanged.object.metadata.generation, 2);
-    const annotate = (current: KubeObject | null): KubeObject => ({ ...(current ?? created), metadata: { ...current?.metadata, annotations: { only: 'metadata' } } });
+    const annotate = (current: KubeObject | null): KubeObject => ({
+      ...(current ?? created),
+      metadata: { ...current?.metadata, annotations: { only: 'metadata' } },
+    });
     const metadataOnly = await store.update('', 'gen.example.com', '', annotate, ctx, write);
     assert.equal(metadataOnly.object.metadata.generation, 2);
     assert.notEqual(metadataOnly.object.metadata.resourceVersion, specChanged.object.metadata.resourceVersion);
@@ -217,7 +243,10 @@ describe('GenericStore delete', () => {
     const created = await store.create('default', configMap('pre'), ctx, write);
     const byUid = await rejection(store.delete('default', 'pre', ctx, { dryRun: false, preconditions: { uid: 'wrong' } }));
     assert.equal(byUid.status.code, 409);
-    assert.equal(byUid.status.message, `Operation cannot be fulfilled on configmaps "pre": Precondition failed: UID in precondition: wrong, UID in object meta: ${created.metadata.uid ?? ''}`);
+    assert.equal(
+      byUid.status.message,
+      `Operation cannot be fulfilled on configmaps "pre": Precondition failed: UID in precondition: wrong, UID in object meta: ${created.metadata.uid ?? ''}`,
+    );
     const byVersion = await rejection(store.delete('default', 'pre', ctx, { dryRun: false, preconditions: { resourceVersion: '1' } }));
     assert.equal(byVersion.status.code, 409);
     assert.match(byVersion.status.message ?? '', /ResourceVersion in precondition: 1, ResourceVersion in object meta: \d+$/);
@@ -245,7 +274,10 @@ describe('GenericStore delete', () => {
     assert.equal(again.deleted, false);
     assert.equal(await storage.currentRevision(), revision);
     // Removing the last finalizer removes the object.
-    const dropFinalizers = (current: KubeObject | null): KubeObject => ({ ...(current ?? configMap('fin')), metadata: { ...current?.metadata, finalizers: [] } });
+    const dropFinalizers = (current: KubeObject | null): KubeObject => ({
+      ...(current ?? configMap('fin')),
+      metadata: { ...current?.metadata, finalizers: [] },
+    });
     await store.update('default', 'fin', '', dropFinalizers, ctx, write);
     assert.equal((await rejection(store.get('default', 'fin'))).status.code, 404);
   });
@@ -263,8 +295,14 @@ describe('GenericStore delete', () => {
     for (const name of ['dc-a', 'dc-b', 'keep']) await store.create('default', configMap(name), ctx, write);
     const selected: ListFilter = { selective: true, matches: (obj) => obj.metadata.name?.startsWith('dc-') ?? false };
     const deleted = await store.deleteCollection('default', { filter: selected }, ctx, { dryRun: false });
-    assert.deepEqual(deleted.map((o) => o.metadata.name), ['dc-a', 'dc-b']);
-    assert.deepEqual((await store.list('default', { filter: everything })).items.map((o) => o.metadata.name), ['keep']);
+    assert.deepEqual(
+      deleted.map((o) => o.metadata.name),
+      ['dc-a', 'dc-b'],
+    );
+    assert.deepEqual(
+      (await store.list('default', { filter: everything })).items.map((o) => o.metadata.name),
+      ['keep'],
+    );
   });
 });
 
@@ -298,7 +336,10 @@ describe('GenericStore list', () => {
     for (const name of ['p1', 'p2', 'p3']) await store.create('default', configMap(name), ctx, write);
     await store.create('other', configMap('elsewhere'), ctx, write);
     const first = await store.list('default', { filter: everything, limit: 2 });
-    assert.deepEqual(first.items.map((o) => o.metadata.name), ['p1', 'p2']);
+    assert.deepEqual(
+      first.items.map((o) => o.metadata.name),
+      ['p1', 'p2'],
+    );
     assert.equal(first.items[0]?.kind, undefined, 'list items carry no kind');
     assert.equal(first.metadata.remainingItemCount, 1);
     assert.ok(first.metadata.continue);
@@ -306,12 +347,18 @@ describe('GenericStore list', () => {
     await store.create('default', configMap('p4'), ctx, write);
     await store.update('default', 'p3', '', withData({ a: 'later' }), ctx, write);
     const second = await store.list('default', { filter: everything, limit: 2, continueToken: first.metadata.continue });
-    assert.deepEqual(second.items.map((o) => [o.metadata.name, o['data']]), [['p3', { a: '1' }]]);
+    assert.deepEqual(
+      second.items.map((o) => [o.metadata.name, o['data']]),
+      [['p3', { a: '1' }]],
+    );
     assert.equal(second.metadata.resourceVersion, first.metadata.resourceVersion);
     assert.equal(second.metadata.continue, undefined);
     assert.equal(second.metadata.remainingItemCount, undefined);
     const all = await store.list('', { filter: everything });
-    assert.deepEqual(all.items.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`), ['default/p1', 'default/p2', 'default/p3', 'default/p4', 'other/elsewhere']);
+    assert.deepEqual(
+      all.items.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`),
+      ['default/p1', 'default/p2', 'default/p3', 'default/p4', 'other/elsewhere'],
+    );
   });
 
   it('fills a page through a selector and omits remainingItemCount', async () => {
@@ -319,10 +366,16 @@ describe('GenericStore list', () => {
     for (const name of ['a1', 'b1', 'a2', 'b2', 'a3']) await store.create('default', configMap(name), ctx, write);
     const onlyA: ListFilter = { selective: true, matches: (obj) => obj.metadata.name?.startsWith('a') ?? false };
     const page = await store.list('default', { filter: onlyA, limit: 2 });
-    assert.deepEqual(page.items.map((o) => o.metadata.name), ['a1', 'a2']);
+    assert.deepEqual(
+      page.items.map((o) => o.metadata.name),
+      ['a1', 'a2'],
+    );
     assert.equal(page.metadata.remainingItemCount, undefined);
     const rest = await store.list('default', { filter: onlyA, limit: 2, continueToken: page.metadata.continue });
-    assert.deepEqual(rest.items.map((o) => o.metadata.name), ['a3']);
+    assert.deepEqual(
+      rest.items.map((o) => o.metadata.name),
+      ['a3'],
+    );
   });
 
   it('answers a compacted continue token and Exact version with 410 Expired, a future version with 504', async () => {

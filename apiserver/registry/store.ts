@@ -172,7 +172,6 @@ const cacheWaitMs = 3000;
 /** How long a consistent read waits for the cache before it reads etcd instead. */
 const consistentReadWaitMs = 250;
 
-
 export function generateName(base: string): string {
   const prefix = base.length > maxGeneratedNameLength ? base.slice(0, maxGeneratedNameLength) : base;
   let suffix = '';
@@ -186,7 +185,7 @@ export function generateName(base: string): string {
  */
 function listItem(obj: KubeObject): KubeObject {
   const { apiVersion: _apiVersion, kind: _kind, ...item } = obj;
-  return item as KubeObject;
+  return item;
 }
 
 /** A write etcd refused as too large (StorageError TooLarge). */
@@ -508,7 +507,14 @@ export class GenericStore {
     }
   }
 
-  private async createOnce(namespace: string, sent: KubeObject, ctx: RequestContext, opts: WriteOptions, generated: boolean, slice: TimeSlice): Promise<KubeObject> {
+  private async createOnce(
+    namespace: string,
+    sent: KubeObject,
+    ctx: RequestContext,
+    opts: WriteOptions,
+    generated: boolean,
+    slice: TimeSlice,
+  ): Promise<KubeObject> {
     if (generated) sent.metadata.name = generateName(sent.metadata.generateName ?? '');
     const obj = await this.admitNew(namespace, sent, ctx, opts, slice);
     await slice.boundary();
@@ -654,80 +660,85 @@ export class GenericStore {
     // write" on a cached value is checked again on etcd's (guaranteedUpdate).
     const startingPoint = opts.dryRun ? undefined : this.cached(namespace, name);
     const attempt = (): Promise<UpdateResult> =>
-      this.etcd.guaranteedUpdate(this.key(namespace, name), async (current): Promise<UpdateDecision> => {
-        const old = current ? this.fromStorage(current) : null;
-        await slice.boundary();
-        const transformed = await desiredFrom(old);
-        await slice.boundary();
-        this.checkNamespace(transformed, namespace);
-        if (transformed.metadata.name && transformed.metadata.name !== name) {
-          throw badRequest(`the name of the object (${transformed.metadata.name}) does not match the name on the URL (${name})`);
-        }
-        transformed.metadata.name = name;
-        if (!old) {
-          if (subresource || !(def.strategy.allowCreateOnUpdate || opts.apply)) throw notFound(this.groupResource, name);
-          const created = await this.admitNew(namespace, transformed, ctx, opts, slice);
-          if (withoutManagedFields) delete created.metadata.managedFields;
-          decided = { object: created, created: true, wrote: !opts.dryRun };
-          return opts.dryRun ? { action: 'none', object: created } : { action: 'put', object: this.toStorage(created) };
-        }
-        const shaped = toGoShape(transformed, def.schema);
-        await slice.boundary();
-        const desired = await this.recordOwnership(old, shaped, subresource, ctx, opts, slice);
-        if (withoutManagedFields) delete desired.metadata.managedFields;
-        await slice.boundary();
-        // Upstream's update handler admits (mutating) as the last step of producing the updated
-        // object, before the store checks its resourceVersion and runs the kind's steps.
-        await this.admission.admit(this.attributes('UPDATE', subresource, namespace, name, desired, old, ctx, opts));
-        this.checkNamespace(desired, namespace);
-        if (!sub) await def.strategy.authorizeWrite?.(desired, old, ctx);
-        await slice.boundary();
-        const sentVersion = desired.metadata.resourceVersion;
-        if (sentVersion && sentVersion !== old.metadata.resourceVersion) {
-          throw conflict(this.groupResource, name, optimisticLockMessage);
-        }
-        if (!sentVersion && def.strategy.allowUnconditionalUpdate === false) {
-          // Upstream names the resource (not the kind) here and prints the value as Go's %#v of uint64 0.
-          throw invalid({ group: def.group, kind: def.plural }, name, [
-            { ...invalidField(FieldPath.root('metadata').child('resourceVersion'), 0, 'must be specified for an update'), valueText: '0x0' },
-          ]);
-        }
-        this.carryOverSystemMetadata(desired, old, namespace);
-        if (sub) sub.prepareForUpdate(desired, old, ctx);
-        else def.strategy.prepareForUpdate?.(desired, old, ctx);
-        toGoShape(desired, def.schema);
-        this.countSpecChange(desired, old);
-        await slice.boundary();
-        const kindErrors = sub
-          ? sub.validateUpdate(desired, old, ctx)
-          : def.strategy.validateUpdate
-            ? def.strategy.validateUpdate(desired, old, ctx)
-            : def.strategy.validate(desired, ctx);
-        await slice.boundary();
-        const errors = [...validateObjectMetaUpdate(desired.metadata, old.metadata, FieldPath.root('metadata')), ...kindErrors];
-        if (errors.length) this.validationError(desired, errors);
-        await slice.boundary();
-        await this.admission.validate(this.attributes('UPDATE', subresource, namespace, name, desired, old, ctx, opts));
-        desired.apiVersion = apiVersionOf(def);
-        desired.kind = def.kind;
-        desired.metadata.resourceVersion = old.metadata.resourceVersion;
-        if (this.finalized(desired)) {
-          decided = { object: desired, created: false, wrote: false };
-          return opts.dryRun ? { action: 'none', object: desired } : { action: 'delete' };
-        }
-        // A write that changes nothing but managedFields timestamps is no write.
-        await ignoreManagedFieldsTimestampsYielding(desired, old, slice);
-        await slice.boundary();
-        const unchanged = isDeepStrictEqual(desired, old);
-        await slice.boundary();
-        if (unchanged) {
-          // Nothing changed: no write, no new resourceVersion (upstream skips such writes too).
-          decided = { object: old, created: false, wrote: false };
-          return { action: 'none', object: old };
-        }
-        decided = { object: desired, created: false, wrote: !opts.dryRun };
-        return opts.dryRun ? { action: 'none', object: desired } : { action: 'put', object: this.toStorage(desired) };
-      }, startingPoint, this.ttlSeconds);
+      this.etcd.guaranteedUpdate(
+        this.key(namespace, name),
+        async (current): Promise<UpdateDecision> => {
+          const old = current ? this.fromStorage(current) : null;
+          await slice.boundary();
+          const transformed = await desiredFrom(old);
+          await slice.boundary();
+          this.checkNamespace(transformed, namespace);
+          if (transformed.metadata.name && transformed.metadata.name !== name) {
+            throw badRequest(`the name of the object (${transformed.metadata.name}) does not match the name on the URL (${name})`);
+          }
+          transformed.metadata.name = name;
+          if (!old) {
+            if (subresource || !(def.strategy.allowCreateOnUpdate || opts.apply)) throw notFound(this.groupResource, name);
+            const created = await this.admitNew(namespace, transformed, ctx, opts, slice);
+            if (withoutManagedFields) delete created.metadata.managedFields;
+            decided = { object: created, created: true, wrote: !opts.dryRun };
+            return opts.dryRun ? { action: 'none', object: created } : { action: 'put', object: this.toStorage(created) };
+          }
+          const shaped = toGoShape(transformed, def.schema);
+          await slice.boundary();
+          const desired = await this.recordOwnership(old, shaped, subresource, ctx, opts, slice);
+          if (withoutManagedFields) delete desired.metadata.managedFields;
+          await slice.boundary();
+          // Upstream's update handler admits (mutating) as the last step of producing the updated
+          // object, before the store checks its resourceVersion and runs the kind's steps.
+          await this.admission.admit(this.attributes('UPDATE', subresource, namespace, name, desired, old, ctx, opts));
+          this.checkNamespace(desired, namespace);
+          if (!sub) await def.strategy.authorizeWrite?.(desired, old, ctx);
+          await slice.boundary();
+          const sentVersion = desired.metadata.resourceVersion;
+          if (sentVersion && sentVersion !== old.metadata.resourceVersion) {
+            throw conflict(this.groupResource, name, optimisticLockMessage);
+          }
+          if (!sentVersion && def.strategy.allowUnconditionalUpdate === false) {
+            // Upstream names the resource (not the kind) here and prints the value as Go's %#v of uint64 0.
+            throw invalid({ group: def.group, kind: def.plural }, name, [
+              { ...invalidField(FieldPath.root('metadata').child('resourceVersion'), 0, 'must be specified for an update'), valueText: '0x0' },
+            ]);
+          }
+          this.carryOverSystemMetadata(desired, old, namespace);
+          if (sub) sub.prepareForUpdate(desired, old, ctx);
+          else def.strategy.prepareForUpdate?.(desired, old, ctx);
+          toGoShape(desired, def.schema);
+          this.countSpecChange(desired, old);
+          await slice.boundary();
+          const kindErrors = sub
+            ? sub.validateUpdate(desired, old, ctx)
+            : def.strategy.validateUpdate
+              ? def.strategy.validateUpdate(desired, old, ctx)
+              : def.strategy.validate(desired, ctx);
+          await slice.boundary();
+          const errors = [...validateObjectMetaUpdate(desired.metadata, old.metadata, FieldPath.root('metadata')), ...kindErrors];
+          if (errors.length) this.validationError(desired, errors);
+          await slice.boundary();
+          await this.admission.validate(this.attributes('UPDATE', subresource, namespace, name, desired, old, ctx, opts));
+          desired.apiVersion = apiVersionOf(def);
+          desired.kind = def.kind;
+          desired.metadata.resourceVersion = old.metadata.resourceVersion;
+          if (this.finalized(desired)) {
+            decided = { object: desired, created: false, wrote: false };
+            return opts.dryRun ? { action: 'none', object: desired } : { action: 'delete' };
+          }
+          // A write that changes nothing but managedFields timestamps is no write.
+          await ignoreManagedFieldsTimestampsYielding(desired, old, slice);
+          await slice.boundary();
+          const unchanged = isDeepStrictEqual(desired, old);
+          await slice.boundary();
+          if (unchanged) {
+            // Nothing changed: no write, no new resourceVersion (upstream skips such writes too).
+            decided = { object: old, created: false, wrote: false };
+            return { action: 'none', object: old };
+          }
+          decided = { object: desired, created: false, wrote: !opts.dryRun };
+          return opts.dryRun ? { action: 'none', object: desired } : { action: 'put', object: this.toStorage(desired) };
+        },
+        startingPoint,
+        this.ttlSeconds,
+      );
     const outcome = await this.guarded(name, async () => {
       try {
         return await attempt();
@@ -786,42 +797,47 @@ export class GenericStore {
     const def = this.definition;
     let outcome: DeleteOutcome | null = null;
     const written = await this.guarded(name, () =>
-      this.etcd.guaranteedUpdate(this.key(namespace, name), async (current): Promise<UpdateDecision> => {
-        if (!current) throw notFound(this.groupResource, name);
-        const old = this.fromStorage(current);
-        this.checkPreconditions(old, name, opts.preconditions);
-        // Upstream runs both phases here, on the stored object (rest.AdmissionToValidateObjectDeleteFunc).
-        const attributes = this.attributes('DELETE', '', namespace, name, undefined, old, ctx, opts);
-        await this.admission.admit(attributes);
-        await this.admission.validate(attributes);
-        if (old.metadata.deletionTimestamp && !this.finalized(old)) {
-          // Already terminating: nothing changes until the finalizers are gone.
-          outcome = { object: old, deleted: false };
-          return { action: 'none', object: old };
-        }
-        // Without finalizers or a strategy that may add them, the object just goes: no copy to mark.
-        if (!hasFinalizers(old) && !def.strategy.prepareForDelete) {
+      this.etcd.guaranteedUpdate(
+        this.key(namespace, name),
+        async (current): Promise<UpdateDecision> => {
+          if (!current) throw notFound(this.groupResource, name);
+          const old = this.fromStorage(current);
+          this.checkPreconditions(old, name, opts.preconditions);
+          // Upstream runs both phases here, on the stored object (rest.AdmissionToValidateObjectDeleteFunc).
+          const attributes = this.attributes('DELETE', '', namespace, name, undefined, old, ctx, opts);
+          await this.admission.admit(attributes);
+          await this.admission.validate(attributes);
+          if (old.metadata.deletionTimestamp && !this.finalized(old)) {
+            // Already terminating: nothing changes until the finalizers are gone.
+            outcome = { object: old, deleted: false };
+            return { action: 'none', object: old };
+          }
+          // Without finalizers or a strategy that may add them, the object just goes: no copy to mark.
+          if (!hasFinalizers(old) && !def.strategy.prepareForDelete) {
+            outcome = { object: old, deleted: true };
+            return opts.dryRun ? { action: 'none', object: old } : { action: 'delete' };
+          }
+          const marked = structuredClone(old);
+          const needsFinalization = def.strategy.prepareForDelete?.(marked, ctx) ?? false;
+          if (hasFinalizers(marked) || needsFinalization) {
+            // Marking an object for deletion changes what its controllers must do: a counted
+            // generation moves (upstream's markAsDeleting). A kind that prepares its own deletion
+            // (Namespace) is deleted by its own REST Delete upstream, which leaves generation alone.
+            const generation = marked.metadata.generation ?? 0;
+            if (!def.strategy.prepareForDelete && !old.metadata.deletionTimestamp && generation > 0) marked.metadata.generation = generation + 1;
+            marked.metadata.deletionTimestamp = formatTimeOf(ctx.now);
+            marked.metadata.deletionGracePeriodSeconds = 0;
+            outcome = { object: marked, deleted: false };
+            if (opts.dryRun) return { action: 'none', object: marked };
+            delete marked.metadata.resourceVersion;
+            return { action: 'put', object: this.toStorage(marked) };
+          }
           outcome = { object: old, deleted: true };
           return opts.dryRun ? { action: 'none', object: old } : { action: 'delete' };
-        }
-        const marked = structuredClone(old);
-        const needsFinalization = def.strategy.prepareForDelete?.(marked, ctx) ?? false;
-        if (hasFinalizers(marked) || needsFinalization) {
-          // Marking an object for deletion changes what its controllers must do: a counted
-          // generation moves (upstream's markAsDeleting). A kind that prepares its own deletion
-          // (Namespace) is deleted by its own REST Delete upstream, which leaves generation alone.
-          const generation = marked.metadata.generation ?? 0;
-          if (!def.strategy.prepareForDelete && !old.metadata.deletionTimestamp && generation > 0) marked.metadata.generation = generation + 1;
-          marked.metadata.deletionTimestamp = formatTimeOf(ctx.now);
-          marked.metadata.deletionGracePeriodSeconds = 0;
-          outcome = { object: marked, deleted: false };
-          if (opts.dryRun) return { action: 'none', object: marked };
-          delete marked.metadata.resourceVersion;
-          return { action: 'put', object: this.toStorage(marked) };
-        }
-        outcome = { object: old, deleted: true };
-        return opts.dryRun ? { action: 'none', object: old } : { action: 'delete' };
-      }, this.cached(namespace, name), this.ttlSeconds),
+        },
+        this.cached(namespace, name),
+        this.ttlSeconds,
+      ),
     );
     const done = outcome as DeleteOutcome | null;
     if (!done) throw internalError('delete produced no outcome');

@@ -21,10 +21,7 @@ export const nameColumn: TableColumnDefinition = { name: 'Name', type: 'string',
 export const ageColumn: TableColumnDefinition = { name: 'Age', type: 'string', description: creationTimestampDoc };
 
 /** Upstream's default columns, for kinds without their own. */
-const defaultColumns: readonly TableColumnDefinition[] = [
-  nameColumn,
-  { name: 'Created At', type: 'date', description: creationTimestampDoc },
-];
+const defaultColumns: readonly TableColumnDefinition[] = [nameColumn, { name: 'Created At', type: 'date', description: creationTimestampDoc }];
 
 const zeroTime = Date.parse('0001-01-01T00:00:00Z');
 

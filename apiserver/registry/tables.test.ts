@@ -49,7 +49,11 @@ describe('ConfigMap table', () => {
     assert.match(configMapDefinition.table?.columns[1]?.description ?? '', /^Data contains the configuration data\./);
   });
   it('counts data and binaryData keys', () => {
-    assert.deepEqual(cells(configMapDefinition, { apiVersion: 'v1', kind: 'ConfigMap', data: { a: '1', b: '2' }, binaryData: { c: 'AA==' } }), ['x', 3, '3m20s']);
+    assert.deepEqual(cells(configMapDefinition, { apiVersion: 'v1', kind: 'ConfigMap', data: { a: '1', b: '2' }, binaryData: { c: 'AA==' } }), [
+      'x',
+      3,
+      '3m20s',
+    ]);
     assert.deepEqual(cells(configMapDefinition, { apiVersion: 'v1', kind: 'ConfigMap' }), ['x', 0, '3m20s']);
   });
 });
@@ -59,10 +63,12 @@ describe('Secret table', () => {
     assert.deepEqual(columns(secretDefinition), [name, ['Type', 'string', '', 0], ['Data', 'string', '', 0], ageCol]);
   });
   it('shows the type and the number of keys', () => {
-    assert.deepEqual(
-      cells(secretDefinition, { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', data: { 'tls.crt': 'AA==', 'tls.key': 'AA==' } }),
-      ['x', 'kubernetes.io/tls', 2, '3m20s'],
-    );
+    assert.deepEqual(cells(secretDefinition, { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', data: { 'tls.crt': 'AA==', 'tls.key': 'AA==' } }), [
+      'x',
+      'kubernetes.io/tls',
+      2,
+      '3m20s',
+    ]);
     // stringData merges into data, as in upstream's internal form.
     assert.deepEqual(cells(secretDefinition, { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', data: { a: 'AA==' }, stringData: { a: 'z', b: 'y' } }), [
       'x',
@@ -106,7 +112,12 @@ describe('Node table', () => {
       metadata: {
         name: 'n1',
         creationTimestamp: ago(2 * 86400 + 5 * 3600),
-        labels: { 'node-role.kubernetes.io/control-plane': '', 'kubernetes.io/role': 'master', 'node-role.kubernetes.io/': 'x', 'node-role.kubernetes.io/etcd': 'true' },
+        labels: {
+          'node-role.kubernetes.io/control-plane': '',
+          'kubernetes.io/role': 'master',
+          'node-role.kubernetes.io/': 'x',
+          'node-role.kubernetes.io/etcd': 'true',
+        },
       },
       spec: { unschedulable: true },
       status: {
@@ -123,7 +134,18 @@ describe('Node table', () => {
         nodeInfo: { kubeletVersion: 'v1.32.0', osImage: 'Debian', kernelVersion: '6.1.0', containerRuntimeVersion: 'containerd://1.7.0' },
       },
     });
-    assert.deepEqual(row, ['n1', 'Ready,SchedulingDisabled', 'control-plane,etcd,master', '2d5h', 'v1.32.0', '10.0.0.1', '1.2.3.4', 'Debian', '6.1.0', 'containerd://1.7.0']);
+    assert.deepEqual(row, [
+      'n1',
+      'Ready,SchedulingDisabled',
+      'control-plane,etcd,master',
+      '2d5h',
+      'v1.32.0',
+      '10.0.0.1',
+      '1.2.3.4',
+      'Debian',
+      '6.1.0',
+      'containerd://1.7.0',
+    ]);
   });
 
   it('prints NotReady, Unknown, <none> roles and unknown system info', () => {
@@ -256,7 +278,10 @@ describe('CertificateSigningRequest table', () => {
       '60m',
       'Pending',
     ]);
-    const issued = csr({ signerName: 's.io/a', username: 'bob', expirationSeconds: 86400 * 3 }, { conditions: [{ type: 'Approved', status: 'True' }], certificate: 'LS0t' });
+    const issued = csr(
+      { signerName: 's.io/a', username: 'bob', expirationSeconds: 86400 * 3 },
+      { conditions: [{ type: 'Approved', status: 'True' }], certificate: 'LS0t' },
+    );
     assert.deepEqual(issued.slice(2), ['s.io/a', 'bob', '3d', 'Approved,Issued']);
   });
 
@@ -273,7 +298,11 @@ describe('CertificateSigningRequest table', () => {
 describe('Lease table', () => {
   it('has Name, Holder, Age', () => {
     assert.deepEqual(columns(leaseDefinition), [name, ['Holder', 'string', '', 0], ageCol]);
-    assert.deepEqual(cells(leaseDefinition, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', spec: { holderIdentity: 'node-1' } }), ['x', 'node-1', '3m20s']);
+    assert.deepEqual(cells(leaseDefinition, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', spec: { holderIdentity: 'node-1' } }), [
+      'x',
+      'node-1',
+      '3m20s',
+    ]);
     assert.deepEqual(cells(leaseDefinition, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }), ['x', '', '3m20s']);
   });
 });
@@ -292,7 +321,16 @@ describe('CSIDriver table', () => {
     ]);
   });
   it("prints upstream's defaults for unset fields", () => {
-    assert.deepEqual(cells(csiDriverDefinition, { apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', spec: {} }), ['x', true, false, false, '<unset>', false, '<none>', '3m20s']);
+    assert.deepEqual(cells(csiDriverDefinition, { apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', spec: {} }), [
+      'x',
+      true,
+      false,
+      false,
+      '<unset>',
+      false,
+      '<none>',
+      '3m20s',
+    ]);
     assert.equal(cells(csiDriverDefinition, { apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', spec: { tokenRequests: [] } })[4], '<unset>');
   });
   it('prints set fields', () => {
@@ -315,7 +353,11 @@ describe('CSIDriver table', () => {
 describe('CSINode table', () => {
   it('counts drivers', () => {
     assert.deepEqual(columns(csiNodeDefinition), [name, ['Drivers', 'integer', '', 0], ageCol]);
-    assert.deepEqual(cells(csiNodeDefinition, { apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', spec: { drivers: [{ name: 'a' }, { name: 'b' }] } }), ['x', 2, '3m20s']);
+    assert.deepEqual(cells(csiNodeDefinition, { apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', spec: { drivers: [{ name: 'a' }, { name: 'b' }] } }), [
+      'x',
+      2,
+      '3m20s',
+    ]);
     assert.deepEqual(cells(csiNodeDefinition, { apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', spec: {} }), ['x', 0, '3m20s']);
   });
 });
@@ -383,15 +425,22 @@ describe('VolumeAttachment table', () => {
   });
   it('prints the spec and attachment state', () => {
     const va = { apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttachment' };
-    assert.deepEqual(cells(volumeAttachmentDefinition, { ...va, spec: { attacher: 'csi.example.com', source: { persistentVolumeName: 'pv-1' }, nodeName: 'n1' }, status: { attached: true } }), [
+    assert.deepEqual(
+      cells(volumeAttachmentDefinition, {
+        ...va,
+        spec: { attacher: 'csi.example.com', source: { persistentVolumeName: 'pv-1' }, nodeName: 'n1' },
+        status: { attached: true },
+      }),
+      ['x', 'csi.example.com', 'pv-1', 'n1', true, '3m20s'],
+    );
+    assert.deepEqual(cells(volumeAttachmentDefinition, { ...va, spec: { attacher: 'a', source: { inlineVolumeSpec: {} }, nodeName: 'n1' } }), [
       'x',
-      'csi.example.com',
-      'pv-1',
+      'a',
+      '',
       'n1',
-      true,
+      false,
       '3m20s',
     ]);
-    assert.deepEqual(cells(volumeAttachmentDefinition, { ...va, spec: { attacher: 'a', source: { inlineVolumeSpec: {} }, nodeName: 'n1' } }), ['x', 'a', '', 'n1', false, '3m20s']);
   });
 });
 
@@ -436,7 +485,11 @@ describe('ClusterCIDR table', () => {
       '3m20s',
       'MatchExpressions: [{zone In [a b]} {gpu Exists []}],MatchFields: [{metadata.name NotIn [n1]}],MatchExpressions: [{x DoesNotExist []}]',
     ]);
-    const bare = cells(clusterCIDRDefinition, { apiVersion: 'networking.k8s.io/v1alpha1', kind: 'ClusterCIDR', spec: { perNodeHostBits: 4, ipv6: 'fd00::/48' } });
+    const bare = cells(clusterCIDRDefinition, {
+      apiVersion: 'networking.k8s.io/v1alpha1',
+      kind: 'ClusterCIDR',
+      spec: { perNodeHostBits: 4, ipv6: 'fd00::/48' },
+    });
     assert.deepEqual(bare, ['x', '4', '<none>', 'fd00::/48', '3m20s', '<none>']);
     assert.equal(cells(clusterCIDRDefinition, { apiVersion: 'networking.k8s.io/v1alpha1', kind: 'ClusterCIDR', spec: { nodeSelector: {} } })[5], '');
   });

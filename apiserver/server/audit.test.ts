@@ -30,7 +30,9 @@ const header = 'apiVersion: audit.k8s.io/v1\nkind: Policy\n';
 describe('loadAuditPolicy', () => {
   it('reads an audit.k8s.io/v1 Policy in YAML or JSON', () => {
     const yaml = loadAuditPolicy(
-      policyFile(`${header}omitStages: [RequestReceived]\nrules:\n- level: Metadata\n  resources:\n  - group: ""\n    resources: [secrets]\n- level: RequestResponse\n  users: [bob]\n`),
+      policyFile(
+        `${header}omitStages: [RequestReceived]\nrules:\n- level: Metadata\n  resources:\n  - group: ""\n    resources: [secrets]\n- level: RequestResponse\n  users: [bob]\n`,
+      ),
     );
     assert.deepEqual(yaml.policy, {
       omitStages: ['RequestReceived'],
@@ -72,7 +74,7 @@ describe('loadAuditPolicy', () => {
     assert.equal(
       loadError(`${header}rules:\n- level: None\n  resources:\n  - group: Apps\n  - resourceNames: [x]\n  omitStages: [Started]\n`),
       'loading audit policy file: [' +
-        'rules[0].resources.group: Invalid value: "Apps": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\'), ' +
+        "rules[0].resources.group: Invalid value: \"Apps\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), " +
         'rules[0].resources.resourceNames: Invalid value: []string{"x"}: using resourceNames requires at least one resource, ' +
         'rules[0].omitStages[0]: Invalid value: "Started": allowed stages are RequestReceived,ResponseStarted,ResponseComplete,Panic]: from file <path>',
     );
@@ -134,7 +136,7 @@ describe('evaluateAuditPolicy', () => {
     assert.equal(level({ rules: [{ level: 'Metadata', resources: [{ group: '' }] }] }, csr), 'None');
   });
 
-  it('adds a rule\'s omitted stages to the policy\'s', () => {
+  it("adds a rule's omitted stages to the policy's", () => {
     const config = evaluateAuditPolicy({ omitStages: ['RequestReceived'], rules: [{ level: 'Request', omitStages: ['ResponseStarted'] }] }, attrs());
     assert.deepEqual([...config.omitStages].sort(), ['RequestReceived', 'ResponseStarted']);
   });
@@ -148,7 +150,13 @@ function memorySink(): AuditSink & { events: Record<string, unknown>[] } {
 
 describe('RequestAudit', () => {
   const received = new Date('2024-05-01T10:00:00.123Z');
-  const info = { auditID: 'id-1', requestURI: '/api/v1/namespaces/default/configmaps?dryRun=All', userAgent: 'kubectl/v1.32.0', sourceIPs: ['127.0.0.1'], received };
+  const info = {
+    auditID: 'id-1',
+    requestURI: '/api/v1/namespaces/default/configmaps?dryRun=All',
+    userAgent: 'kubectl/v1.32.0',
+    sourceIPs: ['127.0.0.1'],
+    received,
+  };
 
   it('writes RequestReceived and ResponseComplete events in upstream field order at Metadata level', () => {
     const sink = memorySink();
@@ -160,7 +168,21 @@ describe('RequestAudit', () => {
     audit.complete(201, undefined, 'application/json', '{"kind":"ConfigMap"}');
     assert.equal(sink.events.length, 2);
     const [first, last] = sink.events;
-    assert.deepEqual(Object.keys(first!), ['kind', 'apiVersion', 'level', 'auditID', 'stage', 'requestURI', 'verb', 'user', 'sourceIPs', 'userAgent', 'objectRef', 'requestReceivedTimestamp', 'stageTimestamp']);
+    assert.deepEqual(Object.keys(first!), [
+      'kind',
+      'apiVersion',
+      'level',
+      'auditID',
+      'stage',
+      'requestURI',
+      'verb',
+      'user',
+      'sourceIPs',
+      'userAgent',
+      'objectRef',
+      'requestReceivedTimestamp',
+      'stageTimestamp',
+    ]);
     assert.deepEqual(first, {
       kind: 'Event',
       apiVersion: 'audit.k8s.io/v1',
@@ -205,21 +227,51 @@ describe('RequestAudit', () => {
     const auditor = new Auditor({ rules: [{ level: 'Request' }] }, sink);
     const failed = auditor.begin(attrs({ verb: 'patch' }), info)!;
     failed.requestBody('application/merge-patch+json', Buffer.from('{"data":{"a":"b"}}'));
-    failed.complete(404, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'configmaps "c" not found', reason: 'NotFound', details: { name: 'c', kind: 'configmaps' }, code: 404 }, undefined, undefined);
-    assert.deepEqual(sink.events.at(-1)?.responseStatus, { metadata: {}, status: 'Failure', message: 'configmaps "c" not found', reason: 'NotFound', details: { name: 'c', kind: 'configmaps' }, code: 404 });
+    failed.complete(
+      404,
+      {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'configmaps "c" not found',
+        reason: 'NotFound',
+        details: { name: 'c', kind: 'configmaps' },
+        code: 404,
+      },
+      undefined,
+      undefined,
+    );
+    assert.deepEqual(sink.events.at(-1)?.responseStatus, {
+      metadata: {},
+      status: 'Failure',
+      message: 'configmaps "c" not found',
+      reason: 'NotFound',
+      details: { name: 'c', kind: 'configmaps' },
+      code: 404,
+    });
     assert.deepEqual(sink.events.at(-1)?.requestObject, { data: { a: 'b' } });
     const watch = auditor.begin(attrs({ verb: 'watch', name: '' }), info)!;
     watch.requestReceived();
     watch.responseStarted(200);
     watch.complete(200, undefined, undefined, undefined);
-    assert.deepEqual(sink.events.slice(-3).map((e) => e.stage), ['RequestReceived', 'ResponseStarted', 'ResponseComplete']);
+    assert.deepEqual(
+      sink.events.slice(-3).map((e) => e.stage),
+      ['RequestReceived', 'ResponseStarted', 'ResponseComplete'],
+    );
     assert.deepEqual(sink.events.at(-2)?.responseStatus, { metadata: {}, code: 200 });
-    const quiet = new Auditor({ omitStages: ['RequestReceived'], rules: [{ level: 'Metadata', omitStages: ['ResponseStarted'] }] }, sink).begin(attrs({ verb: 'watch' }), info)!;
+    const quiet = new Auditor({ omitStages: ['RequestReceived'], rules: [{ level: 'Metadata', omitStages: ['ResponseStarted'] }] }, sink).begin(
+      attrs({ verb: 'watch' }),
+      info,
+    )!;
     const before = sink.events.length;
     quiet.requestReceived();
     quiet.responseStarted(200);
     quiet.complete(200, undefined, undefined, undefined);
-    assert.deepEqual(sink.events.slice(before).map((e) => e.stage), ['ResponseComplete']);
+    assert.deepEqual(
+      sink.events.slice(before).map((e) => e.stage),
+      ['ResponseComplete'],
+    );
   });
 
   it('audits nothing at level None, and an unauthenticated request with an empty user', () => {

@@ -83,13 +83,15 @@ function stringList(value: unknown, path: string): string[] | undefined {
 
 /** Decodes the document the way upstream's lenient decoder does, collecting what strict decoding would reject. */
 function decodePolicy(doc: unknown, unknown: string[]): AuditPolicy {
-  if (!isObject(doc)) throw new Error('failed decoding: Object \'Kind\' is missing in the policy');
+  if (!isObject(doc)) throw new Error("failed decoding: Object 'Kind' is missing in the policy");
   const kind = doc.kind;
   const apiVersion = doc.apiVersion;
   if (typeof kind !== 'string' || kind === '') throw new Error(`failed decoding: Object 'Kind' is missing in '${JSON.stringify(doc)}'`);
   if (typeof apiVersion !== 'string' || apiVersion === '') throw new Error(`failed decoding: Object 'apiVersion' is missing in '${JSON.stringify(doc)}'`);
   if (apiVersion !== 'audit.k8s.io/v1' || kind !== 'Policy') {
-    throw new Error(`failed decoding: no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} in scheme "k8s.io/apiserver/pkg/audit/scheme.go:30"`);
+    throw new Error(
+      `failed decoding: no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} in scheme "k8s.io/apiserver/pkg/audit/scheme.go:30"`,
+    );
   }
   for (const key of Object.keys(doc)) if (!policyFields.has(key)) unknown.push(key);
   const rulesValue = doc.rules ?? [];
@@ -98,7 +100,8 @@ function decodePolicy(doc: unknown, unknown: string[]): AuditPolicy {
     if (!isObject(raw)) throw new Error(`failed decoding: json: cannot unmarshal ${typeof raw} into Go struct field Policy.rules of type v1.PolicyRule`);
     for (const key of Object.keys(raw)) if (!ruleFields.has(key)) unknown.push(`rules[${i}].${key}`);
     const resources = raw.resources === undefined || raw.resources === null ? undefined : raw.resources;
-    if (resources !== undefined && !Array.isArray(resources)) throw new Error('failed decoding: json: cannot unmarshal object into Go struct field PolicyRule.rules.resources of type []v1.GroupResources');
+    if (resources !== undefined && !Array.isArray(resources))
+      throw new Error('failed decoding: json: cannot unmarshal object into Go struct field PolicyRule.rules.resources of type []v1.GroupResources');
     const rule: PolicyRule = { level: (typeof raw.level === 'string' ? raw.level : '') as AuditLevel };
     const users = stringList(raw.users, 'PolicyRule.rules.users');
     const userGroups = stringList(raw.userGroups, 'PolicyRule.rules.userGroups');
@@ -115,7 +118,8 @@ function decodePolicy(doc: unknown, unknown: string[]): AuditPolicy {
     if (typeof raw.omitManagedFields === 'boolean') rule.omitManagedFields = raw.omitManagedFields;
     if (resources) {
       rule.resources = resources.map((gr, j): GroupResources => {
-        if (!isObject(gr)) throw new Error('failed decoding: json: cannot unmarshal value into Go struct field PolicyRule.rules.resources of type v1.GroupResources');
+        if (!isObject(gr))
+          throw new Error('failed decoding: json: cannot unmarshal value into Go struct field PolicyRule.rules.resources of type v1.GroupResources');
         for (const key of Object.keys(gr)) if (!groupResourceFields.has(key)) unknown.push(`rules[${i}].resources[${j}].${key}`);
         const out: GroupResources = {};
         if (typeof gr.group === 'string') out.group = gr.group;
@@ -161,7 +165,10 @@ export function validateAuditPolicy(policy: AuditPolicy): FieldError[] {
         if (msgs.length) errors.push(invalid(path.child('resources', 'group'), gr.group, msgs.join(',')));
       }
       if ((gr.resourceNames ?? []).length > 0 && (gr.resources ?? []).length === 0) {
-        errors.push({ ...invalid(path.child('resources', 'resourceNames'), gr.resourceNames, 'using resourceNames requires at least one resource'), valueText: goSlice(gr.resourceNames ?? []) });
+        errors.push({
+          ...invalid(path.child('resources', 'resourceNames'), gr.resourceNames, 'using resourceNames requires at least one resource'),
+          valueText: goSlice(gr.resourceNames ?? []),
+        });
       }
     }
     errors.push(...validateOmitStages(rule.omitStages, path.child('omitStages')));
@@ -207,7 +214,9 @@ export function loadAuditPolicy(path: string): { policy: AuditPolicy; warnings: 
     if (errors.length) throw new Error(aggregate(errors.map(fieldErrorString)));
     if (policy.rules.length === 0) throw new Error('loaded illegal policy with 0 rules');
     const warnings = unknown.length
-      ? [`Audit policy contains errors, falling back to lenient decoding: strict decoding error: ${unknown.map((f) => `unknown field ${JSON.stringify(f)}`).join(', ')}`]
+      ? [
+          `Audit policy contains errors, falling back to lenient decoding: strict decoding error: ${unknown.map((f) => `unknown field ${JSON.stringify(f)}`).join(', ')}`,
+        ]
       : [];
     return { policy, warnings };
   } catch (err) {
@@ -381,7 +390,6 @@ export interface AuditRequestInfo {
   sourceIPs: string[];
   received: Date;
 }
-
 
 /** Keeps the request and response bodies out of the log unless the level asks for them. */
 function bodyOf(contentType: string | undefined, body: Buffer | string | Uint8Array | undefined, omitManagedFields: boolean): unknown {

@@ -74,11 +74,14 @@ describe('request deadline', () => {
   });
 
   it('rejects a malformed timeout parameter with upstream 400 message', () => {
-    assert.throws(() => requestDeadlineMs(q('timeout=5'), 60_000), (err: { code: number; message: string }) => {
-      assert.equal(err.code, 400);
-      assert.equal(err.message, 'invalid timeout specified in the request URL - time: missing unit in duration "5"');
-      return true;
-    });
+    assert.throws(
+      () => requestDeadlineMs(q('timeout=5'), 60_000),
+      (err: { code: number; message: string }) => {
+        assert.equal(err.code, 400);
+        assert.equal(err.message, 'invalid timeout specified in the request URL - time: missing unit in duration "5"');
+        return true;
+      },
+    );
   });
 
   it('times out with upstream 504 Status', () => {

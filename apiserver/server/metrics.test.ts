@@ -18,7 +18,9 @@ function capturingLogger() {
 
 /** Lines of the exposition text for one metric family, comments included. */
 function family(text: string, name: string): string[] {
-  return text.split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `) || l.startsWith(`# HELP ${name} `) || l.startsWith(`# TYPE ${name} `));
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `) || l.startsWith(`# HELP ${name} `) || l.startsWith(`# TYPE ${name} `));
 }
 
 describe('metric stability', () => {
@@ -51,7 +53,11 @@ describe('metric stability', () => {
     old.inc({ kind: 'a' });
     old.inc({ kind: 'a' });
     const text = await registry.text();
-    assert.deepEqual(family(text, 'test_stable_total'), ['# HELP test_stable_total [STABLE] Stable things.', '# TYPE test_stable_total counter', 'test_stable_total 1']);
+    assert.deepEqual(family(text, 'test_stable_total'), [
+      '# HELP test_stable_total [STABLE] Stable things.',
+      '# TYPE test_stable_total counter',
+      'test_stable_total 1',
+    ]);
     assert.deepEqual(family(text, 'test_old_total'), [
       '# HELP test_old_total [ALPHA] (Deprecated from 1.31) Old things.',
       '# TYPE test_old_total counter',
@@ -72,13 +78,26 @@ describe('metric stability', () => {
     const off = hidden('');
     assert.deepEqual(family(await off.registry.text(), 'test_ancient'), []);
     const on = hidden('1.31');
-    assert.deepEqual(family(await on.registry.text(), 'test_ancient'), ['# HELP test_ancient [STABLE] (Deprecated from 1.29) Ancient.', '# TYPE test_ancient gauge', 'test_ancient 7']);
+    assert.deepEqual(family(await on.registry.text(), 'test_ancient'), [
+      '# HELP test_ancient [STABLE] (Deprecated from 1.29) Ancient.',
+      '# TYPE test_ancient gauge',
+      'test_ancient 7',
+    ]);
     assert.match(String(on.lines[0]?.msg), /^Hidden metrics \(test_ancient\) have been manually overridden, showing this very deprecated metric\.$/);
   });
 });
 
 describe('ApiServerMetrics', () => {
-  const list: RequestLabels = { verb: 'LIST', dry_run: '', group: '', version: 'v1', resource: 'configmaps', subresource: '', scope: 'namespace', component: 'apiserver' };
+  const list: RequestLabels = {
+    verb: 'LIST',
+    dry_run: '',
+    group: '',
+    version: 'v1',
+    resource: 'configmaps',
+    subresource: '',
+    scope: 'namespace',
+    component: 'apiserver',
+  };
 
   it('counts requests and their latency with upstream labels', async () => {
     const metrics = new ApiServerMetrics({ logger: capturingLogger().logger });
@@ -86,12 +105,36 @@ describe('ApiServerMetrics', () => {
     metrics.observeRequest(list, 200, 0.3, 10);
     metrics.observeRequest({ ...list, verb: 'POST', scope: 'resource', dry_run: 'All' }, 201, 0.01, 10);
     const text = await metrics.text();
-    assert.ok(text.includes('# HELP apiserver_request_total [STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.'));
-    assert.ok(text.includes('apiserver_request_total{verb="LIST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",code="200"} 2'));
-    assert.ok(text.includes('apiserver_request_total{verb="POST",dry_run="All",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver",code="201"} 1'));
-    assert.ok(text.includes('apiserver_request_duration_seconds_bucket{le="0.005",verb="LIST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver"} 1'));
-    assert.ok(text.includes('apiserver_request_duration_seconds_bucket{le="0.4",verb="LIST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver"} 2'));
-    assert.ok(text.includes('apiserver_response_sizes_sum{verb="LIST",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver"} 1244'));
+    assert.ok(
+      text.includes(
+        '# HELP apiserver_request_total [STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+      ),
+    );
+    assert.ok(
+      text.includes(
+        'apiserver_request_total{verb="LIST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",code="200"} 2',
+      ),
+    );
+    assert.ok(
+      text.includes(
+        'apiserver_request_total{verb="POST",dry_run="All",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver",code="201"} 1',
+      ),
+    );
+    assert.ok(
+      text.includes(
+        'apiserver_request_duration_seconds_bucket{le="0.005",verb="LIST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver"} 1',
+      ),
+    );
+    assert.ok(
+      text.includes(
+        'apiserver_request_duration_seconds_bucket{le="0.4",verb="LIST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver"} 2',
+      ),
+    );
+    assert.ok(
+      text.includes(
+        'apiserver_response_sizes_sum{verb="LIST",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver"} 1244',
+      ),
+    );
     assert.ok(!text.includes('apiserver_response_sizes_sum{verb="POST"'));
   });
 
@@ -110,12 +153,20 @@ describe('ApiServerMetrics', () => {
     metrics.etcdRequest('get', 'configmaps', 0.002, false);
     metrics.etcdRequest('get', 'configmaps', 0.002, true);
     const text = await metrics.text();
-    assert.ok(text.includes('apiserver_longrunning_requests{verb="WATCH",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver"} 1'));
+    assert.ok(
+      text.includes(
+        'apiserver_longrunning_requests{verb="WATCH",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver"} 1',
+      ),
+    );
     assert.ok(text.includes('apiserver_registered_watchers{group="",version="v1",kind="ConfigMap"} 1'));
     assert.ok(text.includes('apiserver_watch_events_total{group="",version="v1",kind="ConfigMap"} 2'));
     assert.ok(text.includes('apiserver_watch_events_sizes_bucket{le="1024",group="",version="v1",kind="ConfigMap"} 1'));
     assert.ok(text.includes('apiserver_requested_deprecated_apis{group="",version="v1",resource="componentstatuses",subresource="",removed_release=""} 1'));
-    assert.ok(text.includes('apiserver_request_terminations_total{verb="LIST",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",code="429"} 1'));
+    assert.ok(
+      text.includes(
+        'apiserver_request_terminations_total{verb="LIST",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",code="429"} 1',
+      ),
+    );
     assert.ok(text.includes('etcd_request_duration_seconds_count{operation="get",type="configmaps"} 2'));
     assert.ok(text.includes('etcd_requests_total{operation="get",type="configmaps"} 2'));
     assert.ok(text.includes('etcd_request_errors_total{operation="get",type="configmaps"} 1'));

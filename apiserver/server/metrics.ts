@@ -148,7 +148,8 @@ export function validateShowHiddenMetricsVersion(value: string, current = curren
   if (value === '') return;
   const { major, minor } = parseMinor(current, 'current version');
   const valid = `${major}.${minor - 1}`;
-  if (value !== valid) throw new Error(`--show-hidden-metrics-for-version must be omitted or have the value '${valid}'. Only the previous minor version is allowed`);
+  if (value !== valid)
+    throw new Error(`--show-hidden-metrics-for-version must be omitted or have the value '${valid}'. Only the previous minor version is allowed`);
 }
 
 export type MetricVisibility = 'current' | 'deprecated' | 'hidden';
@@ -198,7 +199,9 @@ export class MetricsRegistry {
   }
 
   histogram<L extends string>(spec: HistogramSpec<L>): Histogram<L> {
-    return this.declare(spec, (help) => new Histogram<L>({ name: spec.name, help, labelNames: spec.labelNames ?? [], buckets: spec.buckets, registers: [] }), ['observe']);
+    return this.declare(spec, (help) => new Histogram<L>({ name: spec.name, help, labelNames: spec.labelNames ?? [], buckets: spec.buckets, registers: [] }), [
+      'observe',
+    ]);
   }
 
   /** A counter for hot paths (see SeriesCounter). */
@@ -231,7 +234,8 @@ export class MetricsRegistry {
     const help = `[${spec.stabilityLevel}] ${deprecated ? `(Deprecated from ${spec.deprecatedVersion}) ` : ''}${spec.help}`;
     const metric = create(help);
     if (visibility === 'hidden' && !this.showHidden) return metric;
-    if (visibility === 'hidden') this.opts.logger.warn({ metric: spec.name }, `Hidden metrics (${spec.name}) have been manually overridden, showing this very deprecated metric.`);
+    if (visibility === 'hidden')
+      this.opts.logger.warn({ metric: spec.name }, `Hidden metrics (${spec.name}) have been manually overridden, showing this very deprecated metric.`);
     if (deprecated) this.warnOnFirstRecord(metric, spec, recorders);
     // prom-client formats whatever has a name and get(); series families are such metrics.
     this.prometheus.registerMetric(metric as Metric<string>);
@@ -244,7 +248,10 @@ export class MetricsRegistry {
     const originals = new Map(recorders.map((name) => [name, target[name]!]));
     const restore = (): void => {
       for (const [name, fn] of originals) target[name] = fn;
-      this.opts.logger.warn({ metric: spec.name, deprecatedVersion: spec.deprecatedVersion }, `metric ${spec.name} is deprecated since ${spec.deprecatedVersion} and will be hidden in a later release`);
+      this.opts.logger.warn(
+        { metric: spec.name, deprecatedVersion: spec.deprecatedVersion },
+        `metric ${spec.name} is deprecated since ${spec.deprecatedVersion} and will be hidden in a later release`,
+      );
     };
     for (const [name, fn] of originals) {
       target[name] = function (this: unknown, ...args: unknown[]) {
@@ -451,7 +458,7 @@ export class ApiServerMetrics {
       registry
         .gauge({
           name: 'kubernetes_build_info',
-          help: 'A metric with a constant \'1\' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.',
+          help: "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
           labelNames: Object.keys(info),
           stabilityLevel: 'ALPHA',
         })

@@ -37,6 +37,10 @@ test('an absolute URL contributes its path and query, whatever its port, as Go r
 
 test('targets that are no URL are 400s', () => {
   for (const target of ['http://[/', 'http://[::1/', '*', 'javascript:alert(1)', 'a b', '//%zz/', '/api/%4', 'http://h/%g0']) {
-    assert.throws(() => parseRequestTarget(target), (err: unknown) => isStatusError(err, 'BadRequest') && err.code === 400, target);
+    assert.throws(
+      () => parseRequestTarget(target),
+      (err: unknown) => isStatusError(err, 'BadRequest') && err.code === 400,
+      target,
+    );
   }
 });

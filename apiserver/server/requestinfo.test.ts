@@ -6,7 +6,10 @@ const parse = (method: string, path: string, query = '') => parseRequestInfo(met
 
 test('namespaced resource paths', () => {
   const info = parse('GET', '/api/v1/namespaces/ns1/configmaps/cm1');
-  assert.deepEqual([info.verb, info.apiGroup, info.apiVersion, info.namespace, info.resource, info.name, info.subresource], ['get', '', 'v1', 'ns1', 'configmaps', 'cm1', '']);
+  assert.deepEqual(
+    [info.verb, info.apiGroup, info.apiVersion, info.namespace, info.resource, info.name, info.subresource],
+    ['get', '', 'v1', 'ns1', 'configmaps', 'cm1', ''],
+  );
   assert.equal(parse('GET', '/api/v1/namespaces/ns1/configmaps').verb, 'list');
   assert.equal(parse('GET', '/api/v1/namespaces/ns1/configmaps', 'watch=1').verb, 'watch');
   assert.equal(parse('DELETE', '/api/v1/namespaces/ns1/configmaps').verb, 'deletecollection');
@@ -21,7 +24,10 @@ test('namespaces themselves and their subresources', () => {
 
 test('group paths and subresources', () => {
   const info = parse('PUT', '/apis/certificates.k8s.io/v1/certificatesigningrequests/csr1/approval');
-  assert.deepEqual([info.verb, info.apiGroup, info.apiVersion, info.resource, info.name, info.subresource], ['update', 'certificates.k8s.io', 'v1', 'certificatesigningrequests', 'csr1', 'approval']);
+  assert.deepEqual(
+    [info.verb, info.apiGroup, info.apiVersion, info.resource, info.name, info.subresource],
+    ['update', 'certificates.k8s.io', 'v1', 'certificatesigningrequests', 'csr1', 'approval'],
+  );
 });
 
 test('non-resource paths', () => {

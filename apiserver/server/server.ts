@@ -463,7 +463,7 @@ export class ApiServer {
       {
         auditID: ex.requestId,
         requestURI: `${ex.url.pathname}${ex.url.search}`,
-        userAgent: Array.isArray(agent) ? agent[0] : agent,
+        userAgent: typeof agent === 'string' ? agent : agent?.[0],
         sourceIPs: sourceIPs(req.headers, tlsSocketOf(req).remoteAddress),
         received,
       },
@@ -599,7 +599,10 @@ export class ApiServer {
   private tooManyRequests(res: AnyResponse, ex: Exchange): void {
     ex.terminated = true;
     this.opts.metrics.observeTermination(this.requestLabels(ex), 429);
-    this.send(res, ex, 429, 'text/plain; charset=utf-8', tooManyRequestsBody, [], { 'retry-after': tooManyRequestsRetryAfter, 'x-content-type-options': 'nosniff' });
+    this.send(res, ex, 429, 'text/plain; charset=utf-8', tooManyRequestsBody, [], {
+      'retry-after': tooManyRequestsRetryAfter,
+      'x-content-type-options': 'nosniff',
+    });
   }
 
   /** The request outlived its deadline: the client gets the 504 now; the handler's late answer is dropped. */
@@ -610,7 +613,15 @@ export class ApiServer {
     this.writeError(res, ex, requestTimeoutError(), req.headers.accept, []);
   }
 
-  private send(res: AnyResponse, ex: Exchange, status: number, contentType: string, body: string | Uint8Array, warnings: string[], extra: Record<string, string> = {}): void {
+  private send(
+    res: AnyResponse,
+    ex: Exchange,
+    status: number,
+    contentType: string,
+    body: string | Uint8Array,
+    warnings: string[],
+    extra: Record<string, string> = {},
+  ): void {
     if (res.headersSent || res.destroyed) return;
     const headers: Record<string, string | string[]> = {
       'content-type': contentType,

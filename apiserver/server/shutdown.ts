@@ -50,7 +50,7 @@ export class ConnectionTracker {
 
   /** Counts a request until its response closes; an HTTP/1.1 answer sent while draining closes its connection. */
   track(req: AnyRequest, res: AnyResponse, longRunning: boolean): void {
-    const socket = 'stream' in req ? undefined : (req.socket as Socket);
+    const socket = 'stream' in req ? undefined : req.socket;
     const count = socket ? this.http1.get(socket) : undefined;
     if (socket && count !== undefined) this.http1.set(socket, count + 1);
     if (!longRunning) this.inFlight++;

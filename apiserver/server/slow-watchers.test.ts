@@ -49,7 +49,13 @@ const maxUpdates = 400;
 before(async () => {
   etcd = await startEtcd({ dataDir: join(workDir, 'etcd') });
   const config = configFromFlags(
-    parseFlags([`--etcd-servers=${etcd.endpoints.join(',')}`, '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dataDir}`, '--etcd-compaction-interval=0']),
+    parseFlags([
+      `--etcd-servers=${etcd.endpoints.join(',')}`,
+      '--secure-port=0',
+      '--bind-address=127.0.0.1',
+      `--data-dir=${dataDir}`,
+      '--etcd-compaction-interval=0',
+    ]),
   );
   server = await startApiServer(config, createLogger('warn', 'apiserver'));
   client = createTestClient(server.url, dataDir);
@@ -86,7 +92,8 @@ async function update(name: string, round: number): Promise<number> {
   return Number(res.body.metadata?.resourceVersion);
 }
 
-const watchPath = (name: string, from: number): string => `${configMaps}?watch=1&includeObject=Object&resourceVersion=${from}&fieldSelector=metadata.name%3D${name}`;
+const watchPath = (name: string, from: number): string =>
+  `${configMaps}?watch=1&includeObject=Object&resourceVersion=${from}&fieldSelector=metadata.name%3D${name}`;
 
 /** An HTTP/1.1 watch whose body is never read: once Node's buffers fill, the socket is not read either. */
 function unreadHttp1Watch(path: string, accept: string): Promise<ClientRequest> {

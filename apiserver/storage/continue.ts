@@ -24,14 +24,17 @@ export function decodeContinue(text: string): ContinueToken {
   } catch {
     throw badRequest('invalid continue token: continue key is not valid: illegal base64 data at input byte 0');
   }
-  if (typeof parsed !== 'object' || parsed === null) throw badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  if (typeof parsed !== 'object' || parsed === null)
+    throw badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   const { v, rv, start } = parsed as Record<string, unknown>;
   if (v !== 'meta.k8s.io/v1') throw badRequest('invalid continue token: continue key is not valid: server does not recognize this encoded key');
   if (typeof rv !== 'number' || !Number.isInteger(rv) || rv === 0) {
     throw badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   }
-  if (typeof start !== 'string' || start.length === 0) throw badRequest('invalid continue token: continue key is not valid: encoded start key empty (version meta.k8s.io/v1)');
+  if (typeof start !== 'string' || start.length === 0)
+    throw badRequest('invalid continue token: continue key is not valid: encoded start key empty (version meta.k8s.io/v1)');
   // A token may not climb out of its collection.
-  if (start.startsWith('/') || start.split('/').includes('..')) throw badRequest('invalid continue token: continue key is not valid: path traversal not allowed');
+  if (start.startsWith('/') || start.split('/').includes('..'))
+    throw badRequest('invalid continue token: continue key is not valid: path traversal not allowed');
   return { revision: rv, start };
 }

@@ -60,27 +60,24 @@ export function createTestClient(baseUrl: string, dataDir: string): TestClient {
         sentHeaders['content-length'] = Buffer.byteLength(payload);
       }
       return new Promise<TestResponse>((resolve, reject) => {
-        const req = httpsRequest(
-          { protocol: base.protocol, hostname: base.hostname, port: base.port, path, method, headers: sentHeaders, agent },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (chunk: Buffer) => chunks.push(chunk));
-            res.once('error', reject);
-            res.once('end', () => {
-              const text = Buffer.concat(chunks).toString('utf8');
-              const warnings: string[] = [];
-              for (let i = 0; i < res.rawHeaders.length; i += 2) {
-                if (res.rawHeaders[i]?.toLowerCase() === 'warning') warnings.push(res.rawHeaders[i + 1] ?? '');
-              }
-              let decoded: ResponseBody = {};
-              if ((res.headers['content-type'] ?? '').includes('json') && text) {
-                const parsed: unknown = JSON.parse(text);
-                if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) decoded = parsed as ResponseBody;
-              }
-              resolve({ status: res.statusCode ?? 0, headers: res.headers, warnings, body: decoded, text });
-            });
-          },
-        );
+        const req = httpsRequest({ protocol: base.protocol, hostname: base.hostname, port: base.port, path, method, headers: sentHeaders, agent }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.once('error', reject);
+          res.once('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            const warnings: string[] = [];
+            for (let i = 0; i < res.rawHeaders.length; i += 2) {
+              if (res.rawHeaders[i]?.toLowerCase() === 'warning') warnings.push(res.rawHeaders[i + 1] ?? '');
+            }
+            let decoded: ResponseBody = {};
+            if ((res.headers['content-type'] ?? '').includes('json') && text) {
+              const parsed: unknown = JSON.parse(text);
+              if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) decoded = parsed as ResponseBody;
+            }
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, warnings, body: decoded, text });
+          });
+        });
         req.once('error', reject);
         req.end(payload);
       });

@@ -45,7 +45,11 @@ async function call(transport: Transport, method: string, target: string, body?:
 export async function createFixtures(transport: Transport): Promise<Snapshot> {
   const snapshot = new Map<string, unknown>();
   for (const ns of fixtureNamespaces) {
-    const created = await call(transport, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { fuzz: 'keep' } } });
+    const created = await call(transport, 'POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: ns, labels: { fuzz: 'keep' } },
+    });
     if (created.status !== 201) throw new Error(`creating namespace ${ns}: ${created.status} ${created.text}`);
     for (const [key, collection] of kinds) {
       const fixture = fixtures[key];

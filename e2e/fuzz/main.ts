@@ -47,10 +47,13 @@ try {
     ...(values.path ? { path: values.path } : {}),
     onProgress: (stats, inFlight) => {
       const seconds = (Date.now() - started) / 1000;
-      console.log(`fuzz: ${stats.total} requests in ${seconds.toFixed(0)} s (${(stats.total / seconds).toFixed(0)}/s), ${stats.failedRequests} failing, ${stats.findings.size} distinct`);
+      console.log(
+        `fuzz: ${stats.total} requests in ${seconds.toFixed(0)} s (${(stats.total / seconds).toFixed(0)}/s), ${stats.failedRequests} failing, ${stats.findings.size} distinct`,
+      );
       // A request waiting this long is worth a look: the server may be stalled on it or by it.
       const waiting = inFlight.filter((f) => f.sinceMs > 10_000);
-      for (const { request, sinceMs } of waiting) console.log(`  waiting ${(sinceMs / 1000).toFixed(0)} s for:\n${describeCase(request).replace(/^/gm, '    ')}`);
+      for (const { request, sinceMs } of waiting)
+        console.log(`  waiting ${(sinceMs / 1000).toFixed(0)} s for:\n${describeCase(request).replace(/^/gm, '    ')}`);
       if (waiting.length > 0) {
         const t0 = Date.now();
         void httpsCall(target.cluster.urls[0]!, { ca: target.cluster.caPem }, { path: '/readyz' }).then(

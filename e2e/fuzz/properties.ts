@@ -53,7 +53,11 @@ export function checkReply(
   if (status === 500 || (status >= 501 && status !== 503 && status !== 504)) out.push({ kind: String(status), detail: excerpt(body) });
   if (status === 504 && /too large resource version/i.test(body.toString('utf8'))) {
     const rv = req.query.find((p) => !p.raw && p.key === 'resourceVersion')?.value;
-    if (rv !== undefined && !isUint64(rv)) out.push({ kind: '504-for-bad-resourceVersion', detail: `resourceVersion ${rv.length > 40 ? `${rv.slice(0, 20)}…(${rv.length} chars)` : rv}: ${excerpt(body)}` });
+    if (rv !== undefined && !isUint64(rv))
+      out.push({
+        kind: '504-for-bad-resourceVersion',
+        detail: `resourceVersion ${rv.length > 40 ? `${rv.slice(0, 20)}…(${rv.length} chars)` : rv}: ${excerpt(body)}`,
+      });
   }
 
   const success = status >= 200 && status < 300;
@@ -64,7 +68,8 @@ export function checkReply(
       out.push({ kind: 'not-a-status', detail: `${status}: ${decoded.error}: ${excerpt(body)}` });
     } else {
       const s = statusView(decoded.value);
-      if (!s || s.kind !== 'Status' || s.apiVersion !== 'v1' || s.status !== 'Failure') out.push({ kind: 'not-a-status', detail: `${status} ${essenceOf(contentType)}: ${excerpt(body)}` });
+      if (!s || s.kind !== 'Status' || s.apiVersion !== 'v1' || s.status !== 'Failure')
+        out.push({ kind: 'not-a-status', detail: `${status} ${essenceOf(contentType)}: ${excerpt(body)}` });
       else if (s.code !== status) out.push({ kind: 'status-code-mismatch', detail: `HTTP ${status}, Status.code ${String(s.code)}: ${excerpt(body)}` });
     }
   }
@@ -73,7 +78,10 @@ export function checkReply(
     const essence = essenceOf(contentType);
     if (essence === 'application/json') {
       // A watch stream is one JSON document per line.
-      const docs = body.toString('utf8').split('\n').filter((line) => line.trim() !== '');
+      const docs = body
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '');
       const broken = docs.findIndex((line) => !decodeBody(contentType, Buffer.from(line)).ok);
       if (broken >= 0 && !decodeBody(contentType, body).ok) out.push({ kind: 'broken-2xx-body', detail: `${status} ${essence}: ${excerpt(body)}` });
     } else if (essence === 'application/yaml' && !decodeBody(contentType, body).ok) {

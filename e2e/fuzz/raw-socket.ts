@@ -42,7 +42,12 @@ export function parseHttp1Answer(data: Buffer): RawAnswer | undefined {
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   const rest = data.subarray(end + 4);
-  const body = headers['transfer-encoding']?.toLowerCase() === 'chunked' ? dechunk(rest) : headers['content-length'] !== undefined ? rest.subarray(0, Number(headers['content-length'])) : rest;
+  const body =
+    headers['transfer-encoding']?.toLowerCase() === 'chunked'
+      ? dechunk(rest)
+      : headers['content-length'] !== undefined
+        ? rest.subarray(0, Number(headers['content-length']))
+        : rest;
   return { status, headers, body };
 }
 
@@ -53,7 +58,14 @@ export function parseHttp1Answer(data: Buffer): RawAnswer | undefined {
 export function rawHttp1(url: string, tls: TlsMaterial, head: string, body?: Buffer): Promise<RawAnswer | undefined> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = tlsConnect({ host: hostname, port: Number(port), ca: tls.ca, ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}), ALPNProtocols: ['http/1.1'], servername: 'localhost' });
+    const socket = tlsConnect({
+      host: hostname,
+      port: Number(port),
+      ca: tls.ca,
+      ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
+      ALPNProtocols: ['http/1.1'],
+      servername: 'localhost',
+    });
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.once('secureConnect', () => {
@@ -61,7 +73,7 @@ export function rawHttp1(url: string, tls: TlsMaterial, head: string, body?: Buf
       if (body) socket.write(body);
     });
     // A reset after the answer arrived still leaves the answer.
-    socket.once('error', (err) => (chunks.length > 0 ? resolve(parseHttp1Answer(Buffer.concat(chunks))) : reject(err)));
+    socket.once('error', (err: Error) => (chunks.length > 0 ? resolve(parseHttp1Answer(Buffer.concat(chunks))) : reject(err)));
     socket.once('close', () => resolve(parseHttp1Answer(Buffer.concat(chunks))));
     socket.setTimeout(60_000, () => socket.destroy(new Error(`no answer to ${JSON.stringify(head.split('\r\n')[0])}`)));
   });
@@ -85,7 +97,7 @@ export function rawHttp2(url: string, tls: TlsMaterial, headers: OutgoingHttpHea
       session.close();
       resolve({ status, headers: answer, body: Buffer.concat(chunks) });
     });
-    stream.once('error', (err) => {
+    stream.once('error', (err: Error) => {
       session.destroy();
       reject(err);
     });

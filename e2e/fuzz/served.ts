@@ -26,7 +26,8 @@ interface DiscoveredResource {
 
 async function getJson(transport: Transport, target: string): Promise<Record<string, unknown>> {
   const reply = await transport.send({ protocol: 'http1', credentials: 'admin', method: 'GET', target, headers: { accept: 'application/json' } });
-  if (reply.kind !== 'reply' || reply.status !== 200) throw new Error(`discovery ${target} failed: ${reply.kind === 'reply' ? `${reply.status} ${reply.body.toString('utf8')}` : reply.error}`);
+  if (reply.kind !== 'reply' || reply.status !== 200)
+    throw new Error(`discovery ${target} failed: ${reply.kind === 'reply' ? `${reply.status} ${reply.body.toString('utf8')}` : reply.error}`);
   return JSON.parse(reply.body.toString('utf8')) as Record<string, unknown>;
 }
 

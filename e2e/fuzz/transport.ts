@@ -157,7 +157,8 @@ export function createTransport(opts: TransportOptions): Transport {
   function sendHttp1(req: WireRequest): Promise<WireOutcome> {
     return new Promise((resolve) => {
       const headers: Record<string, string> = { ...req.headers };
-      if (req.body !== undefined && !Object.keys(headers).some((h) => /^(content-length|transfer-encoding)$/i.test(h))) headers['content-length'] = String(req.body.length);
+      if (req.body !== undefined && !Object.keys(headers).some((h) => /^(content-length|transfer-encoding)$/i.test(h)))
+        headers['content-length'] = String(req.body.length);
       let settled = false;
       const settle = (outcome: WireOutcome): void => {
         if (settled) return;
@@ -176,10 +177,13 @@ export function createTransport(opts: TransportOptions): Transport {
         r = httpsRequest({ host: base.hostname, port: base.port, method: req.method, path: req.target, headers, ...connection }, (res) => {
           clearTimeout(stall);
           const reader = new BodyReader();
-          const cut = setTimeout(() => {
-            settle({ kind: 'reply', status: res.statusCode ?? 0, headers: res.headers, body: reader.body, cut: true });
-            res.destroy();
-          }, cutAfterMs(res.statusCode ?? 0));
+          const cut = setTimeout(
+            () => {
+              settle({ kind: 'reply', status: res.statusCode ?? 0, headers: res.headers, body: reader.body, cut: true });
+              res.destroy();
+            },
+            cutAfterMs(res.statusCode ?? 0),
+          );
           res.on('data', (c: Buffer) => reader.add(c));
           res.once('end', () => {
             clearTimeout(cut);
@@ -198,7 +202,11 @@ export function createTransport(opts: TransportOptions): Transport {
       // A request line the server's parser refuses gets its 400 or 431 Status with a body even for
       // HEAD (as Go answers: the method is no longer known), which node:http cannot parse.
       r.on('error', (err) =>
-        settle({ kind: 'no-reply', error: errorCode(err), clientSide: req.method === 'HEAD' && (err as NodeJS.ErrnoException).code === 'HPE_CLOSED_CONNECTION' }),
+        settle({
+          kind: 'no-reply',
+          error: errorCode(err),
+          clientSide: req.method === 'HEAD' && (err as NodeJS.ErrnoException).code === 'HPE_CLOSED_CONNECTION',
+        }),
       );
       // A CONNECT answer is reported by node:http as 'connect' (a tunnel), never as 'response': its
       // body is what follows on the socket, read here by Content-Length, chunks or the socket's end.
@@ -210,7 +218,13 @@ export function createTransport(opts: TransportOptions): Transport {
         const finish = (cut: boolean): void => {
           clearTimeout(cutTimer);
           const raw = Buffer.concat(data);
-          settle({ kind: 'reply', status: res.statusCode ?? 0, headers: res.headers, body: chunked ? dechunk(raw) : Number.isFinite(length) ? raw.subarray(0, length) : raw, cut });
+          settle({
+            kind: 'reply',
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: chunked ? dechunk(raw) : Number.isFinite(length) ? raw.subarray(0, length) : raw,
+            cut,
+          });
           socket.destroy();
         };
         const complete = (): boolean => {
@@ -234,7 +248,8 @@ export function createTransport(opts: TransportOptions): Transport {
   function sendHttp2(req: WireRequest): Promise<WireOutcome> {
     return new Promise((resolve) => {
       const headers: OutgoingHttpHeaders = { ...req.headers, [h2.HTTP2_HEADER_METHOD]: req.method, [h2.HTTP2_HEADER_PATH]: req.target };
-      if (req.body !== undefined && !Object.keys(req.headers).some((h) => h.toLowerCase() === 'content-length')) headers['content-length'] = String(req.body.length);
+      if (req.body !== undefined && !Object.keys(req.headers).some((h) => h.toLowerCase() === 'content-length'))
+        headers['content-length'] = String(req.body.length);
       // The server's nghttp2 ends the whole connection over such a field: it goes on one of its own.
       const own = exceedsNghttp2FieldLimit(req) ? connectSession(req.credentials) : undefined;
       let settled = false;
@@ -277,7 +292,9 @@ export function createTransport(opts: TransportOptions): Transport {
         });
       });
       stream.on('error', (err) => settle({ kind: 'no-reply', error: errorCode(err), clientSide: false, rstCode: stream.rstCode }));
-      stream.once('close', () => settle({ kind: 'no-reply', error: `stream closed without an answer (RST_STREAM ${stream.rstCode})`, clientSide: false, rstCode: stream.rstCode }));
+      stream.once('close', () =>
+        settle({ kind: 'no-reply', error: `stream closed without an answer (RST_STREAM ${stream.rstCode})`, clientSide: false, rstCode: stream.rstCode }),
+      );
       if (req.body !== undefined) stream.end(req.body);
     });
   }

@@ -9,7 +9,10 @@ test('a 422 lists each distinct cause once and names each distinct error once', 
   const path = FieldPath.root('metadata').child('ownerReferences').child('name');
   const err = invalid(gk, 'a', [required(path), required(path), required(FieldPath.root('data'))]);
   assert.equal(err.code, 422);
-  assert.deepEqual(err.status.details?.causes?.map((c) => c.field), ['metadata.ownerReferences.name', 'data']);
+  assert.deepEqual(
+    err.status.details?.causes?.map((c) => c.field),
+    ['metadata.ownerReferences.name', 'data'],
+  );
   assert.equal(err.message, 'ConfigMap "a" is invalid: [metadata.ownerReferences.name: Required value, data: Required value]');
 });
 

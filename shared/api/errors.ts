@@ -23,7 +23,10 @@ export class StatusError extends Error {
   /** Seconds for a Retry-After header, when the client should try again later. */
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(status: Omit<Status, 'kind' | 'apiVersion' | 'metadata' | 'status' | 'code'> & { code: number; metadata?: ListMeta }, retryAfterSeconds?: number) {
+  constructor(
+    status: Omit<Status, 'kind' | 'apiVersion' | 'metadata' | 'status' | 'code'> & { code: number; metadata?: ListMeta },
+    retryAfterSeconds?: number,
+  ) {
     super(status.message);
     this.name = 'StatusError';
     this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', ...status };
@@ -159,7 +162,7 @@ export function notAcceptable(accepted: readonly string[]): StatusError {
   });
 }
 
-export function unsupportedMediaType(contentType: string, accepted: readonly string[]): StatusError {
+export function unsupportedMediaType(accepted: readonly string[]): StatusError {
   return new StatusError({
     message: `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
     reason: 'UnsupportedMediaType',
@@ -215,10 +218,7 @@ export function internalError(detail: string): StatusError {
 }
 
 export function timeout(message: string, retryAfterSeconds: number): StatusError {
-  return new StatusError(
-    { message: `Timeout: ${message}`, reason: 'Timeout', details: { retryAfterSeconds }, code: 504 },
-    retryAfterSeconds,
-  );
+  return new StatusError({ message: `Timeout: ${message}`, reason: 'Timeout', details: { retryAfterSeconds }, code: 504 }, retryAfterSeconds);
 }
 
 /** 504 for a read of a version the server has not seen yet; the client retries after a second. */
@@ -235,10 +235,7 @@ export function tooLargeResourceVersion(requested: number, current: number): Sta
 }
 
 export function tooManyRequests(message: string, retryAfterSeconds: number): StatusError {
-  return new StatusError(
-    { message, reason: 'TooManyRequests', details: { retryAfterSeconds }, code: 429 },
-    retryAfterSeconds,
-  );
+  return new StatusError({ message, reason: 'TooManyRequests', details: { retryAfterSeconds }, code: 429 }, retryAfterSeconds);
 }
 
 export function serviceUnavailable(message: string): StatusError {

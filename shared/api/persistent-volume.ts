@@ -32,7 +32,10 @@ export const persistentVolumeSpec = (): Schema =>
       accessModes: pb(3, describe(atomicArray(string()), 'How the volume can be mounted: ReadWriteOnce, ReadOnlyMany, ReadWriteMany or ReadWriteOncePod.')),
       claimRef: pb(
         4,
-        describe({ ...objectReference(), 'x-kubernetes-map-type': 'granular' }, 'The claim the volume is bound to; set by the binder, or in advance to reserve it.'),
+        describe(
+          { ...objectReference(), 'x-kubernetes-map-type': 'granular' },
+          'The claim the volume is bound to; set by the binder, or in advance to reserve it.',
+        ),
         'optional',
       ),
       persistentVolumeReclaimPolicy: pb(5, string('What happens to the volume when its claim is deleted: Retain, Delete or Recycle (deprecated).')),
@@ -51,6 +54,10 @@ export const persistentVolumeSpec = (): Schema =>
         ),
         'optional',
       ),
-      volumeAttributesClassName: pb(10, string('VolumeAttributesClass the volume belongs to, which sets its mutable attributes. Beta, off by default.'), 'optional'),
+      volumeAttributesClassName: pb(
+        10,
+        string('VolumeAttributesClass the volume belongs to, which sets its mutable attributes. Beta, off by default.'),
+        'optional',
+      ),
     }),
   );

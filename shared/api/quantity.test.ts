@@ -229,7 +229,25 @@ describe('canonicalQuantity', () => {
       ['Ki', '0'],
       ['1e+5', '100e3'],
     ]);
-    for (const bad of ['', '1.1.M', '1+1.0M', '0.1mi', '0.1am', 'aoeu', '.5i', '1i', '-3.01i', '-3.01e-', ' 1', '1 ', '1e', '1K', '1Ee5', '1e99999999999999999999', 'Ei']) {
+    for (const bad of [
+      '',
+      '1.1.M',
+      '1+1.0M',
+      '0.1mi',
+      '0.1am',
+      'aoeu',
+      '.5i',
+      '1i',
+      '-3.01i',
+      '-3.01e-',
+      ' 1',
+      '1 ',
+      '1e',
+      '1K',
+      '1Ee5',
+      '1e99999999999999999999',
+      'Ei',
+    ]) {
       assert.equal(tryCanonicalQuantity(bad), null, bad);
       assert.equal(canonicalQuantity(bad), bad, bad);
     }

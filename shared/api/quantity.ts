@@ -152,9 +152,7 @@ function parseExact(text: string): ExactQuantity | null {
     const value = BigInt(digits);
     const unscaled = (negative ? -value : value) * multiplier;
     const verbatim =
-      format === 'BinarySI'
-        ? suffix.exponent % 10 === 0 && (value & 7n) !== 0n
-        : scale % 3 === 0 && !digits.endsWith('000') && digits[0] !== '0';
+      format === 'BinarySI' ? suffix.exponent % 10 === 0 && (value & 7n) !== 0n : scale % 3 === 0 && !digits.endsWith('000') && digits[0] !== '0';
     return { unscaled, exponent: scale, format, verbatim };
   }
 

@@ -116,13 +116,11 @@ export const number = (description?: string): Schema => withDescription({ type: 
 /** metav1.Time: RFC 3339 at second precision. */
 export const time = (description?: string): Schema => withDescription({ type: 'string', format: 'date-time', 'x-corral-type': 'Time' }, description);
 /** metav1.MicroTime: RFC 3339 with microseconds. */
-export const microTime = (description?: string): Schema =>
-  withDescription({ type: 'string', format: 'date-time', 'x-corral-type': 'MicroTime' }, description);
+export const microTime = (description?: string): Schema => withDescription({ type: 'string', format: 'date-time', 'x-corral-type': 'MicroTime' }, description);
 /** metav1.Duration: a Go duration string such as `1h0m0s`. */
 export const duration = (description?: string): Schema => withDescription({ type: 'string', 'x-corral-type': 'Duration' }, description);
 /** resource.Quantity: a string or a number on the wire. */
-export const quantity = (description?: string): Schema =>
-  withDescription({ 'x-kubernetes-int-or-string': true, 'x-corral-type': 'Quantity' }, description);
+export const quantity = (description?: string): Schema => withDescription({ 'x-kubernetes-int-or-string': true, 'x-corral-type': 'Quantity' }, description);
 export const intOrString = (description?: string): Schema =>
   withDescription({ 'x-kubernetes-int-or-string': true, 'x-corral-type': 'IntOrString' }, description);
 
@@ -214,35 +212,27 @@ export const typeMeta = (): Record<string, Schema> => ({
 
 /** metav1.OwnerReference. Field numbers and pointer-ness as upstream's meta/v1 generated.proto and types.go. */
 export const ownerReference = (): Schema =>
-  named(
-    metaName('OwnerReference'),
-    'Names an object this one belongs to. The owner must be in the same namespace or cluster scoped.',
-    {
-      ...object(
-        {
-          apiVersion: pb(5, neverOmitted(string('API version of the owner.'))),
-          kind: pb(1, neverOmitted(string('Kind of the owner.'))),
-          name: pb(3, neverOmitted(string('Name of the owner.'))),
-          uid: pb(4, neverOmitted(string('UID of the owner; the reference no longer holds once no object with this UID exists.'))),
-          controller: pb(6, boolean('True when the owner is the controller managing this object; at most one reference may say so.'), 'optional'),
-          blockOwnerDeletion: pb(
-            7,
-            boolean('When true, a foreground deletion of the owner waits until this object is gone.'),
-            'optional',
-          ),
-        },
-        ['apiVersion', 'kind', 'name', 'uid'],
-      ),
-      'x-kubernetes-map-type': 'atomic',
-    },
-  );
+  named(metaName('OwnerReference'), 'Names an object this one belongs to. The owner must be in the same namespace or cluster scoped.', {
+    ...object(
+      {
+        apiVersion: pb(5, neverOmitted(string('API version of the owner.'))),
+        kind: pb(1, neverOmitted(string('Kind of the owner.'))),
+        name: pb(3, neverOmitted(string('Name of the owner.'))),
+        uid: pb(4, neverOmitted(string('UID of the owner; the reference no longer holds once no object with this UID exists.'))),
+        controller: pb(6, boolean('True when the owner is the controller managing this object; at most one reference may say so.'), 'optional'),
+        blockOwnerDeletion: pb(7, boolean('When true, a foreground deletion of the owner waits until this object is gone.'), 'optional'),
+      },
+      ['apiVersion', 'kind', 'name', 'uid'],
+    ),
+    'x-kubernetes-map-type': 'atomic',
+  });
 
 export const managedFieldsEntry = (): Schema =>
   named(
     metaName('ManagedFieldsEntry'),
     'The fields one field manager owns through one operation, at one API version.',
     object({
-      manager: pb(1, string('Name of the field manager: the request\'s fieldManager, or a name derived from its user agent.')),
+      manager: pb(1, string("Name of the field manager: the request's fieldManager, or a name derived from its user agent.")),
       operation: pb(2, string('How the fields were last written: Apply or Update.')),
       apiVersion: pb(3, string('API version the field set is expressed in; ownership is tracked per version.')),
       time: pb(4, time('When this entry last changed, to the second.'), 'optional'),
@@ -257,11 +247,14 @@ export const objectMeta = (): Schema =>
     metaName('ObjectMeta'),
     'Metadata every stored object carries: identity, labels and annotations, ownership and lifecycle.',
     object({
-      name: pb(1, string('Name of the object, unique per kind within its namespace (or the cluster). Required on create unless generateName is set; cannot change.')),
+      name: pb(
+        1,
+        string('Name of the object, unique per kind within its namespace (or the cluster). Required on create unless generateName is set; cannot change.'),
+      ),
       generateName: pb(2, string('Prefix the server completes with random characters into a unique name when name is empty.')),
       namespace: pb(3, string('Namespace of the object; empty for cluster-scoped kinds. Defaults to the namespace of the request; cannot change.')),
       selfLink: pb(4, string('Deprecated: no longer set by the server.')),
-      uid: pb(5, string('Identifier the server assigns on creation, unique over the cluster\'s lifetime. Read-only.')),
+      uid: pb(5, string("Identifier the server assigns on creation, unique over the cluster's lifetime. Read-only.")),
       resourceVersion: pb(
         6,
         string('Opaque version of the object, changed by every write; send it back for optimistic concurrency or to start a watch. Read-only.'),
@@ -281,7 +274,10 @@ export const objectMeta = (): Schema =>
       ),
       finalizers: pb(
         14,
-        describe(patchMerge(setArray(string())), 'Cleanup steps that must finish before a deleted object is removed; each is removed by the controller that does it.'),
+        describe(
+          patchMerge(setArray(string())),
+          'Cleanup steps that must finish before a deleted object is removed; each is removed by the controller that does it.',
+        ),
       ),
       // An explicit empty list resets ownership (upstream), so decoding must not drop it.
       managedFields: pb(17, {
@@ -293,22 +289,18 @@ export const objectMeta = (): Schema =>
 
 /** core/v1 ObjectReference. */
 export const objectReference = (): Schema =>
-  named(
-    'io.k8s.api.core.v1.ObjectReference',
-    'Identifies an object, or a field inside it, by kind, namespace, name and optionally UID and version.',
-    {
-      ...object({
-        kind: pb(1, string('Kind of the referenced object.')),
-        namespace: pb(2, string('Namespace of the referenced object; empty for cluster-scoped kinds.')),
-        name: pb(3, string('Name of the referenced object.')),
-        uid: pb(4, string('UID of the referenced object.')),
-        apiVersion: pb(5, string('API version of the referenced object.')),
-        resourceVersion: pb(6, string('Resource version of the referenced object the reference was made for, if it matters.')),
-        fieldPath: pb(7, string('Path of a field inside the object, such as spec.containers{app}, when the reference is to part of it.')),
-      }),
-      'x-kubernetes-map-type': 'atomic',
-    },
-  );
+  named('io.k8s.api.core.v1.ObjectReference', 'Identifies an object, or a field inside it, by kind, namespace, name and optionally UID and version.', {
+    ...object({
+      kind: pb(1, string('Kind of the referenced object.')),
+      namespace: pb(2, string('Namespace of the referenced object; empty for cluster-scoped kinds.')),
+      name: pb(3, string('Name of the referenced object.')),
+      uid: pb(4, string('UID of the referenced object.')),
+      apiVersion: pb(5, string('API version of the referenced object.')),
+      resourceVersion: pb(6, string('Resource version of the referenced object the reference was made for, if it matters.')),
+      fieldPath: pb(7, string('Path of a field inside the object, such as spec.containers{app}, when the reference is to part of it.')),
+    }),
+    'x-kubernetes-map-type': 'atomic',
+  });
 
 export const labelSelectorRequirement = (): Schema =>
   named(
@@ -348,7 +340,10 @@ export const nodeSelectorRequirement = (): Schema =>
         operator: pb(2, neverOmitted(string('In, NotIn, Exists, DoesNotExist, Gt or Lt.'))),
         values: pb(
           3,
-          describe(atomicArray(string()), 'Values to compare with: one or more for In and NotIn, a single integer for Gt and Lt, none for Exists and DoesNotExist.'),
+          describe(
+            atomicArray(string()),
+            'Values to compare with: one or more for In and NotIn, a single integer for Gt and Lt, none for Exists and DoesNotExist.',
+          ),
         ),
       },
       ['key', 'operator'],
@@ -366,10 +361,9 @@ export const nodeSelectorTerm = (): Schema =>
 
 export const nodeSelector = (): Schema =>
   named('io.k8s.api.core.v1.NodeSelector', 'Selects nodes: a node matches when it meets any one of the terms.', {
-    ...object(
-      { nodeSelectorTerms: pb(1, describe(atomicArray(nodeSelectorTerm()), 'Alternatives, any of which a node may meet; required.')) },
-      ['nodeSelectorTerms'],
-    ),
+    ...object({ nodeSelectorTerms: pb(1, describe(atomicArray(nodeSelectorTerm()), 'Alternatives, any of which a node may meet; required.')) }, [
+      'nodeSelectorTerms',
+    ]),
     'x-kubernetes-map-type': 'atomic',
   });
 
@@ -435,7 +429,7 @@ export const statusDetails = (): Schema =>
     'The object a failure concerns and what went wrong with it, depending on the reason.',
     object({
       name: pb(1, string('Name of the object the status is about, if any.')),
-      group: pb(2, string('API group of the object\'s kind.')),
+      group: pb(2, string("API group of the object's kind.")),
       kind: pb(3, string('Kind of the object (or resource, when the kind is unknown).')),
       uid: pb(6, string('UID of the object, when known.')),
       causes: pb(4, describe(atomicArray(statusCause()), 'The individual causes, such as one per invalid field.')),
@@ -475,7 +469,11 @@ export const deleteOptionsSchema = (): Schema =>
     'Options of a delete request.',
     object({
       ...typeMeta(),
-      gracePeriodSeconds: pb(1, int64('Seconds the object gets to terminate before it is removed; 0 removes it at once, absent uses the kind\'s default.'), 'optional'),
+      gracePeriodSeconds: pb(
+        1,
+        int64("Seconds the object gets to terminate before it is removed; 0 removes it at once, absent uses the kind's default."),
+        'optional',
+      ),
       preconditions: pb(2, describe(preconditions(), 'UID or resource version the object must have for the deletion to happen.'), 'optional'),
       orphanDependents: pb(3, boolean('Deprecated, use propagationPolicy: true orphans the dependents, false deletes them.'), 'optional'),
       propagationPolicy: pb(4, string('How dependents are garbage collected: Orphan, Background or Foreground.'), 'optional'),
@@ -499,7 +497,10 @@ export const watchEventSchema = (): Schema =>
     object(
       {
         type: pb(1, neverOmitted(string('ADDED, MODIFIED, DELETED, BOOKMARK or ERROR.'))),
-        object: pb(2, anyValue('The object as of the change (its last state for DELETED), a Status for ERROR, or an object with only a resourceVersion for BOOKMARK.')),
+        object: pb(
+          2,
+          anyValue('The object as of the change (its last state for DELETED), a Status for ERROR, or an object with only a resourceVersion for BOOKMARK.'),
+        ),
       },
       ['type', 'object'],
     ),

@@ -93,7 +93,13 @@ test('sets: insert, has, and set algebra', () => {
   // Difference removes members and children path by path; recursive difference also drops
   // everything below a member of the other set.
   assert.deepEqual(s.difference(t).paths().map(pathString), ['.a', '.b.d']);
-  assert.deepEqual(s.recursiveDifference(FieldSet.of(makePath('b'))).paths().map(pathString), ['.a']);
+  assert.deepEqual(
+    s
+      .recursiveDifference(FieldSet.of(makePath('b')))
+      .paths()
+      .map(pathString),
+    ['.a'],
+  );
   assert.ok(new FieldSet().empty());
   assert.ok(s.difference(s).empty());
   assert.equal(s.toString(), '.a\n.b.c\n.b.d');
@@ -136,7 +142,7 @@ test('FieldsV1 decoding: sorted on read, unknown element types skipped, malforme
   assert.equal(deserializeElement('x:anything'), null);
   assert.throws(() => fromFieldsV1({ 'k:{invalid json}': { 'f:name': {}, '.': {} } }), FieldsV1Error);
   assert.throws(() => fromFieldsV1({ f: {} }), /key must be 2 characters long/);
-  assert.throws(() => fromFieldsV1({ 'fx': {} }), /missing colon: fx/);
+  assert.throws(() => fromFieldsV1({ fx: {} }), /missing colon: fx/);
   assert.throws(() => fromFieldsV1({ 'i:one': {} }), /invalid syntax/);
   assert.throws(() => fromFieldsV1({ 'f:a': 1 }), FieldsV1Error);
   assert.throws(() => fromFieldsV1([]), FieldsV1Error);
@@ -164,7 +170,12 @@ test('sets built in any order read in element order, each element once, in both 
   for (const name of ['c', 'a', 'b', 'a']) set.insert(makePath('spec', 'containers', keyElement([{ name: 'name', value: name }])));
   for (const value of [3, 1, 2, 1]) set.insert(makePath('spec', 'ports', valueElement(value)));
   assert.ok(set.has(makePath('spec', 'containers', keyElement([{ name: 'name', value: 'a' }]))));
-  assert.equal(set.toString(), ['.spec.containers[name="a"]', '.spec.containers[name="b"]', '.spec.containers[name="c"]', '.spec.ports[=1]', '.spec.ports[=2]', '.spec.ports[=3]'].join('\n'));
+  assert.equal(
+    set.toString(),
+    ['.spec.containers[name="a"]', '.spec.containers[name="b"]', '.spec.containers[name="c"]', '.spec.ports[=1]', '.spec.ports[=2]', '.spec.ports[=3]'].join(
+      '\n',
+    ),
+  );
   // Set algebra over a level read out of order.
   const other = FieldSet.of(makePath('metadata', 'labels', 'l5'), makePath('metadata', 'labels', 'zz'));
   assert.equal(s.intersection(other).size(), 1);

@@ -222,7 +222,10 @@ function valueString(v: unknown): string {
   if (typeof v === 'string') return goQuote(v);
   if (typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return `[${v.map(valueString).join(',')}]`;
-  if (isRecord(v)) return Object.entries(v).map(([k, item]) => `${k}=${valueString(item)}`).join('');
+  if (isRecord(v))
+    return Object.entries(v)
+      .map(([k, item]) => `${k}=${valueString(item)}`)
+      .join('');
   return '{{undefined}}';
 }
 

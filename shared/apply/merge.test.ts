@@ -20,9 +20,7 @@ const schema = kindSchema({
 
 const opts: UpdaterOptions = { schema, apiVersion: 'v1' };
 
-type Op =
-  | { apply: Record<string, unknown>; by: string; force?: boolean; conflicts?: string[] }
-  | { update: Record<string, unknown>; by: string };
+type Op = { apply: Record<string, unknown>; by: string; force?: boolean; conflicts?: string[] } | { update: Record<string, unknown>; by: string };
 
 interface Case {
   name: string;

@@ -69,7 +69,12 @@ function* filteredComparison(opts: UpdaterOptions, live: unknown, updated: unkno
 /** Conflicts from sets of conflicting fields by manager, in a stable order. */
 function conflictsOf(sets: ReadonlyMap<string, FieldSet>): Conflict[] {
   const managers = [...sets.keys()].sort(compareStrings);
-  return managers.flatMap((manager) => (sets.get(manager) as FieldSet).paths().sort(comparePaths).map((path) => ({ manager, path })));
+  return managers.flatMap((manager) =>
+    (sets.get(manager) as FieldSet)
+      .paths()
+      .sort(comparePaths)
+      .map((path) => ({ manager, path })),
+  );
 }
 
 /**
@@ -191,7 +196,12 @@ function asObject(value: unknown): Record<string, unknown> {
  * Removes what the applier applied last time and no longer applies (upstream prune): a field, list
  * item or map entry goes iff the applier owned it, does not apply it now, and no one else owns it.
  */
-function* prune(opts: UpdaterOptions, merged: Record<string, unknown>, managers: ManagedSets, lastApplied: ManagerSet | undefined): Steps<Record<string, unknown>> {
+function* prune(
+  opts: UpdaterOptions,
+  merged: Record<string, unknown>,
+  managers: ManagedSets,
+  lastApplied: ManagerSet | undefined,
+): Steps<Record<string, unknown>> {
   if (!lastApplied || lastApplied.set.empty() || lastApplied.apiVersion !== opts.apiVersion) return merged;
   const named = (set: FieldSet): FieldSet => ensureNamedFieldsAreMembers(set, opts.schema);
   const remove = (set: FieldSet): Record<string, unknown> => asObject(removeItems(merged, set, opts.schema));

@@ -18,7 +18,17 @@ import {
   type Schema,
 } from '../api/schema.ts';
 import { FieldSet, keyElement, makePath, pathString, toFieldsV1, valueElement } from './fieldpath.ts';
-import { compare, dropNullFields, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet, validate, validationErrorsString, withGoStructs } from './typed.ts';
+import {
+  compare,
+  dropNullFields,
+  ensureNamedFieldsAreMembers,
+  merge,
+  removeItems,
+  toFieldSet,
+  validate,
+  validationErrorsString,
+  withGoStructs,
+} from './typed.ts';
 
 const port = object({ containerPort: int32(), protocol: { ...string(), default: 'TCP' } });
 const container = object({ name: string(), image: string(), ports: keyedArray(port, ['containerPort', 'protocol']) });
@@ -124,7 +134,8 @@ test('merge: the applied side wins leaves; structs, maps, keyed lists and sets m
 });
 
 test('merge keeps upstream order for set items', () => {
-  const set = (lhs: string[], rhs: string[]): unknown => (merge({ spec: { finalizers: lhs } }, { spec: { finalizers: rhs } }, thingSchema) as { spec: unknown }).spec;
+  const set = (lhs: string[], rhs: string[]): unknown =>
+    (merge({ spec: { finalizers: lhs } }, { spec: { finalizers: rhs } }, thingSchema) as { spec: unknown }).spec;
   assert.deepEqual(set(['a', 'b', 'c', 'g', 'f'], ['c', 'd', 'e', 'f']), { finalizers: ['a', 'b', 'c', 'g', 'd', 'e', 'f'] });
   assert.deepEqual(set(['a', 'b', 'c', 'd'], ['d', 'e', 'f', 'a']), { finalizers: ['b', 'c', 'd', 'e', 'f', 'a'] });
   assert.deepEqual(set(['a', 'b', 'c', 'd', 'e', 'c'], ['1', 'b', '2', 'e', 'd']), { finalizers: ['a', '1', 'b', 'c', '2', 'e', 'c', 'd'] });
@@ -139,8 +150,7 @@ test('merge rejects duplicates in the applied list', () => {
 });
 
 test('validate: messages and paths of upstream', () => {
-  const messages = (value: unknown, allowDuplicates = false): string[] =>
-    validate(value, thingSchema, allowDuplicates).map((e) => `${e.path}: ${e.message}`);
+  const messages = (value: unknown, allowDuplicates = false): string[] => validate(value, thingSchema, allowDuplicates).map((e) => `${e.path}: ${e.message}`);
   assert.deepEqual(messages({ spec: { unknown: 1 } }), ['.spec.unknown: field not declared in schema']);
   assert.deepEqual(messages({ data: { a: 1 } }), ['.data.a: expected string, got &value.valueUnstructured{Value:1}']);
   assert.deepEqual(messages({ spec: { replicas: 'x' } }), ['.spec.replicas: expected numeric (int or float), got string']);
@@ -149,11 +159,16 @@ test('validate: messages and paths of upstream', () => {
   assert.deepEqual(messages({ spec: { containers: [{ image: 'x' }] } }), [
     '.spec.containers: element 0: associative list with keys has an element that omits key field "name" (and doesn\'t have default value)',
   ]);
-  assert.deepEqual(messages({ spec: { finalizers: [{ a: 1 }] } }), [".spec.finalizers: element 0: associative list without keys has an element that's a map type"]);
+  assert.deepEqual(messages({ spec: { finalizers: [{ a: 1 }] } }), [
+    ".spec.finalizers: element 0: associative list without keys has an element that's a map type",
+  ]);
   assert.deepEqual(messages({ spec: { args: 'x' } }), ['.spec.args: expected list, got &{x}']);
   assert.deepEqual(messages({ spec: { raw: { free: ['form'] }, size: 3 }, metadata: { creationTimestamp: null } }), []);
   const errors = validate({ data: { a: 1 }, spec: { replicas: 'x' } }, thingSchema);
-  assert.equal(validationErrorsString(errors), 'errors:\n  .data.a: expected string, got &value.valueUnstructured{Value:1}\n  .spec.replicas: expected numeric (int or float), got string');
+  assert.equal(
+    validationErrorsString(errors),
+    'errors:\n  .data.a: expected string, got &value.valueUnstructured{Value:1}\n  .spec.replicas: expected numeric (int or float), got string',
+  );
 });
 
 test('removeItems: members go with everything below them; emptied structs and maps disappear', () => {
@@ -212,7 +227,10 @@ test('dropNullFields copies only what holds a dropped null, in key order, and sh
 
 test('withGoStructs fills struct fields Go holds by value, not pointers, maps or lists', () => {
   const goSchema = kindSchema({
-    spec: pb(1, object({ inner: pb(1, object({ a: pb(1, string()) })), pointer: pb(2, object({ b: pb(1, string()) }), 'optional'), labels: pb(3, map(string())) })),
+    spec: pb(
+      1,
+      object({ inner: pb(1, object({ a: pb(1, string()) })), pointer: pb(2, object({ b: pb(1, string()) }), 'optional'), labels: pb(3, map(string())) }),
+    ),
     items: pb(2, keyedArray(object({ name: pb(1, string()), nested: pb(2, object({ c: pb(1, string()) })) }), ['name'])),
   });
   assert.deepEqual(withGoStructs({ items: [{ name: 'x' }], spec: null }, goSchema), {

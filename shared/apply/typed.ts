@@ -295,7 +295,6 @@ function tryItemElement(list: ListType, item: unknown): PathElement | Error {
   }
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Validation.
 
@@ -544,8 +543,7 @@ function scalarErrors(t: ScalarType, lhs: unknown, rhs: unknown): ValidationErro
 }
 
 /** An atomic list, or one empty (or absent) on both sides, is compared and merged whole. */
-const listIsLeaf = (t: ListType, l: unknown[] | undefined, r: unknown[] | undefined): boolean =>
-  t.atomic || ((!l || l.length === 0) && (!r || r.length === 0));
+const listIsLeaf = (t: ListType, l: unknown[] | undefined, r: unknown[] | undefined): boolean => t.atomic || ((!l || l.length === 0) && (!r || r.length === 0));
 
 const isEmptyRecord = (m: Record<string, unknown> | undefined): boolean => {
   if (!m) return true;
@@ -764,7 +762,7 @@ function mergeListItems(t: ListType, lhs: unknown[], rhs: unknown[]): { items: u
   };
   const lLen = left.elements.length;
   const rLen = right.elements.length;
-  for (let li = 0, ri = 0; li < lLen || ri < rLen; ) {
+  for (let li = 0, ri = 0; li < lLen || ri < rLen;) {
     if (li < lLen && ri < rLen) {
       const pe = left.elements[li] as PathElement;
       if (elementsEqual(pe, right.elements[ri] as PathElement)) {
@@ -834,8 +832,9 @@ export function removeItems(value: unknown, toRemove: FieldSet, ref: TypeRef): u
   if (atom.list) {
     const t = atom.list;
     if (!Array.isArray(value) || value.length === 0 || t.atomic) return undefined;
+    const list: readonly unknown[] = value;
     const items: unknown[] = [];
-    for (const item of value) {
+    for (const item of list) {
       const pe = tryItemElement(t, item);
       if (pe instanceof Error) {
         items.push(item);
@@ -917,7 +916,6 @@ export function dropNullFields(value: unknown, ref: TypeRef): unknown {
   return value;
 }
 
-
 /** A struct field Go holds by value (not through a pointer, which the schema marks `optional`). */
 function isGoStructField(s: Schema): boolean {
   const protobuf = s['x-corral-protobuf'];
@@ -959,10 +957,11 @@ export function withGoStructs(value: unknown, schema: Schema): unknown {
   if (Array.isArray(value)) {
     const items = schema.items;
     if (!items) return value;
+    const list: readonly unknown[] = value;
     let out: unknown[] | undefined;
-    value.forEach((item, i) => {
+    list.forEach((item, i) => {
       const filled = withGoStructs(item, items);
-      if (filled !== item) (out ??= [...value])[i] = filled;
+      if (filled !== item) (out ??= [...list])[i] = filled;
     });
     return out ?? value;
   }

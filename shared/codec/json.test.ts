@@ -44,5 +44,8 @@ test('nesting is measured on the text: strings do not count, the limit itself pa
   assert.equal(textNestingExceeds(`["${'['.repeat(1000)}"]`, 500), false);
   assert.equal(textNestingExceeds(`["\\"${'['.repeat(1000)}"]`, 500), false);
   assert.doesNotThrow(() => parseJson(deep(500)));
-  assert.throws(() => parseJson(deep(502)), (err: unknown) => err instanceof JsonSyntaxError && err.message === 'exceeded max depth');
+  assert.throws(
+    () => parseJson(deep(502)),
+    (err: unknown) => err instanceof JsonSyntaxError && err.message === 'exceeded max depth',
+  );
 });

@@ -23,6 +23,9 @@ test('any depth is measured without exhausting the stack', () => {
 
 test("client JSON deeper than the limit is a syntax error in Go's words", () => {
   const text = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
-  assert.throws(() => parseJson(text), (err: unknown) => err instanceof JsonSyntaxError && err.message === 'exceeded max depth');
+  assert.throws(
+    () => parseJson(text),
+    (err: unknown) => err instanceof JsonSyntaxError && err.message === 'exceeded max depth',
+  );
   assert.deepEqual(parseJson('{"a":[{"b":1}]}'), { a: [{ b: 1 }] });
 });

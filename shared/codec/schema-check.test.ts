@@ -20,7 +20,10 @@ test('wrong types are errors naming the Go field and type', () => {
     () => checkAgainstSchema({ metadata: {}, data: { a: 1 } }, schema, 'ConfigMap'),
     (err: unknown) => err instanceof SchemaTypeError && err.message === 'json: cannot unmarshal number into Go struct field ConfigMap.data of type string',
   );
-  assert.throws(() => checkAgainstSchema({ metadata: {}, spec: { replicas: 1.5 } }, schema, 'X'), /cannot unmarshal number 1.5 into Go struct field X.spec.replicas of type int32/);
+  assert.throws(
+    () => checkAgainstSchema({ metadata: {}, spec: { replicas: 1.5 } }, schema, 'X'),
+    /cannot unmarshal number 1.5 into Go struct field X.spec.replicas of type int32/,
+  );
   assert.throws(() => checkAgainstSchema({ metadata: {}, binaryData: { a: '!!' } }, schema, 'X'), /illegal base64 data at input byte 0/);
   assert.throws(() => checkAgainstSchema({ metadata: [] }, schema, 'X'), /cannot unmarshal array into Go struct field X.metadata of type struct/);
 });
@@ -36,7 +39,7 @@ test('null properties are dropped; null map values and list items become Go zero
   assert.deepEqual(value, { metadata: { annotations: { a: '' } }, data: { a: '' }, binaryData: { b: '' }, spec: { items: [{}, {}] } });
 });
 
-test('times must be what Go\'s time.Parse reads: its error, or the inner string decode\'s for a non-string', () => {
+test("times must be what Go's time.Parse reads: its error, or the inner string decode's for a non-string", () => {
   const timed = kindSchema({ lastTimestamp: time(), eventTime: microTime() });
   const message = (value: Record<string, unknown>): string => {
     try {
@@ -58,5 +61,8 @@ test('times must be what Go\'s time.Parse reads: its error, or the inner string 
   assert.equal(message({ lastTimestamp: 1704067200 }), 'json: cannot unmarshal number into Go value of type string');
   assert.equal(message({ lastTimestamp: {} }), 'json: cannot unmarshal object into Go value of type string');
   assert.equal(message({ lastTimestamp: true }), 'json: cannot unmarshal bool into Go value of type string');
-  assert.equal(message({ metadata: { creationTimestamp: '2024-01-01T10:00:00.5+02:00' }, lastTimestamp: null, eventTime: '2024-01-01T00:00:00.000000Z' }), 'accepted');
+  assert.equal(
+    message({ metadata: { creationTimestamp: '2024-01-01T10:00:00.5+02:00' }, lastTimestamp: null, eventTime: '2024-01-01T00:00:00.000000Z' }),
+    'accepted',
+  );
 });

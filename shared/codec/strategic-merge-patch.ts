@@ -82,8 +82,7 @@ const errBadPatchFormatForSetElementOrderList = (): PatchError => new PatchError
 const errNoListOfLists = (): PatchError => new PatchError('lists of lists are not supported', 'Unprocessable');
 const failure = (message: string): PatchError => new PatchError(message, 'Unknown');
 const errNoMergeKey = (m: JsonMap, key: string): PatchError => failure(`map: ${goFormat(m, 'v')} does not contain declared merge key: ${key}`);
-const errBadPatchType = (directive: unknown, m: JsonMap): PatchError =>
-  failure(`unknown patch type: ${goFormat(directive, 's')} in map: ${goFormat(m, 'v')}`);
+const errBadPatchType = (directive: unknown, m: JsonMap): PatchError => failure(`unknown patch type: ${goFormat(directive, 's')} in map: ${goFormat(m, 'v')}`);
 const goMapType = 'map[string]interface {}';
 const goSliceType = '[]interface {}';
 const errBadArgType = (expected: string, actual: unknown): PatchError =>
@@ -364,7 +363,15 @@ function removeDirectives(value: unknown): [unknown, boolean] {
  * A list field present in both: merged by its strategy (or as a deletion list), else replaced.
  * `shared` is the live list as the caller keeps seeing it (see SharedList).
  */
-function mergeListField(original: unknown[], patch: unknown[], items: Meta, strategy: string, mergeKey: string, isDeleteList: boolean, shared?: SharedList): unknown[] {
+function mergeListField(
+  original: unknown[],
+  patch: unknown[],
+  items: Meta,
+  strategy: string,
+  mergeKey: string,
+  isDeleteList: boolean,
+  shared?: SharedList,
+): unknown[] {
   if (strategy === 'merge' || isDeleteList) return mergeList(original, patch, items, mergeKey, isDeleteList, shared ?? new SharedList(original));
   return patch;
 }
@@ -542,7 +549,14 @@ function indexIn(list: readonly unknown[], value: unknown, mergeKey: string, typ
  * by `serverOrder`, then interleaved so that each server-only item stays before the patch items
  * that follow it in the live list.
  */
-function normalizeOrder(patchItems: unknown[], serverOnly: unknown[], patchOrder: readonly unknown[], serverOrder: readonly unknown[], mergeKey: string, type: GoType): unknown[] {
+function normalizeOrder(
+  patchItems: unknown[],
+  serverOnly: unknown[],
+  patchOrder: readonly unknown[],
+  serverOrder: readonly unknown[],
+  mergeKey: string,
+  type: GoType,
+): unknown[] {
   const sortedPatch = sortByOrder(patchItems, patchOrder, mergeKey, type);
   const sortedServer = sortByOrder(serverOnly, serverOrder, mergeKey, type);
   return interleave(sortedServer, sortedPatch, serverOrder, mergeKey, type);

@@ -47,7 +47,7 @@ test('an etcd whose owner still runs is left alone and the start refused', async
   }
 });
 
-test('a recorded pid that is not this data dir\'s etcd (a reused pid) is never signalled', async () => {
+test("a recorded pid that is not this data dir's etcd (a reused pid) is never signalled", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'corral-ownership-'));
   const other = fakeEtcd(join(dir, 'elsewhere'));
   try {

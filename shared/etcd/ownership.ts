@@ -102,6 +102,7 @@ process.once('exit', () => {
 
 /** The program and arguments that start `command` so that it gets SIGTERM when this process dies (Linux). */
 export function tiedToParent(command: string, args: string[]): { command: string; args: string[] } {
-  if (process.platform === 'linux' && existsSync('/usr/bin/setpriv')) return { command: '/usr/bin/setpriv', args: ['--pdeathsig', 'SIGTERM', '--', command, ...args] };
+  if (process.platform === 'linux' && existsSync('/usr/bin/setpriv'))
+    return { command: '/usr/bin/setpriv', args: ['--pdeathsig', 'SIGTERM', '--', command, ...args] };
   return { command, args };
 }

@@ -232,7 +232,7 @@ export async function startEtcdCluster(opts: EtcdClusterOptions): Promise<EtcdCl
     return proc;
   };
   const stop = async (): Promise<void> => {
-    await Promise.all(members.map((m) => m?.stop()));
+    await Promise.all(members.filter((m) => m !== undefined).map((m) => m.stop()));
     members.fill(undefined);
   };
   const leader = async (): Promise<number> => {
@@ -269,7 +269,11 @@ export async function startEtcdCluster(opts: EtcdClusterOptions): Promise<EtcdCl
         if (current === index) return;
         if (Date.now() > deadline) throw new Error(`etcd member ${index} did not take the lead within ${timeoutMs} ms`);
         // Only the leader transfers leadership; a failed attempt (an election under way) is retried.
-        await fetch(`${endpoints[current]}/v3/maintenance/transfer-leadership`, { method: 'POST', body: JSON.stringify({ targetID: target }), signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+        await fetch(`${endpoints[current]}/v3/maintenance/transfer-leadership`, {
+          method: 'POST',
+          body: JSON.stringify({ targetID: target }),
+          signal: AbortSignal.timeout(10_000),
+        }).catch(() => undefined);
       }
     },
     async kill(index) {

@@ -86,7 +86,7 @@ describe('TCP proxy', () => {
     await c.closed;
     assert.equal(proxy.connections, 0);
     // The server side of the cut connection is gone too.
-    await Promise.all(upstreamSockets.map((s) => (s.destroyed ? undefined : new Promise((resolve) => s.once('close', resolve)))));
+    await Promise.all(upstreamSockets.map((s) => (s.destroyed ? Promise.resolve() : new Promise((resolve) => s.once('close', resolve)))));
     const d = await open(proxy.port);
     d.socket.write('b');
     await d.waitFor('b');

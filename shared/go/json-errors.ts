@@ -180,6 +180,7 @@ export function jsonUnmarshalMapError(input: Uint8Array): string | null {
   const syntax = jsonSyntaxError(input);
   if (syntax) return syntax;
   const first = input.find((c) => !isSpace(c));
-  const kind = first === 0x7b || first === 0x6e ? null : first === 0x5b ? 'array' : first === 0x22 ? 'string' : first === 0x74 || first === 0x66 ? 'bool' : 'number';
+  const kind =
+    first === 0x7b || first === 0x6e ? null : first === 0x5b ? 'array' : first === 0x22 ? 'string' : first === 0x74 || first === 0x66 ? 'bool' : 'number';
   return kind ? `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}` : null;
 }

@@ -7,7 +7,7 @@ const summary = (blocks: PemBlock[]): [string, string, Record<string, string>][]
   blocks.map((b) => [b.type, b.bytes.toString('latin1'), Object.fromEntries(b.headers)]);
 const blocksOf = (text: string): [string, string, Record<string, string>][] => summary(pemBlocks(bytes(text)));
 
-describe('pemBlocks (Go\'s pem.Decode in a loop)', () => {
+describe("pemBlocks (Go's pem.Decode in a loop)", () => {
   it('reads blocks in order, ignoring text before, between and after them', () => {
     const text = 'intro\n-----BEGIN A-----\nYWJj\n-----END A-----\nbetween\n-----BEGIN B-----\nZGVm\n-----END B-----\nthe end';
     assert.deepEqual(blocksOf(text), [

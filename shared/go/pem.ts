@@ -111,6 +111,9 @@ export function pemBlocks(data: Uint8Array): PemBlock[] {
 /** pem.EncodeToMemory of a header-less block: base64 in lines of 64 characters, a final line break. */
 export function encodePem(type: string, der: ArrayBuffer | Uint8Array): string {
   const bytes = der instanceof ArrayBuffer ? new Uint8Array(der) : der;
-  const lines = Buffer.from(bytes).toString('base64').match(/.{1,64}/g) ?? [];
+  const lines =
+    Buffer.from(bytes)
+      .toString('base64')
+      .match(/.{1,64}/g) ?? [];
   return `-----BEGIN ${type}-----\n${lines.map((line) => `${line}\n`).join('')}-----END ${type}-----\n`;
 }

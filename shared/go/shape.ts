@@ -78,7 +78,8 @@ function shape(value: unknown, schema: Schema): unknown {
   if (timeKind) return canonicalTimeValue(value, timeKind);
   if (!isShaped(schema)) return value;
   if (Array.isArray(value)) {
-    if (schema.items) for (let i = 0; i < value.length; i++) value[i] = shape(value[i], schema.items) ?? value[i];
+    const list: unknown[] = value;
+    if (schema.items) for (let i = 0; i < list.length; i++) list[i] = shape(list[i], schema.items) ?? list[i];
     return value;
   }
   if (!isObject(value)) return value;

@@ -61,7 +61,10 @@ describe("parseGoTime refuses what Go's time.Parse refuses, with Go's message", 
   it('MicroTime wants exactly six fractional digits', () => {
     assert.equal(refused('2024-01-01T08:00:00Z', 'MicroTime'), `parsing time "2024-01-01T08:00:00Z" as ${microLayout}: cannot parse "Z" as ".000000"`);
     assert.equal(refused('2024-01-01T08:00:00.5Z', 'MicroTime'), `parsing time "2024-01-01T08:00:00.5Z" as ${microLayout}: cannot parse ".5Z" as ".000000"`);
-    assert.equal(refused('2024-01-01T08:00:00.1234567Z', 'MicroTime'), `parsing time "2024-01-01T08:00:00.1234567Z" as ${microLayout}: cannot parse "7Z" as "Z07:00"`);
+    assert.equal(
+      refused('2024-01-01T08:00:00.1234567Z', 'MicroTime'),
+      `parsing time "2024-01-01T08:00:00.1234567Z" as ${microLayout}: cannot parse "7Z" as "Z07:00"`,
+    );
   });
 
   it('values out of range', () => {

@@ -35,7 +35,7 @@ export function parseCertificate(der: Uint8Array): x509.X509Certificate {
 export function parseCertificates(der: Uint8Array): x509.X509Certificate[] {
   const bytes = Buffer.from(der);
   const certificates: x509.X509Certificate[] = [];
-  for (let offset = 0; offset < bytes.length; ) {
+  for (let offset = 0; offset < bytes.length;) {
     let element: Der;
     try {
       element = readDer(bytes, offset, SEQUENCE, 'certificate');
@@ -96,7 +96,7 @@ function decodeOID(bytes: Buffer): string {
 
 /** The first OBJECT IDENTIFIER inside der[start, end), searching constructed elements depth first. */
 function firstOID(der: Buffer, start: number, end: number): string | null {
-  for (let offset = start; offset < end; ) {
+  for (let offset = start; offset < end;) {
     const tag = der[offset] ?? 0;
     const element = readDer(der, offset, tag, 'parameters');
     if (tag === OID) return decodeOID(der.subarray(element.contentStart, element.end));
@@ -178,9 +178,7 @@ export function certificateRequestError(der: Buffer): string | null {
     const saltLength = alg.hash === 'sha256' ? 32 : alg.hash === 'sha384' ? 48 : 64;
     let ok = false;
     try {
-      ok = alg.pss
-        ? verify(alg.hash, signed, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength }, sig)
-        : verify(alg.hash, signed, key, sig);
+      ok = alg.pss ? verify(alg.hash, signed, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength }, sig) : verify(alg.hash, signed, key, sig);
     } catch {
       ok = false;
     }

@@ -37,15 +37,18 @@ export function renderKubeconfig(opts: KubeconfigOptions): string {
   if (opts.token !== undefined) user['token'] = opts.token;
   const context: Record<string, string> = { cluster: clusterName, user: userName };
   if (opts.namespace !== undefined) context['namespace'] = opts.namespace;
-  return stringify({
-    apiVersion: 'v1',
-    clusters: [{ cluster: { 'certificate-authority-data': base64(opts.caPem), server: opts.server }, name: clusterName }],
-    contexts: [{ context, name: contextName }],
-    'current-context': contextName,
-    kind: 'Config',
-    preferences: {},
-    users: [{ name: userName, user }],
-  }, { lineWidth: 0 });
+  return stringify(
+    {
+      apiVersion: 'v1',
+      clusters: [{ cluster: { 'certificate-authority-data': base64(opts.caPem), server: opts.server }, name: clusterName }],
+      contexts: [{ context, name: contextName }],
+      'current-context': contextName,
+      kind: 'Config',
+      preferences: {},
+      users: [{ name: userName, user }],
+    },
+    { lineWidth: 0 },
+  );
 }
 
 function base64(text: string): string {

@@ -2,15 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { SelectorParseError } from './errors.ts';
-import {
-  isEverything,
-  labelSelectorFromObject,
-  labelSelectorFromSet,
-  labelSelectorString,
-  matches,
-  parseLabelSelector,
-  requiresExactMatch,
-} from './labels.ts';
+import { isEverything, labelSelectorFromObject, labelSelectorFromSet, labelSelectorString, matches, parseLabelSelector, requiresExactMatch } from './labels.ts';
 
 const labelValueRule =
   "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
@@ -78,7 +70,7 @@ describe('parseLabelSelector', () => {
   });
 
   it('reports grammar errors with upstream texts', () => {
-    assert.equal(parseError('a b'), 'unable to parse requirement: found \'b\', expected: in, notin, =, ==, !=, gt, lt');
+    assert.equal(parseError('a b'), "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt");
     assert.equal(parseError('x!'), "unable to parse requirement: found '!', expected: in, notin, =, ==, !=, gt, lt");
     assert.equal(parseError('x in a'), "unable to parse requirement: found 'a' expected: '('");
     assert.equal(parseError('x in (a'), "unable to parse requirement: found '', expected: ',' or ')'");
@@ -107,7 +99,10 @@ describe('parseLabelSelector', () => {
 
   it('requires integers for gt and lt, and aggregates several problems in brackets', () => {
     assert.equal(parseError('x>a'), "unable to parse requirement: values[0]: Invalid value: \"a\": for 'Gt', 'Lt' operators, the value must be an integer");
-    assert.equal(parseError('x<9223372036854775808'), "unable to parse requirement: values[0]: Invalid value: \"9223372036854775808\": for 'Gt', 'Lt' operators, the value must be an integer");
+    assert.equal(
+      parseError('x<9223372036854775808'),
+      "unable to parse requirement: values[0]: Invalid value: \"9223372036854775808\": for 'Gt', 'Lt' operators, the value must be an integer",
+    );
     assert.equal(parseError('x>-1'), `unable to parse requirement: values[0][x]: Invalid value: "-1": ${labelValueRule}`);
     assert.equal(
       parseError('x>a-'),

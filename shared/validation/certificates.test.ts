@@ -15,7 +15,10 @@ describe('certificateRequestPemError', () => {
     for (const text of ['', 'no pem', ca.certPem, `${ca.certPem}\n${request.toString('pem')}`]) {
       assert.equal(certificateRequestPemError(bytes(text)), 'PEM block type must be CERTIFICATE REQUEST', text);
     }
-    assert.equal(certificateRequestPemError(bytes('-----BEGIN CERTIFICATE REQUEST-----\nMAA=\n-----END CERTIFICATE REQUEST-----\n')), 'asn1: syntax error: data truncated');
+    assert.equal(
+      certificateRequestPemError(bytes('-----BEGIN CERTIFICATE REQUEST-----\nMAA=\n-----END CERTIFICATE REQUEST-----\n')),
+      'asn1: syntax error: data truncated',
+    );
   });
 });
 
@@ -26,9 +29,15 @@ describe('certificateChainPemError', () => {
     assert.equal(certificateChainPemError(bytes('')), null);
     assert.equal(certificateChainPemError(bytes(`${a}\n${b}\n`)), null);
     assert.equal(certificateChainPemError(bytes('text only')), 'must contain at least one CERTIFICATE PEM block');
-    assert.equal(certificateChainPemError(bytes('-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n')), 'only CERTIFICATE PEM blocks are allowed, found "PRIVATE KEY"');
+    assert.equal(
+      certificateChainPemError(bytes('-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n')),
+      'only CERTIFICATE PEM blocks are allowed, found "PRIVATE KEY"',
+    );
     assert.equal(certificateChainPemError(bytes('-----BEGIN CERTIFICATE-----\nK: v\n\n-----END CERTIFICATE-----\n')), 'no PEM block headers are permitted');
-    assert.equal(certificateChainPemError(bytes('-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n')), 'found CERTIFICATE PEM block containing 0 certificates');
+    assert.equal(
+      certificateChainPemError(bytes('-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n')),
+      'found CERTIFICATE PEM block containing 0 certificates',
+    );
     assert.equal(certificateChainPemError(bytes('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n')), 'x509: malformed certificate');
   });
 });

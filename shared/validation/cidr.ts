@@ -16,7 +16,11 @@ export function parseCIDRSloppy(value: string): SloppyCIDR | null {
   if (slash < 0) return null;
   let address = value.slice(0, slash);
   const bits = value.slice(slash + 1);
-  if (dottedQuad.test(address)) address = address.split('.').map((octet) => String(Number(octet))).join('.');
+  if (dottedQuad.test(address))
+    address = address
+      .split('.')
+      .map((octet) => String(Number(octet)))
+      .join('.');
   // Zones (fe80::1%eth0) are valid for node's isIP, and so for parseCIDR, but not for Go in a CIDR.
   if (address.includes('%') || !/^\d+$/.test(bits)) return null;
   const parsed = parseCIDR(`${address}/${Number(bits)}`);

@@ -13,7 +13,10 @@ describe('validateLabelSelector', () => {
   it('accepts no selector, an empty one and a valid one', () => {
     assert.deepEqual(validate(undefined), []);
     assert.deepEqual(validate({}), []);
-    assert.deepEqual(validate({ matchLabels: { 'topology.kubernetes.io/zone': 'a' }, matchExpressions: [{ key: 'rack', operator: 'In', values: ['r1'] }] }), []);
+    assert.deepEqual(
+      validate({ matchLabels: { 'topology.kubernetes.io/zone': 'a' }, matchExpressions: [{ key: 'rack', operator: 'In', values: ['r1'] }] }),
+      [],
+    );
   });
 
   it('checks labels, operators, their values and keys', () => {

@@ -24,7 +24,9 @@ export function maxLenError(length: number): string {
 }
 
 function regexError(what: string, fmt: string, ...examples: string[]): string {
-  const eg = examples.length ? `(e.g. ${examples.map((e) => `'${e}'`).join(',  or ')}, regex used for validation is '${fmt}')` : `(regex used for validation is '${fmt}')`;
+  const eg = examples.length
+    ? `(e.g. ${examples.map((e) => `'${e}'`).join(',  or ')}, regex used for validation is '${fmt}')`
+    : `(regex used for validation is '${fmt}')`;
   return `${what} ${eg}`;
 }
 
@@ -123,9 +125,7 @@ export function isConfigMapKey(value: string): string[] {
   const errs: string[] = [];
   if (value.length > dns1123SubdomainMaxLength) errs.push(maxLenError(dns1123SubdomainMaxLength));
   if (!configKeyRe.test(value)) {
-    errs.push(
-      regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", configKeyFmt, 'key.name', 'KEY_NAME', 'key-name'),
-    );
+    errs.push(regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", configKeyFmt, 'key.name', 'KEY_NAME', 'key-name'));
   }
   if (value === '.') errs.push("must not be '.'");
   else if (value === '..') errs.push("must not be '..'");

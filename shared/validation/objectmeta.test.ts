@@ -74,9 +74,7 @@ describe('validateObjectMeta', () => {
   });
 
   it('checks annotation keys case-insensitively and limits their total size', () => {
-    assert.deepEqual(create({ ...valid, annotations: { 'A_B/C': 'x' } }), [
-      `metadata.annotations: Invalid value: "A_B/C": prefix part ${subdomainRule}`,
-    ]);
+    assert.deepEqual(create({ ...valid, annotations: { 'A_B/C': 'x' } }), [`metadata.annotations: Invalid value: "A_B/C": prefix part ${subdomainRule}`]);
     const limit = 256 * 1024;
     assert.deepEqual(create({ ...valid, annotations: { k: 'v'.repeat(limit - 1) } }), []);
     assert.deepEqual(create({ ...valid, annotations: { k: 'v'.repeat(limit) } }), ['metadata.annotations: Too long: may not be more than 262144 bytes']);

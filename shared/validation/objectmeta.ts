@@ -103,9 +103,7 @@ export function validateOwnerReferences(refs: readonly OwnerReference[] | undefi
     const current = `${ref.kind ?? ''}/${ref.name ?? ''}`;
     if (firstController === '') firstController = current;
     else {
-      errs.push(
-        invalid(path, refs, `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`),
-      );
+      errs.push(invalid(path, refs, `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`));
     }
   }
   return errs;

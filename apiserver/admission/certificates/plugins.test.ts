@@ -26,7 +26,17 @@ const csr = (signerName: string, request = '', status: Record<string, unknown> =
 });
 
 function attributes(operation: Operation, subresource: string, object: KubeObject, oldObject?: KubeObject): AdmissionAttributes {
-  return { operation, definition, subresource, namespace: '', name: 'req', object, ...(oldObject ? { oldObject } : {}), dryRun: false, context: { user: alice, now: new Date() } };
+  return {
+    operation,
+    definition,
+    subresource,
+    namespace: '',
+    name: 'req',
+    object,
+    ...(oldObject ? { oldObject } : {}),
+    dryRun: false,
+    context: { user: alice, now: new Date() },
+  };
 }
 
 /** Allows exactly the (verb, signers name) pairs listed as `verb name`. */
@@ -54,13 +64,20 @@ describe('the certificate admission plugins', () => {
     assert.equal(await outcome(certificateApproval(allowing('approve example.com/my-signer')), request), 'admitted');
     assert.equal(await outcome(certificateApproval(allowing('approve example.com/*')), request), 'admitted');
     assert.match(await outcome(certificateApproval(allowing('sign example.com/my-signer')), request), /not permitted to approve/, 'sign is not approve');
-    assert.equal(await outcome(certificateApproval(allowing()), attributes('UPDATE', 'status', csr('example.com/my-signer'), csr('example.com/my-signer'))), 'admitted', 'only approval');
+    assert.equal(
+      await outcome(certificateApproval(allowing()), attributes('UPDATE', 'status', csr('example.com/my-signer'), csr('example.com/my-signer'))),
+      'admitted',
+      'only approval',
+    );
   });
 
   it('CertificateSigning needs sign when the certificate or conditions change', async () => {
     const old = csr('example.com/s');
     const signed = csr('example.com/s', '', { certificate: 'Y2VydA==' });
-    assert.match(await outcome(certificateSigning(allowing()), attributes('UPDATE', 'status', signed, old)), /user not permitted to sign requests with signerName "example.com\/s"$/);
+    assert.match(
+      await outcome(certificateSigning(allowing()), attributes('UPDATE', 'status', signed, old)),
+      /user not permitted to sign requests with signerName "example.com\/s"$/,
+    );
     assert.equal(await outcome(certificateSigning(allowing('sign example.com/s')), attributes('UPDATE', 'status', signed, old)), 'admitted');
     assert.equal(await outcome(certificateSigning(allowing()), attributes('UPDATE', 'status', old, old)), 'admitted', 'nothing signed');
   });

@@ -43,12 +43,18 @@ describe('the Node authorizer', () => {
   });
 
   it('lets a node read no Secret or ConfigMap (no pod references one) and only its VolumeAttachments', () => {
-    assert.deepEqual(decide('get', 'secrets', 'default', { name: 's' }), { decision: 'no-opinion', reason: "no relationship found between node 'a' and this object" });
+    assert.deepEqual(decide('get', 'secrets', 'default', { name: 's' }), {
+      decision: 'no-opinion',
+      reason: "no relationship found between node 'a' and this object",
+    });
     assert.deepEqual(decide('list', 'configmaps', 'default'), { decision: 'no-opinion', reason: 'No Object name found' });
     assert.deepEqual(decide('delete', 'secrets', 'default', { name: 's' }), { decision: 'no-opinion', reason: 'can only read resources of this type' });
     assert.equal(decide('get', 'volumeattachments', '', { apiGroup: 'storage.k8s.io', name: 'va-a' }).decision, 'allow');
     assert.equal(decide('get', 'volumeattachments', '', { apiGroup: 'storage.k8s.io', name: 'va-b' }).decision, 'no-opinion');
-    assert.deepEqual(decide('list', 'volumeattachments', '', { apiGroup: 'storage.k8s.io' }), { decision: 'no-opinion', reason: 'can only get individual resources of this type' });
+    assert.deepEqual(decide('list', 'volumeattachments', '', { apiGroup: 'storage.k8s.io' }), {
+      decision: 'no-opinion',
+      reason: 'can only get individual resources of this type',
+    });
   });
 
   it('grants the rest by the system:node rules', () => {

@@ -107,7 +107,7 @@ export class ClusterRoleAggregator {
         '',
         {
           derive: (current) => {
-            const copy = structuredClone(current) as ClusterRole | null;
+            const copy = structuredClone<ClusterRole | null>(current);
             if (!copy) throw notFound({ group: rbacGroup, resource: 'clusterroles' }, name);
             const rules = aggregatedRules(copy, this.roles());
             if (rules) copy.rules = rules;

@@ -4,7 +4,11 @@ import { ask, MemorySource, user } from '../../testing/rbac.ts';
 import { RbacAuthorizer } from './authorizer.ts';
 
 const ref = (kind: string, name: string) => ({ apiGroup: 'rbac.authorization.k8s.io', kind, name });
-const subject = (kind: string, name: string, namespace?: string) => ({ kind, name, ...(kind === 'ServiceAccount' ? { namespace } : { apiGroup: 'rbac.authorization.k8s.io' }) });
+const subject = (kind: string, name: string, namespace?: string) => ({
+  kind,
+  name,
+  ...(kind === 'ServiceAccount' ? { namespace } : { apiGroup: 'rbac.authorization.k8s.io' }),
+});
 
 describe('the RBAC authorizer', () => {
   const source = new MemorySource();
@@ -32,10 +36,13 @@ describe('the RBAC authorizer', () => {
       rbac.authorize(user('carol', 'readers'), ask('get', 'configmaps', 'x')).reason,
       'RBAC: allowed by ClusterRoleBinding "readers" of ClusterRole "view-cm" to Group "readers"',
     );
-    assert.equal(rbac.authorize(user('alice'), ask('update', 'configmaps', 'team')).reason, 'RBAC: allowed by RoleBinding "alice-edit/team" of Role "edit-cm" to User "alice"');
+    assert.equal(
+      rbac.authorize(user('alice'), ask('update', 'configmaps', 'team')).reason,
+      'RBAC: allowed by RoleBinding "alice-edit/team" of Role "edit-cm" to User "alice"',
+    );
   });
 
-  it('treats a service account subject without namespace as one of the binding\'s namespace', () => {
+  it("treats a service account subject without namespace as one of the binding's namespace", () => {
     assert.equal(rbac.authorize(user('system:serviceaccount:team:robot'), ask('get', 'configmaps', 'team')).decision, 'allow');
     assert.equal(rbac.authorize(user('system:serviceaccount:other:robot'), ask('get', 'configmaps', 'team')).decision, 'no-opinion');
   });
@@ -54,7 +61,10 @@ describe('the RBAC authorizer', () => {
 
   it('lists the rules of a user in a namespace', () => {
     const { rules, errors } = rbac.rulesFor(user('alice'), 'team');
-    assert.deepEqual(rules.map((r) => r.verbs.join()), ['update', 'get,list']);
+    assert.deepEqual(
+      rules.map((r) => r.verbs.join()),
+      ['update', 'get,list'],
+    );
     assert.deepEqual(errors, []);
   });
 });

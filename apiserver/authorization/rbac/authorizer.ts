@@ -67,7 +67,7 @@ function indexBindings(bindings: readonly Binding[], byNamespace: boolean): Map<
   bindings.forEach((binding) => {
     const namespace = byNamespace ? (binding.metadata.namespace ?? '') : '';
     let index = out.get(namespace);
-    if (!index) out.set(namespace, (index = new Map()));
+    if (!index) out.set(namespace, (index = new Map<string, Grant[]>()));
     const seen = new Set<string>();
     for (const subject of binding.subjects ?? []) {
       const key = subjectKey(subject, namespace);
@@ -90,7 +90,8 @@ function describeSubject(subject: Subject, bindingNamespace: string): string {
 
 function describeGrant({ binding, subject }: Grant): string {
   const namespace = binding.metadata.namespace ?? '';
-  const name = binding.kind === 'RoleBinding' ? `RoleBinding "${binding.metadata.name ?? ''}/${namespace}"` : `ClusterRoleBinding "${binding.metadata.name ?? ''}"`;
+  const name =
+    binding.kind === 'RoleBinding' ? `RoleBinding "${binding.metadata.name ?? ''}/${namespace}"` : `ClusterRoleBinding "${binding.metadata.name ?? ''}"`;
   return `${name} of ${binding.roleRef.kind} "${binding.roleRef.name}" to ${describeSubject(subject, namespace)}`;
 }
 
@@ -190,7 +191,7 @@ export class RbacAuthorizer implements Authorizer {
     const changes = this.source.bindingChanges();
     if (changes === this.indexedAt) return;
     this.indexedAt = changes;
-    this.clusterIndex = indexBindings(this.source.clusterRoleBindings(), false).get('') ?? new Map();
+    this.clusterIndex = indexBindings(this.source.clusterRoleBindings(), false).get('') ?? new Map<string, Grant[]>();
     this.namespaceIndex = indexBindings(this.source.roleBindings(), true);
   }
 }

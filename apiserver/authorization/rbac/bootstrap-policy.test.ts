@@ -47,7 +47,11 @@ test('system:basic-user and system:discovery are for authenticated users only', 
   ]);
   for (const name of ['system:basic-user', 'system:discovery']) {
     const binding = bootstrapClusterRoleBindings().find((b) => b.metadata.name === name);
-    assert.deepEqual(binding?.subjects?.map((s) => s.name), ['system:authenticated'], name);
+    assert.deepEqual(
+      binding?.subjects?.map((s) => s.name),
+      ['system:authenticated'],
+      name,
+    );
   }
 });
 
@@ -110,10 +114,7 @@ test('each controller role is bound to the service account of that controller in
 
 test('controllers that list through watches may watch what they list (1.32 backports)', () => {
   const namespaceController = clusterRoleNamed('system:controller:namespace-controller');
-  assert.deepEqual(
-    namespaceController.rules?.find((r) => r.apiGroups?.includes('*'))?.verbs,
-    ['delete', 'deletecollection', 'get', 'list', 'watch'],
-  );
+  assert.deepEqual(namespaceController.rules?.find((r) => r.apiGroups?.includes('*'))?.verbs, ['delete', 'deletecollection', 'get', 'list', 'watch']);
   const nodeController = clusterRoleNamed('system:controller:node-controller');
   for (const resource of ['nodes', 'pods']) {
     const verbs = nodeController.rules?.find((r) => r.resources?.length === 1 && r.resources[0] === resource)?.verbs ?? [];

@@ -145,10 +145,7 @@ function clusterRoles(): ClusterRole[] {
     // What admin has beyond edit: access reviews in the namespace and its roles and bindings.
     clusterRole(
       'system:aggregate-to-admin',
-      [
-        rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews']),
-        rule(readWrite(), [rbacGroup], ['rolebindings', 'roles']),
-      ],
+      [rule(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews']), rule(readWrite(), [rbacGroup], ['rolebindings', 'roles'])],
       aggregationLabel('admin'),
     ),
 
@@ -160,41 +157,44 @@ function clusterRoles(): ClusterRole[] {
         rule(['impersonate'], [legacyGroup], ['serviceaccounts']),
         rule(write(), [legacyGroup], ['pods', 'pods/attach', 'pods/exec', 'pods/portforward', 'pods/proxy']),
         rule(['create'], [legacyGroup], ['pods/eviction']),
-        rule(write(), [legacyGroup], [
-          'configmaps',
-          'events',
-          'persistentvolumeclaims',
-          'replicationcontrollers',
-          'replicationcontrollers/scale',
-          'secrets',
-          'serviceaccounts',
-          'services',
-          'services/proxy',
-        ]),
+        rule(
+          write(),
+          [legacyGroup],
+          [
+            'configmaps',
+            'events',
+            'persistentvolumeclaims',
+            'replicationcontrollers',
+            'replicationcontrollers/scale',
+            'secrets',
+            'serviceaccounts',
+            'services',
+            'services/proxy',
+          ],
+        ),
         rule(['create'], [legacyGroup], ['serviceaccounts/token']),
-        rule(write(), ['apps'], [
-          'daemonsets',
-          'deployments',
-          'deployments/rollback',
-          'deployments/scale',
-          'replicasets',
-          'replicasets/scale',
-          'statefulsets',
-          'statefulsets/scale',
-        ]),
+        rule(
+          write(),
+          ['apps'],
+          ['daemonsets', 'deployments', 'deployments/rollback', 'deployments/scale', 'replicasets', 'replicasets/scale', 'statefulsets', 'statefulsets/scale'],
+        ),
         rule(write(), ['autoscaling'], ['horizontalpodautoscalers']),
         rule(write(), ['batch'], ['cronjobs', 'jobs']),
-        rule(write(), ['extensions'], [
-          'daemonsets',
-          'deployments',
-          'deployments/rollback',
-          'deployments/scale',
-          'ingresses',
-          'networkpolicies',
-          'replicasets',
-          'replicasets/scale',
-          'replicationcontrollers/scale',
-        ]),
+        rule(
+          write(),
+          ['extensions'],
+          [
+            'daemonsets',
+            'deployments',
+            'deployments/rollback',
+            'deployments/scale',
+            'ingresses',
+            'networkpolicies',
+            'replicasets',
+            'replicasets/scale',
+            'replicationcontrollers/scale',
+          ],
+        ),
         rule(write(), ['policy'], ['poddisruptionbudgets']),
         rule(write(), ['networking.k8s.io'], ['ingresses', 'networkpolicies']),
         rule(readWrite(), [coordinationGroup], ['leases']),
@@ -206,61 +206,77 @@ function clusterRoles(): ClusterRole[] {
     clusterRole(
       'system:aggregate-to-view',
       [
-        rule(read(), [legacyGroup], [
-          'configmaps',
-          'endpoints',
-          'persistentvolumeclaims',
-          'persistentvolumeclaims/status',
-          'pods',
-          'replicationcontrollers',
-          'replicationcontrollers/scale',
-          'serviceaccounts',
-          'services',
-          'services/status',
-        ]),
-        rule(read(), [legacyGroup], [
-          'bindings',
-          'events',
-          'limitranges',
-          'namespaces/status',
-          'pods/log',
-          'pods/status',
-          'replicationcontrollers/status',
-          'resourcequotas',
-          'resourcequotas/status',
-        ]),
+        rule(
+          read(),
+          [legacyGroup],
+          [
+            'configmaps',
+            'endpoints',
+            'persistentvolumeclaims',
+            'persistentvolumeclaims/status',
+            'pods',
+            'replicationcontrollers',
+            'replicationcontrollers/scale',
+            'serviceaccounts',
+            'services',
+            'services/status',
+          ],
+        ),
+        rule(
+          read(),
+          [legacyGroup],
+          [
+            'bindings',
+            'events',
+            'limitranges',
+            'namespaces/status',
+            'pods/log',
+            'pods/status',
+            'replicationcontrollers/status',
+            'resourcequotas',
+            'resourcequotas/status',
+          ],
+        ),
         rule(read(), [legacyGroup], ['namespaces']),
         rule(read(), ['discovery.k8s.io'], ['endpointslices']),
-        rule(read(), ['apps'], [
-          'controllerrevisions',
-          'daemonsets',
-          'daemonsets/status',
-          'deployments',
-          'deployments/scale',
-          'deployments/status',
-          'replicasets',
-          'replicasets/scale',
-          'replicasets/status',
-          'statefulsets',
-          'statefulsets/scale',
-          'statefulsets/status',
-        ]),
+        rule(
+          read(),
+          ['apps'],
+          [
+            'controllerrevisions',
+            'daemonsets',
+            'daemonsets/status',
+            'deployments',
+            'deployments/scale',
+            'deployments/status',
+            'replicasets',
+            'replicasets/scale',
+            'replicasets/status',
+            'statefulsets',
+            'statefulsets/scale',
+            'statefulsets/status',
+          ],
+        ),
         rule(read(), ['autoscaling'], ['horizontalpodautoscalers', 'horizontalpodautoscalers/status']),
         rule(read(), ['batch'], ['cronjobs', 'cronjobs/status', 'jobs', 'jobs/status']),
-        rule(read(), ['extensions'], [
-          'daemonsets',
-          'daemonsets/status',
-          'deployments',
-          'deployments/scale',
-          'deployments/status',
-          'ingresses',
-          'ingresses/status',
-          'networkpolicies',
-          'replicasets',
-          'replicasets/scale',
-          'replicasets/status',
-          'replicationcontrollers/scale',
-        ]),
+        rule(
+          read(),
+          ['extensions'],
+          [
+            'daemonsets',
+            'daemonsets/status',
+            'deployments',
+            'deployments/scale',
+            'deployments/status',
+            'ingresses',
+            'ingresses/status',
+            'networkpolicies',
+            'replicasets',
+            'replicasets/scale',
+            'replicasets/status',
+            'replicationcontrollers/scale',
+          ],
+        ),
         rule(read(), ['policy'], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
         rule(read(), ['networking.k8s.io'], ['ingresses', 'ingresses/status', 'networkpolicies']),
       ],
@@ -291,25 +307,11 @@ function clusterRoles(): ClusterRole[] {
     clusterRole('system:certificates.k8s.io:kubelet-serving-approver', [
       rule(['approve'], [certificatesGroup], ['signers'], ['kubernetes.io/kubelet-serving']),
     ]),
-    clusterRole('system:certificates.k8s.io:legacy-unknown-approver', [
-      rule(['approve'], [certificatesGroup], ['signers'], ['kubernetes.io/legacy-unknown']),
-    ]),
+    clusterRole('system:certificates.k8s.io:legacy-unknown-approver', [rule(['approve'], [certificatesGroup], ['signers'], ['kubernetes.io/legacy-unknown'])]),
 
     // API discovery, OpenAPI, health and version for authenticated users.
     clusterRole('system:discovery', [
-      nonResourceRule(['get'], [
-        '/api',
-        '/api/*',
-        '/apis',
-        '/apis/*',
-        '/healthz',
-        '/livez',
-        '/openapi',
-        '/openapi/*',
-        '/readyz',
-        '/version',
-        '/version/',
-      ]),
+      nonResourceRule(['get'], ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/']),
     ]),
 
     // kube-controller-manager's own identity (without per-controller service account credentials).
@@ -360,9 +362,7 @@ function clusterRoles(): ClusterRole[] {
     ]),
 
     // Bootstrap tokens: creating and following CSRs before a node has its own credentials.
-    clusterRole('system:node-bootstrapper', [
-      rule(['create', 'get', 'list', 'watch'], [certificatesGroup], ['certificatesigningrequests']),
-    ]),
+    clusterRole('system:node-bootstrapper', [rule(['create', 'get', 'list', 'watch'], [certificatesGroup], ['certificatesigningrequests'])]),
 
     // Health and version for everyone, anonymous included.
     clusterRole('system:public-info-viewer', [nonResourceRule(['get'], ['/healthz', '/livez', '/readyz', '/version', '/version/'])]),
@@ -383,12 +383,7 @@ function controllerRoles(): ClusterRole[] {
         ['sign'],
         [certificatesGroup],
         ['signers'],
-        [
-          'kubernetes.io/kube-apiserver-client',
-          'kubernetes.io/kube-apiserver-client-kubelet',
-          'kubernetes.io/kubelet-serving',
-          'kubernetes.io/legacy-unknown',
-        ],
+        ['kubernetes.io/kube-apiserver-client', 'kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/kubelet-serving', 'kubernetes.io/legacy-unknown'],
       ),
       rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
       eventsRule(),
@@ -400,10 +395,7 @@ function controllerRoles(): ClusterRole[] {
     ]),
 
     // Follows ownerReferences across every resource and deletes dependents.
-    clusterRole(controllerPrefix + 'generic-garbage-collector', [
-      rule(['delete', 'get', 'list', 'patch', 'update', 'watch'], ['*'], ['*']),
-      eventsRule(),
-    ]),
+    clusterRole(controllerPrefix + 'generic-garbage-collector', [rule(['delete', 'get', 'list', 'patch', 'update', 'watch'], ['*'], ['*']), eventsRule()]),
 
     // Empties and finalizes terminating namespaces.
     clusterRole(controllerPrefix + 'namespace-controller', [
@@ -447,9 +439,7 @@ export function bootstrapRoles(): Role[] {
     ]),
 
     // Delegated authentication config that extension API servers read.
-    role(kubeSystem, 'extension-apiserver-authentication-reader', [
-      rule(read(), [legacyGroup], ['configmaps'], ['extension-apiserver-authentication']),
-    ]),
+    role(kubeSystem, 'extension-apiserver-authentication-reader', [rule(read(), [legacyGroup], ['configmaps'], ['extension-apiserver-authentication'])]),
 
     // kube-controller-manager's leader election (configmap locks kept until upstream 1.35).
     role(kubeSystem, 'system::leader-locking-kube-controller-manager', [
@@ -463,10 +453,7 @@ export function bootstrapRoles(): Role[] {
     role(kubeSystem, controllerPrefix + 'bootstrap-signer', [rule(read(), [legacyGroup], ['secrets'])]),
 
     // Token cleaner: deletes expired bootstrap token secrets.
-    role(kubeSystem, controllerPrefix + 'token-cleaner', [
-      rule(['delete', 'get', 'list', 'watch'], [legacyGroup], ['secrets']),
-      eventsRule(),
-    ]),
+    role(kubeSystem, controllerPrefix + 'token-cleaner', [rule(['delete', 'get', 'list', 'watch'], [legacyGroup], ['secrets']), eventsRule()]),
   ];
 }
 
@@ -498,7 +485,15 @@ export function bootstrapRoleBindings(): RoleBinding[] {
 export function nodeJoinClusterRoleBindings(): ClusterRoleBinding[] {
   return [
     clusterRoleBinding('corral:node-bootstrapper', [group('system:bootstrappers')], 'system:node-bootstrapper'),
-    clusterRoleBinding('corral:node-autoapprove-bootstrap', [group('system:bootstrappers')], 'system:certificates.k8s.io:certificatesigningrequests:nodeclient'),
-    clusterRoleBinding('corral:node-autoapprove-certificate-rotation', [group('system:nodes')], 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient'),
+    clusterRoleBinding(
+      'corral:node-autoapprove-bootstrap',
+      [group('system:bootstrappers')],
+      'system:certificates.k8s.io:certificatesigningrequests:nodeclient',
+    ),
+    clusterRoleBinding(
+      'corral:node-autoapprove-certificate-rotation',
+      [group('system:nodes')],
+      'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient',
+    ),
   ];
 }

@@ -55,7 +55,8 @@ export function reconcileRole<T extends ClusterRole>(expected: T, existing: T): 
   return out;
 }
 
-const sameSubject = (a: Subject, b: Subject): boolean => a.kind === b.kind && a.name === b.name && (a.namespace ?? '') === (b.namespace ?? '') && (a.apiGroup ?? '') === (b.apiGroup ?? '');
+const sameSubject = (a: Subject, b: Subject): boolean =>
+  a.kind === b.kind && a.name === b.name && (a.namespace ?? '') === (b.namespace ?? '') && (a.apiGroup ?? '') === (b.apiGroup ?? '');
 
 /** A binding with the policy's labels, annotations and missing subjects added (its roleRef already matches). */
 export function reconcileBinding<T extends RoleBinding>(expected: T, existing: T): T {
@@ -102,7 +103,10 @@ export class BootstrapPolicy {
           name,
           '',
           // The store takes over what derive returns: the policy's object is copied for each attempt.
-          { derive: (current) => (current === null ? structuredClone(expected) : isProtected(current) ? structuredClone(current) : reconcile(expected, current as T)) },
+          {
+            derive: (current) =>
+              current === null ? structuredClone(expected) : isProtected(current) ? structuredClone(current) : reconcile(expected, current as T),
+          },
           this.context(),
           { dryRun: false, manager },
         );

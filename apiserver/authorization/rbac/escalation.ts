@@ -159,7 +159,10 @@ export class EscalationGuard {
   }
 
   /** Throws upstream's 403 unless the user may bind the role (`bind` on it, or holding all its rules). */
-  async confirmBinding(user: UserInfo, binding: { resource: 'rolebindings' | 'clusterrolebindings'; namespace: string; name: string; roleRef: RoleRef }): Promise<void> {
+  async confirmBinding(
+    user: UserInfo,
+    binding: { resource: 'rolebindings' | 'clusterrolebindings'; namespace: string; name: string; roleRef: RoleRef },
+  ): Promise<void> {
     if (user.groups.includes(systemPrivilegedGroup)) return;
     const gr = { group: rbacGroup, resource: binding.resource };
     const { roleRef } = binding;

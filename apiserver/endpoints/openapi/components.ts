@@ -68,7 +68,9 @@ function fieldPart(schema: DocSchema): DocSchema {
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (isObject(value)) {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
+    const keys = Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
   }
   return JSON.stringify(value);
@@ -160,7 +162,8 @@ function addMetaComponents(components: Components, groupVersions: readonly Group
     [names.patch]: { description: 'The body of a PATCH request, in the patch format its Content-Type names.', type: 'object' },
     // Upstream's OpenAPIV3OneOfTypes: v3 documents say which JSON types are accepted, v2 only "string".
     [names.quantity]: {
-      description: 'A fixed-point amount such as 250m, 1.5Gi or 2e3: a number with an optional decimal (m, k, M, ...) or binary (Ki, Mi, ...) suffix, or an exponent.',
+      description:
+        'A fixed-point amount such as 250m, 1.5Gi or 2e3: a number with an optional decimal (m, k, M, ...) or binary (Ki, Mi, ...) suffix, or an exponent.',
       ...(v3 ? { oneOf: [{ type: 'string' }, { type: 'number' }] } : { type: 'string' }),
     },
     [names.intOrString]: {
@@ -230,8 +233,8 @@ function addDiscoveryComponents(components: Components): void {
         name: neverOmitted(string('Plural name of the resource as it appears in URLs, with /<subresource> for subresources.')),
         singularName: neverOmitted(string('Singular name of the resource, which kubectl accepts as well.')),
         namespaced: neverOmitted(boolean('Whether objects of the resource live in namespaces.')),
-        group: string('Group of the resource when it differs from the list\'s (some subresources).'),
-        version: string('Version of the resource when it differs from the list\'s (some subresources).'),
+        group: string("Group of the resource when it differs from the list's (some subresources)."),
+        version: string("Version of the resource when it differs from the list's (some subresources)."),
         kind: neverOmitted(string('Kind of the objects the resource serves.')),
         verbs: describe(array(string()), 'Verbs the resource supports: get, list, watch, create, update, patch, delete, deletecollection.'),
         shortNames: describe(atomicArray(string()), 'Abbreviations kubectl accepts for the resource, such as cm.'),
@@ -297,7 +300,6 @@ function addDiscoveryComponents(components: Components): void {
   });
   for (const kind of ['APIVersions', 'APIGroupList', 'APIGroup', 'APIResourceList'] as const) components.extend(metaName(kind), core(kind));
 }
-
 
 /**
  * Defines the kind's schema and, for kinds that can be listed, its list's, each under its component

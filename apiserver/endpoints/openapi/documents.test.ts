@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { isObject } from '../../../shared/api/types.ts';
 import { describe, kindSchema, named, object, pb, string, type Schema } from '../../../shared/api/schema.ts';
 import { AdmissionChain } from '../../admission/admission.ts';
-import { defineResource, type ResourceDefinition } from '../../registry/definition.ts';
+import { defineResource } from '../../registry/definition.ts';
 import { Registry } from '../../registry/registry.ts';
 import { resourceComponents } from './components.ts';
 import { openApiHash, openApiJson, openApiV2Document, openApiV3Document, openApiV3Index } from './documents.ts';
@@ -58,7 +58,6 @@ function hasKey(value: unknown, predicate: (key: string) => boolean): boolean {
   if (!isObject(value)) return false;
   return Object.entries(value).some(([k, v]) => predicate(k) || hasKey(v, predicate));
 }
-
 
 test('the v3 index lists discovery, every served group version and version, each with its document hash', () => {
   const index = openApiV3Index(registry);
@@ -118,7 +117,11 @@ test('every v3 document is OpenAPI 3.0.0 and every $ref resolves to one of its c
       };
       walk(schema);
     }
-    assert.equal(hasKey(doc, (k) => k.startsWith('x-corral-')), false, `${key} leaks corral markers`);
+    assert.equal(
+      hasKey(doc, (k) => k.startsWith('x-corral-')),
+      false,
+      `${key} leaks corral markers`,
+    );
   }
 });
 
@@ -144,7 +147,10 @@ test('every served kind and its list (when it can be listed) appear under upstre
   ] as const) {
     assert.ok(name in obj(obj(v3(key).components, 'components').schemas, 'schemas'), `${key} lacks ${name}`);
   }
-  assert.equal(schemaName('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition'), 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition');
+  assert.equal(
+    schemaName('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition'),
+    'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
+  );
   assert.equal(schemaName('internal.apiserver.k8s.io', 'v1alpha1', 'StorageVersion'), 'io.k8s.api.apiserverinternal.v1alpha1.StorageVersion');
 });
 
@@ -167,13 +173,27 @@ const meta = (name: string): string => `io.k8s.apimachinery.pkg.apis.meta.v1.${n
 
 test('resource documents carry the shared apimachinery types in upstream form', () => {
   const schemas = schemasOf('api/v1');
-  for (const name of ['ObjectMeta', 'ListMeta', 'Status', 'DeleteOptions', 'Patch', 'WatchEvent', 'Time', 'MicroTime', 'OwnerReference', 'ManagedFieldsEntry']) {
+  for (const name of [
+    'ObjectMeta',
+    'ListMeta',
+    'Status',
+    'DeleteOptions',
+    'Patch',
+    'WatchEvent',
+    'Time',
+    'MicroTime',
+    'OwnerReference',
+    'ManagedFieldsEntry',
+  ]) {
     assert.ok(meta(name) in schemas, name);
   }
   const { description: quantityDoc, ...quantity } = obj(schemas['io.k8s.apimachinery.pkg.api.resource.Quantity'], 'Quantity');
   assert.equal(typeof quantityDoc, 'string');
   assert.deepEqual(quantity, { oneOf: [{ type: 'string' }, { type: 'number' }] });
-  const { description: intOrStringDoc, ...intOrString } = obj(schemasOf('apis/flowcontrol.apiserver.k8s.io/v1beta3')['io.k8s.apimachinery.pkg.util.intstr.IntOrString'], 'IntOrString');
+  const { description: intOrStringDoc, ...intOrString } = obj(
+    schemasOf('apis/flowcontrol.apiserver.k8s.io/v1beta3')['io.k8s.apimachinery.pkg.util.intstr.IntOrString'],
+    'IntOrString',
+  );
   assert.equal(typeof intOrStringDoc, 'string');
   assert.deepEqual(intOrString, { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] });
   assert.deepEqual({ ...obj(schemas[meta('Time')], 'Time'), description: '' }, { type: 'string', format: 'date-time', description: '' });
@@ -203,9 +223,15 @@ test('kind schemas refer to ObjectMeta and well-known types, and keep list, map 
   const metadata = field(configMap.metadata, 'metadata');
   assert.equal(metadata.ref, v3Ref(meta('ObjectMeta')).$ref);
   assert.deepEqual(metadata.rest.default, {});
-  assert.deepEqual({ ...obj(configMap.data, 'data'), description: '' }, { type: 'object', additionalProperties: { type: 'string', default: '' }, description: '' });
+  assert.deepEqual(
+    { ...obj(configMap.data, 'data'), description: '' },
+    { type: 'object', additionalProperties: { type: 'string', default: '' }, description: '' },
+  );
   // []byte values have a JSON form of their own (base64): no default.
-  assert.deepEqual({ ...obj(configMap.binaryData, 'binaryData'), description: '' }, { type: 'object', additionalProperties: { type: 'string', format: 'byte' }, description: '' });
+  assert.deepEqual(
+    { ...obj(configMap.binaryData, 'binaryData'), description: '' },
+    { type: 'object', additionalProperties: { type: 'string', format: 'byte' }, description: '' },
+  );
 
   const nodeStatus = propertiesOf('api/v1', 'io.k8s.api.core.v1.NodeStatus');
   assert.deepEqual(obj(nodeStatus.capacity, 'capacity').additionalProperties, v3Ref('io.k8s.apimachinery.pkg.api.resource.Quantity'));
@@ -235,7 +261,13 @@ test('nested structs are components under upstream names, referred to with $ref 
     ['api/v1', 'io.k8s.api.core.v1.NodeSpec', 'taints', 'io.k8s.api.core.v1.Taint', true],
     ['api/v1', 'io.k8s.api.core.v1.Event', 'involvedObject', 'io.k8s.api.core.v1.ObjectReference', false],
     ['apis/coordination.k8s.io/v1', 'io.k8s.api.coordination.v1.Lease', 'spec', 'io.k8s.api.coordination.v1.LeaseSpec', false],
-    ['apis/certificates.k8s.io/v1', 'io.k8s.api.certificates.v1.CertificateSigningRequest', 'spec', 'io.k8s.api.certificates.v1.CertificateSigningRequestSpec', false],
+    [
+      'apis/certificates.k8s.io/v1',
+      'io.k8s.api.certificates.v1.CertificateSigningRequest',
+      'spec',
+      'io.k8s.api.certificates.v1.CertificateSigningRequestSpec',
+      false,
+    ],
     ['apis/storage.k8s.io/v1', 'io.k8s.api.storage.v1.CSIStorageCapacity', 'nodeTopology', meta('LabelSelector'), false],
     ['apis/storage.k8s.io/v1', 'io.k8s.api.storage.v1.CSINodeSpec', 'drivers', 'io.k8s.api.storage.v1.CSINodeDriver', true],
     ['apis/storage.k8s.io/v1', 'io.k8s.api.core.v1.PersistentVolumeSpec', 'claimRef', 'io.k8s.api.core.v1.ObjectReference', false],
@@ -264,7 +296,10 @@ test('nested structs are components under upstream names, referred to with $ref 
   // A struct is shared, not copied: core's EventSource appears in events.k8s.io under core's name.
   assert.ok('io.k8s.api.core.v1.EventSource' in schemasOf('apis/events.k8s.io/v1'));
   // PersistentVolumeSource is inlined into PersistentVolumeSpec (json:",inline"), as upstream does.
-  assert.equal(field(propertiesOf('apis/storage.k8s.io/v1', 'io.k8s.api.core.v1.PersistentVolumeSpec').csi, 'csi').ref, v3Ref('io.k8s.api.core.v1.CSIPersistentVolumeSource').$ref);
+  assert.equal(
+    field(propertiesOf('apis/storage.k8s.io/v1', 'io.k8s.api.core.v1.PersistentVolumeSpec').csi, 'csi').ref,
+    v3Ref('io.k8s.api.core.v1.CSIPersistentVolumeSource').$ref,
+  );
 });
 
 /** Every schema of a document with its path; `inComponent` is false for the component schemas themselves. */
@@ -350,7 +385,10 @@ test('defaults: upstream +default markers, {} for structs held by value, zeros o
   assert.deepEqual(obj(props('api/v1', 'io.k8s.api.core.v1.NodeStatus').volumesInUse, 'volumesInUse').items, { type: 'string', default: '' });
   assert.deepEqual(obj(props('api/v1', 'io.k8s.api.core.v1.NodeSpec').taints, 'taints').items, { allOf: [v3Ref('io.k8s.api.core.v1.Taint')], default: {} });
   // Upstream prunes every default from /openapi/v2.
-  assert.equal(hasKey(openApiV2Document(registry), (k) => k === 'default'), false);
+  assert.equal(
+    hasKey(openApiV2Document(registry), (k) => k === 'default'),
+    false,
+  );
 });
 
 test('each document has exactly the components it refers to, directly or through other components', () => {
@@ -381,17 +419,23 @@ test('two different schemas claiming one component name fail the build; the same
     singular: 'conflicting',
     schema: describe(kindSchema({ a: pb(2, describe(taintLike(['key']), 'One.')), b: pb(3, describe(taintLike(['key', 'effect']), 'Two.')) }), 'A kind.'),
   });
-  const broken = newRegistry([conflicting as ResourceDefinition]);
+  const broken = newRegistry([conflicting]);
   assert.throws(() => openApiV3Document(broken, 'apis/flowcontrol.apiserver.k8s.io/v1beta3'), /two different schemas are named io\.k8s\.api\.core\.v1\.Taint/);
-  assert.throws(() => resourceComponents(broken, [conflicting as ResourceDefinition], 'v2'), /two different schemas are named/);
+  assert.throws(() => resourceComponents(broken, [conflicting], 'v2'), /two different schemas are named/);
   // One builder used by two fields, described differently, defines one component.
   const sharing = defineResource({
     ...conflicting,
     schema: describe(kindSchema({ a: pb(2, describe(taintLike(['key']), 'One.')), b: pb(3, describe(taintLike(['key']), 'Two.')) }), 'A kind.'),
   });
-  assert.doesNotThrow(() => resourceComponents(newRegistry([sharing as ResourceDefinition]), [sharing as ResourceDefinition], 'v3'));
+  assert.doesNotThrow(() => resourceComponents(newRegistry([sharing]), [sharing], 'v3'));
   // Every served kind, together: each name stands for one schema.
-  assert.doesNotThrow(() => resourceComponents(registry, registry.resources.map((r) => r.definition), 'v3'));
+  assert.doesNotThrow(() =>
+    resourceComponents(
+      registry,
+      registry.resources.map((r) => r.definition),
+      'v3',
+    ),
+  );
 });
 
 test('each verb of a namespaced kind has its route, operation id, action and parameters as upstream', () => {
@@ -418,7 +462,19 @@ test('each verb of a namespaced kind has its route, operation id, action and par
     assert.deepEqual(found.op['x-kubernetes-group-version-kind'], gvk, id);
     assert.deepEqual(found.op.tags, ['core_v1'], id);
   }
-  const list = ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'pretty', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch'];
+  const list = [
+    'allowWatchBookmarks',
+    'continue',
+    'fieldSelector',
+    'labelSelector',
+    'limit',
+    'pretty',
+    'resourceVersion',
+    'resourceVersionMatch',
+    'sendInitialEvents',
+    'timeoutSeconds',
+    'watch',
+  ];
   const names = (id: string): string[] => byId(doc, id).parameterNames.sort();
   assert.deepEqual(names('listCoreV1ConfigMapForAllNamespaces'), list);
   assert.deepEqual(names('listCoreV1NamespacedConfigMap'), [...list, 'namespace'].sort());
@@ -435,26 +491,23 @@ test('each verb of a namespaced kind has its route, operation id, action and par
     'pretty',
     'propagationPolicy',
   ]);
-  assert.deepEqual(
-    names('deleteCoreV1CollectionNamespacedConfigMap'),
-    [
-      'continue',
-      'dryRun',
-      'fieldSelector',
-      'gracePeriodSeconds',
-      'ignoreStoreReadErrorWithClusterBreakingPotential',
-      'labelSelector',
-      'limit',
-      'namespace',
-      'orphanDependents',
-      'pretty',
-      'propagationPolicy',
-      'resourceVersion',
-      'resourceVersionMatch',
-      'sendInitialEvents',
-      'timeoutSeconds',
-    ],
-  );
+  assert.deepEqual(names('deleteCoreV1CollectionNamespacedConfigMap'), [
+    'continue',
+    'dryRun',
+    'fieldSelector',
+    'gracePeriodSeconds',
+    'ignoreStoreReadErrorWithClusterBreakingPotential',
+    'labelSelector',
+    'limit',
+    'namespace',
+    'orphanDependents',
+    'pretty',
+    'propagationPolicy',
+    'resourceVersion',
+    'resourceVersionMatch',
+    'sendInitialEvents',
+    'timeoutSeconds',
+  ]);
   assert.deepEqual(names('readCoreV1NamespacedConfigMap'), ['name', 'namespace', 'pretty']);
 
   // Parameters shared by every operation of a path sit on the path, as upstream's builder puts them.
@@ -485,7 +538,10 @@ test('request bodies and responses refer to the kind, Patch, DeleteOptions, Stat
     'application/merge-patch+json',
     'application/strategic-merge-patch+json',
   ]);
-  assert.deepEqual(obj(bodyContent('patchCoreV1NamespacedConfigMap')['application/apply-patch+yaml'], 'apply').schema, ref('io.k8s.apimachinery.pkg.apis.meta.v1.Patch'));
+  assert.deepEqual(
+    obj(bodyContent('patchCoreV1NamespacedConfigMap')['application/apply-patch+yaml'], 'apply').schema,
+    ref('io.k8s.apimachinery.pkg.apis.meta.v1.Patch'),
+  );
   assert.deepEqual(bodyContent('deleteCoreV1NamespacedConfigMap'), { '*/*': { schema: ref('io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions') } });
   assert.equal(obj(byId(doc, 'deleteCoreV1NamespacedConfigMap').op.requestBody, 'body').required, undefined);
   assert.equal(obj(byId(doc, 'createCoreV1NamespacedConfigMap').op.requestBody, 'body').required, true);
@@ -512,13 +568,22 @@ test('cluster-scoped kinds, subresources and restricted verb sets get exactly th
     byId(storage, id);
   }
   assert.equal(byId(storage, 'createStorageV1CSIDriver').path, '/apis/storage.k8s.io/v1/csidrivers');
-  assert.equal(operations(storage).some((o) => String(o.op.operationId).includes('CSIDriverForAllNamespaces')), false);
+  assert.equal(
+    operations(storage).some((o) => String(o.op.operationId).includes('CSIDriverForAllNamespaces')),
+    false,
+  );
   assert.deepEqual(byId(storage, 'getStorageV1APIResources').path, '/apis/storage.k8s.io/v1/');
 
   const core = v3('api/v1');
-  assert.equal(operations(core).some((o) => o.op.operationId === 'deleteCoreV1CollectionNamespace'), false);
+  assert.equal(
+    operations(core).some((o) => o.op.operationId === 'deleteCoreV1CollectionNamespace'),
+    false,
+  );
   const finalize = operations(core).filter((o) => o.path === '/api/v1/namespaces/{name}/finalize');
-  assert.deepEqual(finalize.map((o) => [o.method, o.op.operationId]), [['put', 'replaceCoreV1NamespaceFinalize']]);
+  assert.deepEqual(
+    finalize.map((o) => [o.method, o.op.operationId]),
+    [['put', 'replaceCoreV1NamespaceFinalize']],
+  );
   assert.equal(byId(core, 'patchCoreV1NamespaceStatus').path, '/api/v1/namespaces/{name}/status');
   assert.deepEqual(byId(core, 'readCoreV1NodeStatus').op['x-kubernetes-group-version-kind'], { group: '', kind: 'Node', version: 'v1' });
   assert.equal(byId(core, 'readCoreV1NamespaceStatus').op.description, 'read status of the specified Namespace');
@@ -533,7 +598,11 @@ test('cluster-scoped kinds, subresources and restricted verb sets get exactly th
     operations(csr)
       .filter((o) => o.path.endsWith('/approval'))
       .map((o) => o.op.operationId),
-    ['readCertificatesV1CertificateSigningRequestApproval', 'replaceCertificatesV1CertificateSigningRequestApproval', 'patchCertificatesV1CertificateSigningRequestApproval'],
+    [
+      'readCertificatesV1CertificateSigningRequestApproval',
+      'replaceCertificatesV1CertificateSigningRequestApproval',
+      'patchCertificatesV1CertificateSigningRequestApproval',
+    ],
   );
 
   const flow = v3('apis/flowcontrol.apiserver.k8s.io/v1beta3');
@@ -612,7 +681,12 @@ test('the v2 document has the same definitions and operations, with references i
   assert.deepEqual(withoutDescription('io.k8s.apimachinery.pkg.api.resource.Quantity'), { type: 'string' });
   assert.deepEqual(withoutDescription('io.k8s.apimachinery.pkg.util.intstr.IntOrString'), { type: 'string', format: 'int-or-string' });
   const patch = byId(doc, 'patchCoreV1NamespacedConfigMap');
-  assert.deepEqual(patch.op.consumes, ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml']);
+  assert.deepEqual(patch.op.consumes, [
+    'application/json-patch+json',
+    'application/merge-patch+json',
+    'application/strategic-merge-patch+json',
+    'application/apply-patch+yaml',
+  ]);
   assert.deepEqual(obj(patch.op, 'op')['x-kubernetes-group-version-kind'], { group: '', kind: 'ConfigMap', version: 'v1' });
   assert.deepEqual(patch.parameterNames.sort(), ['body', 'dryRun', 'fieldManager', 'fieldValidation', 'force', 'name', 'namespace', 'pretty']);
   const params = obj(patch.op, 'op').parameters;
@@ -622,5 +696,8 @@ test('the v2 document has the same definitions and operations, with references i
   assert.equal(typeof description, 'string');
   assert.deepEqual(fieldValidation, { uniqueItems: true, type: 'string', name: 'fieldValidation', in: 'query' });
   assert.deepEqual(doc.security, [{ BearerToken: [] }]);
-  assert.equal(hasKey(doc, (k) => k.startsWith('x-corral-')), false);
+  assert.equal(
+    hasKey(doc, (k) => k.startsWith('x-corral-')),
+    false,
+  );
 });

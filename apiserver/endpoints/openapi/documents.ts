@@ -6,19 +6,10 @@
  * changes while a server runs, so each document is built once, on first use, and frozen.
  */
 import { createHash } from 'node:crypto';
-import type { ResourceDefinition } from '../../registry/definition.ts';
 import type { GroupVersion, Registry } from '../../registry/registry.ts';
 import { discoveryDocumentComponents, resourceComponents } from './components.ts';
 import { groupVersionKey } from './naming.ts';
-import {
-  addCoreDiscovery,
-  addGroupDiscovery,
-  addGroupsDiscovery,
-  addGroupVersionDiscovery,
-  addResourceOperations,
-  addVersion,
-  PathSet,
-} from './operations.ts';
+import { addCoreDiscovery, addGroupDiscovery, addGroupsDiscovery, addGroupVersionDiscovery, addResourceOperations, addVersion, PathSet } from './operations.ts';
 import { v2Document, v3Document, type JsonObject } from './render.ts';
 import { openApiV2Protobuf } from './v2-protobuf.ts';
 
@@ -63,7 +54,14 @@ function buildV2Document(registry: Registry): JsonObject {
     addGroupVersionDiscovery(paths, gv);
     for (const { definition } of registry.resourcesOf(gv)) addResourceOperations(paths, definition);
   }
-  return v2Document(paths, resourceComponents(registry, registry.resources.map((r) => r.definition), 'v2'));
+  return v2Document(
+    paths,
+    resourceComponents(
+      registry,
+      registry.resources.map((r) => r.definition),
+      'v2',
+    ),
+  );
 }
 
 interface DocumentCache {
@@ -78,7 +76,15 @@ const caches = new WeakMap<Registry, DocumentCache>();
 
 /** The /openapi/v3 keys of a registry: discovery documents, every served group version, version. */
 function v3Keys(registry: Registry): string[] {
-  const keys = ['api', 'apis', 'version', ...registry.groupVersions().filter((gv) => gv.group === '').map(groupVersionKey)];
+  const keys = [
+    'api',
+    'apis',
+    'version',
+    ...registry
+      .groupVersions()
+      .filter((gv) => gv.group === '')
+      .map(groupVersionKey),
+  ];
   for (const [group, versions] of servedGroups(registry)) keys.push(`apis/${group}`, ...versions.map(groupVersionKey));
   return keys.sort();
 }

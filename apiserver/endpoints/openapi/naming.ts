@@ -21,7 +21,6 @@ export function gvkOf(def: ResourceDefinition, kind = def.kind): GroupVersionKin
   return { group: def.group, kind, version: def.version };
 }
 
-
 export const metaName = (kind: string): string => `io.k8s.apimachinery.pkg.apis.meta.v1.${kind}`;
 
 export const names = {

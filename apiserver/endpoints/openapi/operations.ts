@@ -19,7 +19,6 @@ import {
   type GroupVersionKind,
 } from './naming.ts';
 
-
 export interface Parameter {
   name: string;
   in: 'query' | 'path';
@@ -74,10 +73,7 @@ const writeParameters = [p.dryRun, p.fieldManager, p.fieldValidation];
 const patchParameters = [...writeParameters, p.force];
 const deleteParameters = [p.dryRun, p.gracePeriodSeconds, p.ignoreStoreReadErrorWithClusterBreakingPotential, p.orphanDependents, p.propagationPolicy];
 // DELETE of a collection takes ListOptions too, except watch and allowWatchBookmarks.
-const deleteCollectionParameters = [
-  ...deleteParameters,
-  ...listParameters.filter((param) => param !== p.watch && param !== p.allowWatchBookmarks),
-];
+const deleteCollectionParameters = [...deleteParameters, ...listParameters.filter((param) => param !== p.watch && param !== p.allowWatchBookmarks)];
 
 export type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
 type Action = 'get' | 'list' | 'put' | 'patch' | 'post' | 'delete' | 'deletecollection' | 'watch' | 'watchlist';
@@ -287,12 +283,18 @@ function discoveryOperation(operationId: string, description: string, tag: strin
 }
 
 export function addGroupVersionDiscovery(paths: PathSet, gv: GroupVersion): void {
-  paths.add(`${apiPrefix(gv)}/`, discoveryOperation(`get${operationGroupVersion(gv)}APIResources`, 'get available resources', groupVersionTag(gv), names.apiResourceList));
+  paths.add(
+    `${apiPrefix(gv)}/`,
+    discoveryOperation(`get${operationGroupVersion(gv)}APIResources`, 'get available resources', groupVersionTag(gv), names.apiResourceList),
+  );
 }
 
 export function addGroupDiscovery(paths: PathSet, group: string): void {
   const word = groupWord(group);
-  paths.add(`/apis/${group}/`, discoveryOperation(`get${identifier(word, true)}APIGroup`, 'get information of a group', identifier(word, false), names.apiGroup));
+  paths.add(
+    `/apis/${group}/`,
+    discoveryOperation(`get${identifier(word, true)}APIGroup`, 'get information of a group', identifier(word, false), names.apiGroup),
+  );
 }
 
 export const addCoreDiscovery = (paths: PathSet): void =>

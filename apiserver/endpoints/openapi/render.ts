@@ -10,7 +10,6 @@ import { anyMediaType, type Operation, type Parameter, type PathSet } from './op
 /** `info.version`: the release corral follows (app.ts kubernetesVersion) without its build suffix, as upstream trims it. */
 const infoVersion = 'v1.32.0';
 
-
 export type JsonObject = Record<string, unknown>;
 
 const refPrefix = (version: SpecVersion): string => (version === 'v3' ? '#/components/schemas/' : '#/definitions/');
@@ -68,7 +67,10 @@ function extensions(op: Operation): JsonObject {
 }
 
 function renderOperation(op: Operation, common: Set<string>, version: SpecVersion): JsonObject {
-  const own = op.parameters.filter((param) => !common.has(parameterKey(param))).sort(byName).map((param) => renderParameter(param, version));
+  const own = op.parameters
+    .filter((param) => !common.has(parameterKey(param)))
+    .sort(byName)
+    .map((param) => renderParameter(param, version));
   const schemaRef = (name: string): JsonObject => ({ $ref: refPrefix(version) + name });
   const body = op.body;
   const required = body?.required ? { required: true } : {};
@@ -83,7 +85,9 @@ function renderOperation(op: Operation, common: Set<string>, version: SpecVersio
       description: op.description,
       operationId: op.operationId,
       ...(own.length ? { parameters: own } : {}),
-      ...(body ? { requestBody: { content: Object.fromEntries(body.contentTypes.map((type) => [type, { schema: schemaRef(body.schema) }])), ...required } } : {}),
+      ...(body
+        ? { requestBody: { content: Object.fromEntries(body.contentTypes.map((type) => [type, { schema: schemaRef(body.schema) }])), ...required } }
+        : {}),
       responses,
       ...extensions(op),
     };
@@ -163,7 +167,6 @@ export function v3Document(paths: PathSet, components: Components): JsonObject {
     components: { schemas: renderComponents(paths, components), securitySchemes: { BearerToken: bearerToken } },
   };
 }
-
 
 /** The Swagger 2.0 document of `paths`, with the components they refer to as its definitions. */
 export function v2Document(paths: PathSet, components: Components): JsonObject {

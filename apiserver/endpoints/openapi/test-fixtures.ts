@@ -36,7 +36,7 @@ export function newRegistry(extra: ResourceDefinition[] = []): Registry {
   return new Registry([...builtInDefinitions(), ...extra], etcd, new AdmissionChain([]), () => true);
 }
 
-export const registry = newRegistry([flowSchemaDefinition as ResourceDefinition]);
+export const registry = newRegistry([flowSchemaDefinition]);
 
 export function obj(value: unknown, what: string): Json {
   assert.ok(isObject(value), `${what} is not an object`);

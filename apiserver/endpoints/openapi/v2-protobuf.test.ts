@@ -78,8 +78,13 @@ test('the v2 protobuf is gnostic OpenAPIv2 as client-go decodes it', () => {
   const properties = messages(message(configMap, 25), 1);
   assert.equal(text(namedEntry(properties, 'metadata'), 1), '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
   const data = namedEntry(properties, 'data');
-  assert.deepEqual(messages(message(message(data, 21), 1), 22).map((t) => text(t, 1)), ['string']);
-  assert.deepEqual(JSON.parse(text(namedEntry(messages(configMap, 31), 'x-kubernetes-group-version-kind'), 2)), [{ group: '', kind: 'ConfigMap', version: 'v1' }]);
+  assert.deepEqual(
+    messages(message(message(data, 21), 1), 22).map((t) => text(t, 1)),
+    ['string'],
+  );
+  assert.deepEqual(JSON.parse(text(namedEntry(messages(configMap, 31), 'x-kubernetes-group-version-kind'), 2)), [
+    { group: '', kind: 'ConfigMap', version: 'v1' },
+  ]);
   // Named structs: a field's $ref (Schema field 1) travels with its description (field 4).
   const v2Definitions = obj(doc.definitions, 'definitions');
   const nodeSpec = namedEntry(messages(message(namedEntry(definitions, 'io.k8s.api.core.v1.Node'), 25), 1), 'spec');

@@ -145,11 +145,20 @@ function parametersItem(f: Proto3Fields, param: JsonObject): void {
   const nonBody = (): void => {
     f.bool(1, param.required).string(2, param.in).string(3, param.description).string(4, param.name);
     if (base === 6) f.bool(5, param.allowEmptyValue);
-    f.string(base, param.type).string(base + 1, param.format).string(base + 3, param.collectionFormat);
+    f.string(base, param.type)
+      .string(base + 1, param.format)
+      .string(base + 3, param.collectionFormat);
     if ('default' in param) any(f, base + 4, param.default);
-    f.double(base + 5, param.maximum).bool(base + 6, param.exclusiveMaximum).double(base + 7, param.minimum).bool(base + 8, param.exclusiveMinimum);
-    f.int64(base + 9, param.maxLength).int64(base + 10, param.minLength).string(base + 11, param.pattern);
-    f.int64(base + 12, param.maxItems).int64(base + 13, param.minItems).bool(base + 14, param.uniqueItems);
+    f.double(base + 5, param.maximum)
+      .bool(base + 6, param.exclusiveMaximum)
+      .double(base + 7, param.minimum)
+      .bool(base + 8, param.exclusiveMinimum);
+    f.int64(base + 9, param.maxLength)
+      .int64(base + 10, param.minLength)
+      .string(base + 11, param.pattern);
+    f.int64(base + 12, param.maxItems)
+      .int64(base + 13, param.minItems)
+      .bool(base + 14, param.uniqueItems);
     if (Array.isArray(param.enum)) for (const v of param.enum) any(f, base + 15, v);
     f.double(base + 16, param.multipleOf);
     extensions(f, base + 17, param);
@@ -228,7 +237,8 @@ export function openApiV2Protobuf(doc: object): Buffer {
     if (isObject(parameterDefinitions)) {
       f.message(10, () => {
         // ParameterDefinitions hold a Parameter, which is a ParametersItem's field 1.
-        for (const [name, param] of Object.entries(parameterDefinitions)) if (isObject(param)) named(f, 1, name, () => f.message(1, () => parametersItem(f, param)));
+        for (const [name, param] of Object.entries(parameterDefinitions))
+          if (isObject(param)) named(f, 1, name, () => f.message(1, () => parametersItem(f, param)));
       });
     }
     if (Array.isArray(d.security)) {

@@ -23,7 +23,11 @@ describe('SelfSubjectReview', () => {
   });
 
   it('omits what the user lacks', async () => {
-    const answer = await selfSubjectReviewDefinition.review!.create({ metadata: {} }, { user: { username: 'system:anonymous', groups: [] }, now: new Date(0) }, '');
+    const answer = await selfSubjectReviewDefinition.review!.create(
+      { metadata: {} },
+      { user: { username: 'system:anonymous', groups: [] }, now: new Date(0) },
+      '',
+    );
     assert.deepEqual(answer.status, { userInfo: { username: 'system:anonymous' } });
   });
 });

@@ -32,6 +32,9 @@ describe('TokenReview', () => {
   });
 
   it('refuses an empty token with 400', async () => {
-    await assert.rejects(answer({}), (err: unknown) => isStatusError(err, 'BadRequest') && err.status.message === 'token is required for TokenReview in authentication');
+    await assert.rejects(
+      answer({}),
+      (err: unknown) => isStatusError(err, 'BadRequest') && err.status.message === 'token is required for TokenReview in authentication',
+    );
   });
 });

@@ -41,7 +41,8 @@ function validateSelector<R extends { operator?: string; values?: readonly strin
   const raw = selector.rawSelector ?? '';
   const requirements = selector.requirements ?? [];
   if (raw && requirements.length) errs.push(invalid(path.child('rawSelector'), raw, 'may not specified at the same time as requirements'));
-  if (!raw && !requirements.length) errs.push(required(path.child('requirements'), `when ${path} is specified, requirements or rawSelector is required`));
+  if (!raw && !requirements.length)
+    errs.push(required(path.child('requirements'), `when ${path.toString()} is specified, requirements or rawSelector is required`));
   requirements.forEach((requirement, i) => {
     const at = path.child('requirements').index(i);
     if (knownOperators.has(requirement.operator ?? '')) append(errs, validateOperatorValues(requirement.operator, requirement.values ?? [], at));
@@ -183,7 +184,17 @@ export function attributesOf(spec: AccessAttributes): AuthorizationAttributes {
     };
   }
   const other = spec.nonResourceAttributes ?? {};
-  return { verb: other.verb ?? '', isResourceRequest: false, path: other.path ?? '', namespace: '', apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '' };
+  return {
+    verb: other.verb ?? '',
+    isResourceRequest: false,
+    path: other.path ?? '',
+    namespace: '',
+    apiGroup: '',
+    apiVersion: '',
+    resource: '',
+    subresource: '',
+    name: '',
+  };
 }
 
 /** The user a SubjectAccessReview asks about: exactly as given, no group added. */

@@ -30,12 +30,15 @@ describe('LocalSubjectAccessReview', () => {
     ]);
     await assert.rejects(def.review!.create(review(inTeam), ctx, 'other'), (err: unknown) => {
       assert.ok(isStatusError(err, 'Invalid'));
-      assert.equal(err.status.message, 'LocalSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes.namespace: Invalid value: "team": must match metadata.namespace');
+      assert.equal(
+        err.status.message,
+        'LocalSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes.namespace: Invalid value: "team": must match metadata.namespace',
+      );
       return true;
     });
   });
 
-  it('refuses a body namespace other than the request\'s with 400', async () => {
+  it("refuses a body namespace other than the request's with 400", async () => {
     await assert.rejects(def.review!.create(review(inTeam, 'team'), ctx, 'other'), (err: unknown) => isStatusError(err, 'BadRequest'));
   });
 

@@ -8,7 +8,14 @@ import { badRequest, invalid } from '../../../shared/api/errors.ts';
 import { describe, kindSchema, pb } from '../../../shared/api/schema.ts';
 import type { Authorizer } from '../../authorization/authorizer.ts';
 import { defineResource } from '../definition.ts';
-import { answerAccessReview, authorizationGroup, goNonResourceAttributes, metadataProblems, subjectOf, validateSubjectAccessReviewSpec } from './access-review.ts';
+import {
+  answerAccessReview,
+  authorizationGroup,
+  goNonResourceAttributes,
+  metadataProblems,
+  subjectOf,
+  validateSubjectAccessReviewSpec,
+} from './access-review.ts';
 import { subjectAccessReviewSpec, subjectAccessReviewStatus, type SubjectAccessReview } from './schema.ts';
 
 const kind = 'LocalSubjectAccessReview';

@@ -112,8 +112,16 @@ export const resourceAttributes = (): Schema =>
       resource: pb(5, string("Resource, such as pods; '*' is every resource.")),
       subresource: pb(6, string('Subresource, such as status; empty for none.')),
       name: pb(7, string('Name of the object; empty means every object.')),
-      fieldSelector: pb(8, describe(selectorAttributes('Field', fieldSelectorRequirement()), 'Objects the request is limited to by a field selector.'), 'optional'),
-      labelSelector: pb(9, describe(selectorAttributes('Label', labelSelectorRequirement()), 'Objects the request is limited to by a label selector.'), 'optional'),
+      fieldSelector: pb(
+        8,
+        describe(selectorAttributes('Field', fieldSelectorRequirement()), 'Objects the request is limited to by a field selector.'),
+        'optional',
+      ),
+      labelSelector: pb(
+        9,
+        describe(selectorAttributes('Label', labelSelectorRequirement()), 'Objects the request is limited to by a label selector.'),
+        'optional',
+      ),
     }),
   );
 

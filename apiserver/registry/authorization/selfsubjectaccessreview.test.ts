@@ -7,7 +7,11 @@ import { selfSubjectAccessReviewDefinition, type SelfSubjectAccessReview } from 
 
 const def = selfSubjectAccessReviewDefinition(testKindDependencies().authorizer);
 const now = new Date('2024-05-06T07:08:09Z');
-const review = (spec: SelfSubjectAccessReview['spec']): SelfSubjectAccessReview => ({ kind: 'SelfSubjectAccessReview', metadata: {}, ...(spec ? { spec } : {}) });
+const review = (spec: SelfSubjectAccessReview['spec']): SelfSubjectAccessReview => ({
+  kind: 'SelfSubjectAccessReview',
+  metadata: {},
+  ...(spec ? { spec } : {}),
+});
 const asking = (username: string, ...groups: string[]): RequestContext => ({ user: { username, groups }, now });
 const listNodes = review({ resourceAttributes: { verb: 'list', resource: 'nodes' } });
 

@@ -15,7 +15,11 @@ export interface SelfSubjectAccessReview extends KubeObject {
 }
 
 const selfSubjectAccessReviewSpec = () =>
-  named('io.k8s.api.authorization.v1.SelfSubjectAccessReviewSpec', 'A request: exactly one of resourceAttributes and nonResourceAttributes.', object(accessAttributeFields()));
+  named(
+    'io.k8s.api.authorization.v1.SelfSubjectAccessReviewSpec',
+    'A request: exactly one of resourceAttributes and nonResourceAttributes.',
+    object(accessAttributeFields()),
+  );
 
 export function selfSubjectAccessReviewDefinition(authorizer: Authorizer) {
   return defineResource<SelfSubjectAccessReview>({

@@ -20,7 +20,7 @@ function resolver(rules: UserRules): RuleResolver & { asked: string[] } {
 }
 
 describe('SelfSubjectRulesReview', () => {
-  it('lists the requesting user\'s rules in the namespace, split into resource and non-resource rules', async () => {
+  it("lists the requesting user's rules in the namespace, split into resource and non-resource rules", async () => {
     const rules = resolver({
       rules: [
         { verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['a'] },
@@ -55,6 +55,9 @@ describe('SelfSubjectRulesReview', () => {
   it('refuses a review without a namespace with 400', async () => {
     const def = selfSubjectRulesReviewDefinition(resolver({ rules: [], incomplete: false, errors: [] }));
     assert.deepEqual(def.strategy.validate(review(), ctx), []);
-    await assert.rejects(def.review!.create(review(), ctx, ''), (err: unknown) => isStatusError(err, 'BadRequest') && err.status.message === 'no namespace on request');
+    await assert.rejects(
+      def.review!.create(review(), ctx, ''),
+      (err: unknown) => isStatusError(err, 'BadRequest') && err.status.message === 'no namespace on request',
+    );
   });
 });

@@ -14,7 +14,12 @@ const ctx: RequestContext = { user: { username: 'kubernetes-admin', groups: ['sy
 function definition() {
   const source = new MemorySource();
   source.addRole('team', 'cm-reader', [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] }]);
-  source.bind({ kind: 'RoleBinding', metadata: { name: 'alice-cm', namespace: 'team' }, subjects: [{ kind: 'User', name: 'alice' }], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-reader' } });
+  source.bind({
+    kind: 'RoleBinding',
+    metadata: { name: 'alice-cm', namespace: 'team' },
+    subjects: [{ kind: 'User', name: 'alice' }],
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-reader' },
+  });
   return subjectAccessReviewDefinition(unionAuthorizer([privilegedGroups(), new RbacAuthorizer(source)]));
 }
 
@@ -51,7 +56,10 @@ describe('SubjectAccessReview', () => {
   });
 
   it('clears the fields the create handler wipes and echoes the spec', async () => {
-    const obj = review({ resourceAttributes: { verb: 'get', resource: 'nodes' }, user: 'alice' }, { uid: 'u', creationTimestamp: '2024-01-01T00:00:00Z', namespace: 'x' });
+    const obj = review(
+      { resourceAttributes: { verb: 'get', resource: 'nodes' }, user: 'alice' },
+      { uid: 'u', creationTimestamp: '2024-01-01T00:00:00Z', namespace: 'x' },
+    );
     assert.deepEqual(messages(obj), []);
     const answer = await definition().review!.create(obj, ctx, '');
     assert.deepEqual(answer.metadata, {});
@@ -79,7 +87,12 @@ describe('SubjectAccessReview', () => {
       verb: 'list',
       resource: 'pods',
       fieldSelector: { rawSelector: 'spec.nodeName=n1', requirements: [{ key: 'spec.nodeName', operator: 'In', values: ['n1'] }] },
-      labelSelector: { requirements: [{ key: 'bad key', operator: 'Exists', values: ['x'] }, { key: 'app', operator: 'Near' }] },
+      labelSelector: {
+        requirements: [
+          { key: 'bad key', operator: 'Exists', values: ['x'] },
+          { key: 'app', operator: 'Near' },
+        ],
+      },
     };
     assert.deepEqual(messages(review({ resourceAttributes: attributes, user: 'alice' })), [
       'spec.resourceAttributes.fieldSelector.rawSelector: Invalid value: "spec.nodeName=n1": may not specified at the same time as requirements',

@@ -23,8 +23,14 @@ describe('Lease', () => {
   it('types times as MicroTime and counts as int32', () => {
     const spec = leaseDefinition.schema.properties?.spec?.properties;
     const microTime = { type: 'string', format: 'date-time', 'x-corral-type': 'MicroTime' };
-    assert.deepEqual({ ...spec?.renewTime, description: undefined }, { ...microTime, 'x-corral-protobuf': { field: 4, optional: true }, description: undefined });
-    assert.deepEqual({ ...spec?.acquireTime, description: undefined }, { ...microTime, 'x-corral-protobuf': { field: 3, optional: true }, description: undefined });
+    assert.deepEqual(
+      { ...spec?.renewTime, description: undefined },
+      { ...microTime, 'x-corral-protobuf': { field: 4, optional: true }, description: undefined },
+    );
+    assert.deepEqual(
+      { ...spec?.acquireTime, description: undefined },
+      { ...microTime, 'x-corral-protobuf': { field: 3, optional: true }, description: undefined },
+    );
     assert.equal(spec?.leaseDurationSeconds?.format, 'int32');
     assert.equal(spec?.leaseTransitions?.format, 'int32');
   });
@@ -61,7 +67,10 @@ describe('Lease', () => {
       'spec.strategy.strategy: Unsupported value: "Newest": supported values: "OldestEmulationVersion"',
     ]);
     assert.deepEqual(strategy.validate(lease({ strategy: 'example.com/custom' }), ctx), []);
-    assert.equal(messages(strategy.validate(lease({ strategy: 'a/b/c' }), ctx))[0]?.startsWith('spec.strategy.strategy: Invalid value: "a/b/c": a qualified name'), true);
+    assert.equal(
+      messages(strategy.validate(lease({ strategy: 'a/b/c' }), ctx))[0]?.startsWith('spec.strategy.strategy: Invalid value: "a/b/c": a qualified name'),
+      true,
+    );
     assert.deepEqual(messages(strategy.validate(lease({ preferredHolder: 'b' }), ctx)), [
       'spec.preferredHolder: Forbidden: may only be specified if `strategy` is defined',
     ]);

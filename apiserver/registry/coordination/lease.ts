@@ -77,7 +77,9 @@ const leaseSpec = (): Schema =>
       ),
       preferredHolder: pb(
         7,
-        string('Candidate coordinated leader election wants to take over; the current holder should release the lease to it. Alpha; dropped unless already set.'),
+        string(
+          'Candidate coordinated leader election wants to take over; the current holder should release the lease to it. Alpha; dropped unless already set.',
+        ),
         'optional',
       ),
     }),

@@ -48,16 +48,16 @@ export const configMapDefinition = defineResource<ConfigMap>({
         2,
         map(string(), 'Configuration entries as UTF-8 text, by key. Keys consist of letters, digits, -, _ and .; a key may not appear in binaryData as well.'),
       ),
-      binaryData: pb(3, map(bytes(), 'Configuration entries as arbitrary bytes (base64 in JSON), by key; keys follow the rules of data and may not repeat its keys.')),
+      binaryData: pb(
+        3,
+        map(bytes(), 'Configuration entries as arbitrary bytes (base64 in JSON), by key; keys follow the rules of data and may not repeat its keys.'),
+      ),
     }),
     'Non-confidential configuration as key/value pairs, which pods consume as environment variables, arguments or files. At most 1 MiB in all.',
   ),
   strategy: {
     validate: (cm) => validateConfigMap(cm),
-    validateUpdate: (cm, old) => [
-      ...validateImmutableData(cm, old, ['data', 'binaryData']),
-      ...validateConfigMap(cm),
-    ],
+    validateUpdate: (cm, old) => [...validateImmutableData(cm, old, ['data', 'binaryData']), ...validateConfigMap(cm)],
   },
   table: {
     columns: [

@@ -83,13 +83,19 @@ describe('coreEventDefinition', () => {
     });
 
     it('limit reportingInstance, action and reason to 128 bytes and message to 1024', () => {
-      assert.deepEqual(validate(newStyle({ reportingInstance: 'i'.repeat(128), action: 'a'.repeat(128), reason: 'r'.repeat(128), message: 'm'.repeat(1024) })), []);
-      assert.deepEqual(validate(newStyle({ reportingInstance: 'i'.repeat(129), action: 'a'.repeat(129), reason: 'r'.repeat(129), message: 'm'.repeat(1025) })), [
-        'reportingInstance: Invalid value: "": can have at most 128 characters',
-        'action: Invalid value: "": can have at most 128 characters',
-        'reason: Invalid value: "": can have at most 128 characters',
-        'message: Invalid value: "": can have at most 1024 characters',
-      ]);
+      assert.deepEqual(
+        validate(newStyle({ reportingInstance: 'i'.repeat(128), action: 'a'.repeat(128), reason: 'r'.repeat(128), message: 'm'.repeat(1024) })),
+        [],
+      );
+      assert.deepEqual(
+        validate(newStyle({ reportingInstance: 'i'.repeat(129), action: 'a'.repeat(129), reason: 'r'.repeat(129), message: 'm'.repeat(1025) })),
+        [
+          'reportingInstance: Invalid value: "": can have at most 128 characters',
+          'action: Invalid value: "": can have at most 128 characters',
+          'reason: Invalid value: "": can have at most 128 characters',
+          'message: Invalid value: "": can have at most 1024 characters',
+        ],
+      );
     });
   });
 

@@ -150,7 +150,7 @@ export function validateNewStyleEventCreate(event: CoreEvent): FieldError[] {
 /** Upstream's strict update checks (after the legacy ones): an event changes only by its series. */
 export function validateNewStyleEventUpdate(event: CoreEvent, old: CoreEvent): FieldError[] {
   const errors = sameAsGoValue(event.series, old.series) ? [] : validateSeries(event);
-  const path = FieldPath.root;
+  const path = (name: string): FieldPath => FieldPath.root(name);
   const text = (e: CoreEvent, field: 'reason' | 'message' | 'type' | 'action' | 'reportingComponent' | 'reportingInstance'): string => e[field] ?? '';
   const checks: FieldError[][] = [
     validateImmutableField(event.involvedObject ?? {}, old.involvedObject ?? {}, path('involvedObject')),
@@ -173,8 +173,7 @@ export function validateNewStyleEventUpdate(event: CoreEvent, old: CoreEvent): F
 }
 
 /** `source` selects by the reporting component, falling back to reportingComponent for new-style events. */
-export const eventSourceComponent = (source: EventSource | undefined, reporting: string | undefined): string =>
-  source?.component || reporting || '';
+export const eventSourceComponent = (source: EventSource | undefined, reporting: string | undefined): string => source?.component || reporting || '';
 
 const involved =
   (field: keyof ObjectReference) =>
@@ -215,7 +214,12 @@ export const eventTable: TableDefinition<CoreEvent> = {
     },
     { name: 'Source', type: 'string', priority: 1, description: 'The component reporting this event. Should be a short machine understandable string.' },
     { name: 'Message', type: 'string', description: 'A human-readable description of the status of this operation.' },
-    { name: 'First Seen', type: 'string', priority: 1, description: 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)' },
+    {
+      name: 'First Seen',
+      type: 'string',
+      priority: 1,
+      description: 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)',
+    },
     { name: 'Count', type: 'string', priority: 1, description: 'The number of times this event has occurred.' },
     { ...nameColumn, priority: 1 },
   ],
@@ -273,7 +277,11 @@ export const coreEventDefinition = defineResource<CoreEvent>({
         series: pb(11, describe(eventSeriesSchema(), 'Recurrences of the event, when it is part of a series; absent for a one-off event.'), 'optional'),
         action: pb(12, string('What was done or failed about the involved object, such as Binding.')),
         related: pb(13, describe(objectReference(), 'A second object the event concerns, such as the pod a node event is about.'), 'optional'),
-        reportingComponent: pb(14, string('Controller that reported the event, such as kubernetes.io/kubelet; events.k8s.io calls it reportingController.'), 'keepZero'),
+        reportingComponent: pb(
+          14,
+          string('Controller that reported the event, such as kubernetes.io/kubelet; events.k8s.io calls it reportingController.'),
+          'keepZero',
+        ),
         reportingInstance: pb(15, string('Instance of the reporting controller, such as kubelet-node-1.'), 'keepZero'),
       },
       ['metadata', 'involvedObject'],

@@ -123,9 +123,14 @@ export const secretDefinition = defineResource<Secret>({
       data: pb(2, map(bytes(), 'The secret values as bytes (base64 in JSON), by key. Keys consist of letters, digits, -, _ and .; 1 MiB at most in all.')),
       stringData: pb(
         4,
-        map(string(), 'Write-only convenience: plain-text values merged into data on write, winning over data\'s entries of the same key. Never returned.'),
+        map(string(), "Write-only convenience: plain-text values merged into data on write, winning over data's entries of the same key. Never returned."),
       ),
-      type: pb(3, string('What the secret holds, which decides the keys it must have: Opaque (the default), kubernetes.io/tls, kubernetes.io/dockerconfigjson, ...; cannot change.')),
+      type: pb(
+        3,
+        string(
+          'What the secret holds, which decides the keys it must have: Opaque (the default), kubernetes.io/tls, kubernetes.io/dockerconfigjson, ...; cannot change.',
+        ),
+      ),
     }),
     'Confidential data such as passwords, tokens or keys, as key/value pairs that pods mount as files or read as environment variables.',
   ),
@@ -143,7 +148,8 @@ export const secretDefinition = defineResource<Secret>({
       {
         name: 'Type',
         type: 'string',
-        description: 'Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types',
+        description:
+          'Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types',
       },
       {
         name: 'Data',

@@ -87,10 +87,17 @@ describe('eventsV1EventDefinition', () => {
       assert.deepEqual(toCoreEvent(fromCoreEvent(core)), core);
     });
 
-    it('adds only core\'s non-omitempty zeros for absent fields and shares no objects with its input', () => {
+    it("adds only core's non-omitempty zeros for absent fields and shares no objects with its input", () => {
       const minimal: EventsV1Event = { metadata: { name: 'e' }, eventTime: '2024-01-01T00:00:00Z' };
       const core = toCoreEvent(minimal);
-      assert.deepEqual(core, { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' }, eventTime: '2024-01-01T00:00:00Z', reportingComponent: '', reportingInstance: '' });
+      assert.deepEqual(core, {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: 'e' },
+        eventTime: '2024-01-01T00:00:00Z',
+        reportingComponent: '',
+        reportingInstance: '',
+      });
       // Back in events.k8s.io/v1, where every string is omitempty, the empty ones are gone again.
       assert.deepEqual(fromCoreEvent(core), { apiVersion: 'events.k8s.io/v1', kind: 'Event', ...minimal });
       const converted = toCoreEvent(full);

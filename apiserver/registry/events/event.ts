@@ -7,7 +7,20 @@
 import type { FieldError } from '../../../shared/api/field.ts';
 import { toGoShape } from '../../../shared/go/shape.ts';
 import { deepCopy, type KubeObject } from '../../../shared/api/types.ts';
-import { describe, int32, kindSchema, microTime, named, neverOmitted, object, objectReference, pb, string, time, type Schema } from '../../../shared/api/schema.ts';
+import {
+  describe,
+  int32,
+  kindSchema,
+  microTime,
+  named,
+  neverOmitted,
+  object,
+  objectReference,
+  pb,
+  string,
+  time,
+  type Schema,
+} from '../../../shared/api/schema.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import {
   coreEventDefinition,

@@ -89,7 +89,9 @@ const clusterCIDRSpec = (): Schema =>
         nodeSelector: pb(1, describe(nodeSelector(), 'Nodes that may take pod CIDRs from this pool; absent means every node.'), 'optional'),
         perNodeHostBits: pb(
           2,
-          int32('Host bits of each node\'s share: every node gets a block of 2^perNodeHostBits addresses, such as 8 for a /24 out of an IPv4 pool. At least 4. Required.'),
+          int32(
+            "Host bits of each node's share: every node gets a block of 2^perNodeHostBits addresses, such as 8 for a /24 out of an IPv4 pool. At least 4. Required.",
+          ),
           'keepZero',
         ),
         ipv4: pb(3, string('IPv4 pool in CIDR notation, such as 10.0.0.0/8; at least one of ipv4 and ipv6 is required.'), 'keepZero'),
@@ -143,12 +145,14 @@ export const clusterCIDRDefinition = defineResource<ClusterCIDR>({
       {
         name: 'IPv4',
         type: 'string',
-        description: 'ipv4 defines an IPv4 IP block in CIDR notation(e.g. "10.0.0.0/8"). At least one of ipv4 and ipv6 must be specified. This field is immutable.',
+        description:
+          'ipv4 defines an IPv4 IP block in CIDR notation(e.g. "10.0.0.0/8"). At least one of ipv4 and ipv6 must be specified. This field is immutable.',
       },
       {
         name: 'IPv6',
         type: 'string',
-        description: 'ipv6 defines an IPv6 IP block in CIDR notation(e.g. "2001:db8::/64"). At least one of ipv4 and ipv6 must be specified. This field is immutable.',
+        description:
+          'ipv6 defines an IPv6 IP block in CIDR notation(e.g. "2001:db8::/64"). At least one of ipv4 and ipv6 must be specified. This field is immutable.',
       },
       ageColumn,
       {

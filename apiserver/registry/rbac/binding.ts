@@ -34,7 +34,14 @@ export function bindingTable<T extends Binding>(kind: string, roleRefDescription
     ],
     cells: (binding, now) => {
       const { users, groups, serviceAccounts } = subjectsByKind(binding.subjects);
-      return [binding.metadata.name, `${binding.roleRef.kind}/${binding.roleRef.name}`, age(binding, now), users.join(', '), groups.join(', '), serviceAccounts.join(', ')];
+      return [
+        binding.metadata.name,
+        `${binding.roleRef.kind}/${binding.roleRef.name}`,
+        age(binding, now),
+        users.join(', '),
+        groups.join(', '),
+        serviceAccounts.join(', '),
+      ];
     },
   };
 }
@@ -43,7 +50,11 @@ export function bindingTable<T extends Binding>(kind: string, roleRefDescription
  * The strategy of a binding kind. `roleKinds`: what roleRef may name; `namespaced`: RoleBinding
  * (service account subjects default to its namespace, `bind` is checked there).
  */
-export function bindingStrategy<T extends Binding>(guard: EscalationGuard, resource: 'rolebindings' | 'clusterrolebindings', roleKinds: readonly string[]): Strategy<T> {
+export function bindingStrategy<T extends Binding>(
+  guard: EscalationGuard,
+  resource: 'rolebindings' | 'clusterrolebindings',
+  roleKinds: readonly string[],
+): Strategy<T> {
   const namespaced = resource === 'rolebindings';
   const validate = (binding: T) => [...validateRoleRef(binding.roleRef, roleKinds), ...validateSubjects(binding.subjects, namespaced)];
   return {
@@ -51,7 +62,12 @@ export function bindingStrategy<T extends Binding>(guard: EscalationGuard, resou
     async authorizeWrite(binding, old, ctx) {
       if (old && onlyGarbageCollectorFields(binding, old)) return;
       const roleRef = { ...binding.roleRef, apiGroup: binding.roleRef?.apiGroup || 'rbac.authorization.k8s.io' };
-      await guard.confirmBinding(ctx.user, { resource, namespace: namespaced ? (binding.metadata.namespace ?? '') : '', name: binding.metadata.name ?? '', roleRef });
+      await guard.confirmBinding(ctx.user, {
+        resource,
+        namespace: namespaced ? (binding.metadata.namespace ?? '') : '',
+        name: binding.metadata.name ?? '',
+        roleRef,
+      });
     },
     prepareForCreate: (binding) => defaultBinding(binding),
     prepareForUpdate: (binding) => defaultBinding(binding),

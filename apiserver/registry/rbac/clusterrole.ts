@@ -24,7 +24,10 @@ export function clusterRoleDefinition(guard: EscalationGuard) {
     verbs: allVerbs,
     nameRule: nameIsPathSegment,
     schema: describe(
-      kindSchema({ rules: policyRules(), aggregationRule: pb(3, describe(aggregationRule(), 'Builds the rules from other ClusterRoles; the rules are then managed for you.')) }),
+      kindSchema({
+        rules: policyRules(),
+        aggregationRule: pb(3, describe(aggregationRule(), 'Builds the rules from other ClusterRoles; the rules are then managed for you.')),
+      }),
       'Rules granted cluster-wide by ClusterRoleBindings, or within a namespace by RoleBindings.',
     ),
     strategy: {
@@ -32,7 +35,13 @@ export function clusterRoleDefinition(guard: EscalationGuard) {
       async authorizeWrite(role, old, ctx) {
         if (old && onlyGarbageCollectorFields(role, old)) return;
         const setsAggregationRule = role.aggregationRule !== undefined && !isDeepStrictEqual(role.aggregationRule, old?.aggregationRule);
-        await guard.confirmRoleWrite(ctx.user, { resource: 'clusterroles', namespace: '', name: role.metadata.name ?? '', rules: role.rules ?? [], setsAggregationRule });
+        await guard.confirmRoleWrite(ctx.user, {
+          resource: 'clusterroles',
+          namespace: '',
+          name: role.metadata.name ?? '',
+          rules: role.rules ?? [],
+          setsAggregationRule,
+        });
       },
       validate: (role) => [...validatePolicyRules(role.rules, false), ...validateAggregationRule(role.aggregationRule, false)],
       validateUpdate: (role, old) => [

@@ -26,7 +26,13 @@ export function roleDefinition(guard: EscalationGuard) {
       async authorizeWrite(role, old, ctx) {
         if (old && onlyGarbageCollectorFields(role, old)) return;
         const namespace = role.metadata.namespace ?? '';
-        await guard.confirmRoleWrite(ctx.user, { resource: 'roles', namespace, name: role.metadata.name ?? '', rules: role.rules ?? [], setsAggregationRule: false });
+        await guard.confirmRoleWrite(ctx.user, {
+          resource: 'roles',
+          namespace,
+          name: role.metadata.name ?? '',
+          rules: role.rules ?? [],
+          setsAggregationRule: false,
+        });
       },
       validate: (role) => validatePolicyRules(role.rules, true),
     },

@@ -11,7 +11,13 @@ export const policyRule = (): Schema =>
         apiGroups: pb(2, describe(atomicArray(string()), `API groups of the resources; "" is the core group, '*' every group.`)),
         resources: pb(3, describe(atomicArray(string()), "Resources, or resource/subresource; '*' is every resource, '*/status' every status subresource.")),
         resourceNames: pb(4, describe(atomicArray(string()), 'Names of the objects the rule grants; empty grants every object.')),
-        nonResourceURLs: pb(5, describe(atomicArray(string()), "Paths that are not resources (/healthz); a final '*' matches a prefix. Only in ClusterRoles bound by ClusterRoleBindings.")),
+        nonResourceURLs: pb(
+          5,
+          describe(
+            atomicArray(string()),
+            "Paths that are not resources (/healthz); a final '*' matches a prefix. Only in ClusterRoles bound by ClusterRoleBindings.",
+          ),
+        ),
       },
       ['verbs'],
     ),
@@ -20,39 +26,31 @@ export const policyRule = (): Schema =>
 export const policyRules = (): Schema => pb(2, describe(atomicArray(policyRule()), 'The grants of this role.'));
 
 const subject = (): Schema =>
-  named(
-    'io.k8s.api.rbac.v1.Subject',
-    'Who a binding grants to: a User, a Group or a ServiceAccount.',
-    {
-      ...object(
-        {
-          kind: pb(1, neverOmitted(string('User, Group or ServiceAccount.'))),
-          apiGroup: pb(2, string('rbac.authorization.k8s.io for User and Group (the default), "" for ServiceAccount.')),
-          name: pb(3, neverOmitted(string('The name of the user, group or service account.'))),
-          namespace: pb(4, string('The namespace of a ServiceAccount; a RoleBinding defaults it to its own.')),
-        },
-        ['kind', 'name'],
-      ),
-      'x-kubernetes-map-type': 'atomic',
-    },
-  );
+  named('io.k8s.api.rbac.v1.Subject', 'Who a binding grants to: a User, a Group or a ServiceAccount.', {
+    ...object(
+      {
+        kind: pb(1, neverOmitted(string('User, Group or ServiceAccount.'))),
+        apiGroup: pb(2, string('rbac.authorization.k8s.io for User and Group (the default), "" for ServiceAccount.')),
+        name: pb(3, neverOmitted(string('The name of the user, group or service account.'))),
+        namespace: pb(4, string('The namespace of a ServiceAccount; a RoleBinding defaults it to its own.')),
+      },
+      ['kind', 'name'],
+    ),
+    'x-kubernetes-map-type': 'atomic',
+  });
 
 const roleRef = (): Schema =>
-  named(
-    'io.k8s.api.rbac.v1.RoleRef',
-    'The role a binding grants.',
-    {
-      ...object(
-        {
-          apiGroup: pb(1, neverOmitted(string('rbac.authorization.k8s.io.'))),
-          kind: pb(2, neverOmitted(string('Role (RoleBindings only) or ClusterRole.'))),
-          name: pb(3, neverOmitted(string('The name of the role.'))),
-        },
-        ['apiGroup', 'kind', 'name'],
-      ),
-      'x-kubernetes-map-type': 'atomic',
-    },
-  );
+  named('io.k8s.api.rbac.v1.RoleRef', 'The role a binding grants.', {
+    ...object(
+      {
+        apiGroup: pb(1, neverOmitted(string('rbac.authorization.k8s.io.'))),
+        kind: pb(2, neverOmitted(string('Role (RoleBindings only) or ClusterRole.'))),
+        name: pb(3, neverOmitted(string('The name of the role.'))),
+      },
+      ['apiGroup', 'kind', 'name'],
+    ),
+    'x-kubernetes-map-type': 'atomic',
+  });
 
 /** subjects and roleRef, the fields every binding has. */
 export const bindingFields = (): Record<string, Schema> => ({

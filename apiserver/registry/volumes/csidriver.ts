@@ -98,8 +98,8 @@ const tokenRequest = (): Schema =>
     'A service account token the kubelet obtains for a volume and passes to the driver.',
     object(
       {
-        audience: pb(1, string('Intended audience of the token; empty means the API server\'s own audiences.'), 'keepZero'),
-        expirationSeconds: pb(2, int64('Validity of the token in seconds, at least 600; absent follows the token API\'s default.'), 'optional'),
+        audience: pb(1, string("Intended audience of the token; empty means the API server's own audiences."), 'keepZero'),
+        expirationSeconds: pb(2, int64("Validity of the token in seconds, at least 600; absent follows the token API's default."), 'optional'),
       },
       ['audience'],
     ),
@@ -112,7 +112,9 @@ const csiDriverSpec = (): Schema =>
     object({
       attachRequired: pb(
         1,
-        boolean('Whether volumes need an attach step (ControllerPublishVolume) through a VolumeAttachment before they are mounted. Defaults to true; cannot change.'),
+        boolean(
+          'Whether volumes need an attach step (ControllerPublishVolume) through a VolumeAttachment before they are mounted. Defaults to true; cannot change.',
+        ),
         'optional',
       ),
       fsGroupPolicy: pb(
@@ -122,11 +124,19 @@ const csiDriverSpec = (): Schema =>
       ),
       podInfoOnMount: pb(
         2,
-        boolean('Whether the driver receives the pod\'s name, namespace, UID and service account at mount time. Defaults to false.'),
+        boolean("Whether the driver receives the pod's name, namespace, UID and service account at mount time. Defaults to false."),
         'optional',
       ),
-      requiresRepublish: pb(7, boolean('Whether the kubelet calls NodePublishVolume periodically to refresh mounted content such as tokens. Defaults to false.'), 'optional'),
-      seLinuxMount: pb(8, boolean('Whether volumes can be mounted with an SELinux context mount option instead of being relabeled. Defaults to false.'), 'optional'),
+      requiresRepublish: pb(
+        7,
+        boolean('Whether the kubelet calls NodePublishVolume periodically to refresh mounted content such as tokens. Defaults to false.'),
+        'optional',
+      ),
+      seLinuxMount: pb(
+        8,
+        boolean('Whether volumes can be mounted with an SELinux context mount option instead of being relabeled. Defaults to false.'),
+        'optional',
+      ),
       storageCapacity: pb(
         4,
         boolean('Whether the scheduler takes the CSIStorageCapacity objects the driver publishes into account. Defaults to false.'),
@@ -135,7 +145,10 @@ const csiDriverSpec = (): Schema =>
       tokenRequests: pb(6, describe(atomicArray(tokenRequest()), 'Service account tokens the kubelet passes to the driver at mount time, one per audience.')),
       volumeLifecycleModes: pb(
         3,
-        describe(setArray(string()), 'How the driver\'s volumes may be used: Persistent (through persistent volumes, the default) and Ephemeral (inline in pods). Cannot change.'),
+        describe(
+          setArray(string()),
+          "How the driver's volumes may be used: Persistent (through persistent volumes, the default) and Ephemeral (inline in pods). Cannot change.",
+        ),
       ),
     }),
   );

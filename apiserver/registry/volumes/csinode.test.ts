@@ -29,9 +29,7 @@ describe('CSINode', () => {
       `spec.drivers[0].name: Invalid value: "": ${subdomainMessage}`,
     ]);
     const long = `${'a'.repeat(64)}.com`;
-    assert.deepEqual(messages(strategy.validate(node({ ...good, name: long }), ctx)), [
-      'spec.drivers[0].name: Too long: may not be more than 63 bytes',
-    ]);
+    assert.deepEqual(messages(strategy.validate(node({ ...good, name: long }), ctx)), ['spec.drivers[0].name: Too long: may not be more than 63 bytes']);
     // Upper case is tolerated: the name is checked lower-cased.
     assert.deepEqual(strategy.validate(node({ ...good, name: 'CSI.Example.COM' }), ctx), []);
     assert.deepEqual(messages(strategy.validate(node({ ...good, name: 'bad_name' }), ctx)), [

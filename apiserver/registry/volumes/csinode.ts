@@ -4,19 +4,7 @@
  * not change; drivers may be added and removed.
  */
 import { FieldPath, duplicate, invalid, required, type FieldError } from '../../../shared/api/field.ts';
-import {
-  atomicArray,
-  describe,
-  int32,
-  keyedArray,
-  kindSchema,
-  named,
-  object,
-  patchMerge,
-  pb,
-  string,
-  type Schema,
-} from '../../../shared/api/schema.ts';
+import { atomicArray, describe, int32, keyedArray, kindSchema, named, object, patchMerge, pb, string, type Schema } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import { age, ageColumn, nameColumn } from '../table.ts';
@@ -91,7 +79,10 @@ const csiNodeDriver = (): Schema =>
           ),
           'optional',
         ),
-        topologyKeys: pb(3, describe(atomicArray(string()), 'Node label keys the driver uses to describe where its volumes are reachable, such as topology.kubernetes.io/zone.')),
+        topologyKeys: pb(
+          3,
+          describe(atomicArray(string()), 'Node label keys the driver uses to describe where its volumes are reachable, such as topology.kubernetes.io/zone.'),
+        ),
       },
       ['name', 'nodeID'],
     ),

@@ -61,10 +61,10 @@ describe('CSIStorageCapacity', () => {
   it('keeps storageClassName and nodeTopology immutable; capacities may change', () => {
     const old = capacity({ nodeTopology: { matchLabels: { zone: 'a' } }, capacity: '1Gi' });
     assert.deepEqual(strategy.validateUpdate?.(capacity({ nodeTopology: { matchLabels: { zone: 'a' } }, capacity: '2Gi' }), old, ctx), []);
-    assert.deepEqual(messages(strategy.validateUpdate?.(capacity({ storageClassName: 'slow', nodeTopology: { matchLabels: { zone: 'b' } } }), old, ctx) ?? []), [
-      'nodeTopology: Invalid value: {"matchLabels":{"zone":"b"}}: field is immutable',
-      'storageClassName: Invalid value: "slow": field is immutable',
-    ]);
+    assert.deepEqual(
+      messages(strategy.validateUpdate?.(capacity({ storageClassName: 'slow', nodeTopology: { matchLabels: { zone: 'b' } } }), old, ctx) ?? []),
+      ['nodeTopology: Invalid value: {"matchLabels":{"zone":"b"}}: field is immutable', 'storageClassName: Invalid value: "slow": field is immutable'],
+    );
     // An empty selector (all nodes) differs from none (no node).
     const unset = capacity({});
     assert.equal(strategy.validateUpdate?.(capacity({ nodeTopology: {} }), unset, ctx).length, 1);

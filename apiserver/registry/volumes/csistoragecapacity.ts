@@ -50,12 +50,12 @@ export const csiStorageCapacityDefinition = defineResource<CSIStorageCapacity>({
           describe(labelSelector(), 'Nodes from which the storage is reachable, by their labels; absent means none. Cannot change.'),
           'optional',
         ),
-        capacity: pb(4, quantity('Space still available for new volumes of the class on those nodes, as the driver last reported; absent means unknown.'), 'optional'),
-        maximumVolumeSize: pb(
-          5,
-          quantity('Size of the largest volume that can be created there now; absent means the same as capacity.'),
+        capacity: pb(
+          4,
+          quantity('Space still available for new volumes of the class on those nodes, as the driver last reported; absent means unknown.'),
           'optional',
         ),
+        maximumVolumeSize: pb(5, quantity('Size of the largest volume that can be created there now; absent means the same as capacity.'), 'optional'),
       },
       ['storageClassName'],
     ),

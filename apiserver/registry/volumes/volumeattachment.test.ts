@@ -54,9 +54,7 @@ describe('VolumeAttachment', () => {
       'spec.source: Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName',
     ]);
     const both = attachment({ ...spec, source: { persistentVolumeName: 'pv', inlineVolumeSpec: { accessModes: ['ReadWriteOnce'], csi: csiVolume } } });
-    assert.deepEqual(messages(strategy.validate(both, ctx)), [
-      'spec.source: Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName',
-    ]);
+    assert.deepEqual(messages(strategy.validate(both, ctx)), ['spec.source: Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName']);
     assert.deepEqual(messages(strategy.validate(attachment({ ...spec, source: { persistentVolumeName: '' } }), ctx)), [
       'spec.source.persistentVolumeName: Required value: must specify non empty persistentVolumeName',
       `spec.source.persistentVolumeName: Invalid value: "": ${subdomainMessage}`,
@@ -88,7 +86,10 @@ describe('VolumeAttachment', () => {
     const old = attachment(spec, { metadata: { name: 'csi-123', labels: { keep: 'me' } }, status: { attached: false } });
     const update = attachment(
       { ...spec, nodeName: 'elsewhere' },
-      { metadata: { name: 'csi-123', labels: { changed: 'yes' }, annotations: { new: 'x' } }, status: { attached: true, attachmentMetadata: { dev: '/dev/xvdb' } } },
+      {
+        metadata: { name: 'csi-123', labels: { changed: 'yes' }, annotations: { new: 'x' } },
+        status: { attached: true, attachmentMetadata: { dev: '/dev/xvdb' } },
+      },
     );
     status?.prepareForUpdate(update, old, ctx);
     assert.deepEqual(update.spec, spec);
@@ -103,7 +104,10 @@ describe('VolumeAttachment', () => {
       status: { attached: true, attachmentMetadata: { k: 'v'.repeat(256 * 1024) }, attachError: { message: 'm'.repeat(1025) } },
     });
     status?.prepareForUpdate(update, old, ctx);
-    const once = ['status.attachmentMetadata: Too long: may not be more than 262144 bytes', 'status.attachError.message: Too long: may not be more than 262144 bytes'];
+    const once = [
+      'status.attachmentMetadata: Too long: may not be more than 262144 bytes',
+      'status.attachError.message: Too long: may not be more than 262144 bytes',
+    ];
     assert.deepEqual(messages(status?.validateUpdate(update, old, ctx) ?? []), [...once, ...once]);
   });
 

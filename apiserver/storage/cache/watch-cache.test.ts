@@ -100,7 +100,10 @@ describe('ResourceCache', () => {
     it('serves the first subscribers at once, the others in later turns, each event once and in order', async () => {
       const { cache, seen } = crowded(7);
       cache.apply(put('a', 2));
-      assert.deepEqual(seen.map((s) => s.length), [1, 1, 0, 0, 0, 0, 0]);
+      assert.deepEqual(
+        seen.map((s) => s.length),
+        [1, 1, 0, 0, 0, 0, 0],
+      );
       // Applied while the first event is still on its way: queued behind it for everyone.
       cache.apply(put('b', 3));
       cache.apply(put('c', 4));

@@ -11,7 +11,7 @@ import type { Etcd3, ITxnResponse } from 'etcd3';
 
 export interface CompactorOptions {
   intervalMs: number;
-  onCompacted?(revision: number): void;
+  onCompacted?: (revision: number) => void;
   onError?(err: unknown): void;
 }
 

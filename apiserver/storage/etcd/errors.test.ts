@@ -44,13 +44,22 @@ test('a request fault becomes an error etcd3 neither retries nor counts nor rese
   // Classifying the replacement gives the same answer as classifying the original.
   assert.equal(classifyEtcdError(fault, 'k').code, 'TooLarge');
   assert.equal(classifyEtcdError(fault, 'k').message, classifyEtcdError(overReceiveLimit, 'k').message);
-  for (const err of [noSpace, unavailable, deadline, new GRPCInternalError('13 INTERNAL: x'), new Error('other')]) assert.equal(requestFaultOf(err), undefined, err.message);
+  for (const err of [noSpace, unavailable, deadline, new GRPCInternalError('13 INTERNAL: x'), new Error('other')])
+    assert.equal(requestFaultOf(err), undefined, err.message);
 });
 
 test('the breaker counts etcd being unreachable and nothing else', () => {
   assert.ok(isEtcdUnreachable(unavailable));
   assert.ok(isEtcdUnreachable(deadline));
-  for (const err of [tooLarge, overReceiveLimit, overSendLimit, tooManyOps, noSpace, new GRPCCancelledError('1 CANCELLED: Cancelled on client'), new Error('x')]) {
+  for (const err of [
+    tooLarge,
+    overReceiveLimit,
+    overSendLimit,
+    tooManyOps,
+    noSpace,
+    new GRPCCancelledError('1 CANCELLED: Cancelled on client'),
+    new Error('x'),
+  ]) {
     assert.equal(isEtcdUnreachable(err), false, err.message);
   }
   assert.equal(classifyEtcdError(unavailable, 'k').code, 'Unavailable');

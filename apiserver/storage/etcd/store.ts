@@ -133,10 +133,7 @@ export function prefixEnd(prefix: string): Buffer {
 }
 
 /** What a guaranteedUpdate callback decides for the current value. */
-export type UpdateDecision =
-  | { action: 'put'; object: KubeObject }
-  | { action: 'delete' }
-  | { action: 'none'; object: KubeObject | null };
+export type UpdateDecision = { action: 'put'; object: KubeObject } | { action: 'delete' } | { action: 'none'; object: KubeObject | null };
 
 export interface UpdateResult {
   object: KubeObject | null;

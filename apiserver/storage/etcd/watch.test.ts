@@ -26,7 +26,10 @@ async function writeMany(prefix: string, count: number): Promise<number[]> {
   const worker = async (): Promise<void> => {
     while (next < count) {
       const i = next++;
-      const res = await env().client.kv.put({ key: Buffer.from(`${prefix}k${i % 300}`), value: Buffer.from(JSON.stringify({ metadata: { name: `k${i % 300}` }, i })) });
+      const res = await env().client.kv.put({
+        key: Buffer.from(`${prefix}k${i % 300}`),
+        value: Buffer.from(JSON.stringify({ metadata: { name: `k${i % 300}` }, i })),
+      });
       revisions.push(Number(res.header.revision));
     }
   };
@@ -84,7 +87,10 @@ describe('watchEtcd across broken streams', () => {
     const watcher = env().client.watch().prefix(prefix).startRevision(String(start)).withPreviousKV().watcher();
     watcher.on('data', (res: IWatchResponse) => void responses.push(res));
     const seen: number[] = [];
-    const watch = followWatcher(env().client, prefix, watcher, start, { onEvents: (events) => seen.push(...events.map((e) => Number(e.kv.mod_revision))), onCancel: () => {} });
+    const watch = followWatcher(env().client, prefix, watcher, start, {
+      onEvents: (events) => seen.push(...events.map((e) => Number(e.kv.mod_revision))),
+      onCancel: () => {},
+    });
     try {
       const written = await writeMany(prefix, 3);
       await waitFor('3 events', () => seen.length >= 3);
@@ -103,7 +109,10 @@ describe('watchEtcd across broken streams', () => {
     const start = (await currentRevision()) + 1;
     const seen: number[] = [];
     let cancelled: StorageError | undefined;
-    const watch = watchEtcd(env().viaProxy, prefix, start, { onEvents: (events) => seen.push(...events.map((e) => Number(e.kv.mod_revision))), onCancel: (err) => void (cancelled = err) });
+    const watch = watchEtcd(env().viaProxy, prefix, start, {
+      onEvents: (events) => seen.push(...events.map((e) => Number(e.kv.mod_revision))),
+      onCancel: (err) => void (cancelled = err),
+    });
     try {
       const first = await writeMany(prefix, 1);
       await waitFor('first event', () => seen.length === 1);

@@ -33,7 +33,11 @@ export interface StorageWatchHandlers {
  * skipped undecoded; values that are not objects are reported to `onBadValue` and skipped, since
  * one corrupt key must not stop a stream.
  */
-export function toStorageEvents(events: readonly IEvent[], accept: (key: string) => boolean = () => true, onBadValue: (err: unknown) => void = () => {}): StorageEvent[] {
+export function toStorageEvents(
+  events: readonly IEvent[],
+  accept: (key: string) => boolean = () => true,
+  onBadValue: (err: unknown) => void = () => {},
+): StorageEvent[] {
   const out: StorageEvent[] = [];
   for (const event of events) {
     const key = event.kv.key.toString('utf8');

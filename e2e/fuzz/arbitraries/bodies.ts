@@ -68,7 +68,9 @@ function pad(doc: HoledDocument, p: Padding): HoledDocument {
 /** A valid or mutated object of the target's kind. */
 function document(r: ServedResource, name: string, namespace: string): fc.Arbitrary<HoledDocument> {
   const base = validObject(r, name, namespace);
-  return fc.tuple(fc.oneof({ arbitrary: fc.constant(plainDocument(base)), weight: 1 }, { arbitrary: mutatedDocument(base), weight: 4 }), padding).map(([doc, p]) => pad(doc, p));
+  return fc
+    .tuple(fc.oneof({ arbitrary: fc.constant(plainDocument(base)), weight: 1 }, { arbitrary: mutatedDocument(base), weight: 4 }), padding)
+    .map(([doc, p]) => pad(doc, p));
 }
 
 /** The head of a valid object as YAML, for hostile YAML documents. */
@@ -80,11 +82,21 @@ function headYaml(r: ServedResource, name: string, namespace: string): string {
 /** A POST or PUT body. */
 export function objectBody(r: ServedResource, name: string, namespace: string): fc.Arbitrary<Body> {
   return fc.oneof(
-    { arbitrary: document(r, name, namespace).map((doc) => ({ body: toWire(jsonText(doc)), contentType: json, note: `json: ${doc.notes.join('; ')}` })), weight: 10 },
-    { arbitrary: document(r, name, namespace).map((doc) => ({ body: toWire(yamlText(doc)), contentType: yaml, note: `yaml: ${doc.notes.join('; ')}` })), weight: 3 },
+    {
+      arbitrary: document(r, name, namespace).map((doc) => ({ body: toWire(jsonText(doc)), contentType: json, note: `json: ${doc.notes.join('; ')}` })),
+      weight: 10,
+    },
+    {
+      arbitrary: document(r, name, namespace).map((doc) => ({ body: toWire(yamlText(doc)), contentType: yaml, note: `yaml: ${doc.notes.join('; ')}` })),
+      weight: 3,
+    },
     { arbitrary: hostileYaml(headYaml(r, name, namespace)).map(({ text, note }) => ({ body: toWire(text), contentType: yaml, note })), weight: 2 },
     {
-      arbitrary: protobufBody(apiVersionOf(r), r.kind, validObject(r, name, namespace), schemaOf(r)).map(({ body, note }) => ({ body, contentType: protobuf, note })),
+      arbitrary: protobufBody(apiVersionOf(r), r.kind, validObject(r, name, namespace), schemaOf(r)).map(({ body, note }) => ({
+        body,
+        contentType: protobuf,
+        note,
+      })),
       weight: 3,
     },
     { arbitrary: rawJsonBody, weight: 1 },
@@ -93,17 +105,62 @@ export function objectBody(r: ServedResource, name: string, namespace: string): 
 
 /** Whole bodies that are not objects: malformed JSON, other top-level types, deep nesting. */
 const rawJsonBody: fc.Arbitrary<Body> = fc.oneof(
-  fc.constantFrom('', ' ', '{', '}', '[]', 'null', '0', '"x"', '{"a":1,"a":2}', '{"apiVersion":"v1"', '\ufeff{}', '{"kind":null,"apiVersion":null,"metadata":null}', '{"metadata":{"name":null}}').map((t) => ({ body: toWire(t), contentType: json, note: `json: ${JSON.stringify(t)}` })),
-  fc.tuple(fc.constantFrom(...nestingDepths), fc.constantFrom('object' as const, 'array' as const)).map(([d, shape]) => ({ body: toWire(nestedJson(d, shape)), contentType: json, note: `json: whole body nested ${d} deep (${shape}s)` })),
+  fc
+    .constantFrom(
+      '',
+      ' ',
+      '{',
+      '}',
+      '[]',
+      'null',
+      '0',
+      '"x"',
+      '{"a":1,"a":2}',
+      '{"apiVersion":"v1"',
+      '\ufeff{}',
+      '{"kind":null,"apiVersion":null,"metadata":null}',
+      '{"metadata":{"name":null}}',
+    )
+    .map((t) => ({ body: toWire(t), contentType: json, note: `json: ${JSON.stringify(t)}` })),
+  fc
+    .tuple(fc.constantFrom(...nestingDepths), fc.constantFrom('object' as const, 'array' as const))
+    .map(([d, shape]) => ({ body: toWire(nestedJson(d, shape)), contentType: json, note: `json: whole body nested ${d} deep (${shape}s)` })),
   fc.uint8Array({ maxLength: 128 }).map((b) => ({ body: Buffer.from(b), contentType: json, note: `json: ${b.length} random bytes` })),
 );
 
-const jsonPatchPaths = ['/metadata/labels/a', '/metadata/labels', '/metadata/annotations/Āx', '/data/a', '/data', '/spec', '/spec/taints/0', '/spec/taints/-', '/metadata/name', '/metadata/resourceVersion', '/metadata/finalizers/-', '/metadata/managedFields', '/eventTime', '', '/', '/a~1b', '/~2', '/data/999999999', '/metadata/labels/-', `/${'a/'.repeat(2000)}b`];
+const jsonPatchPaths = [
+  '/metadata/labels/a',
+  '/metadata/labels',
+  '/metadata/annotations/Āx',
+  '/data/a',
+  '/data',
+  '/spec',
+  '/spec/taints/0',
+  '/spec/taints/-',
+  '/metadata/name',
+  '/metadata/resourceVersion',
+  '/metadata/finalizers/-',
+  '/metadata/managedFields',
+  '/eventTime',
+  '',
+  '/',
+  '/a~1b',
+  '/~2',
+  '/data/999999999',
+  '/metadata/labels/-',
+  `/${'a/'.repeat(2000)}b`,
+];
 
 const jsonPatchOp = fc.record({
   op: fc.constantFrom('"add"', '"replace"', '"remove"', '"test"', '"move"', '"copy"', '"bogus"', 'null', '1'),
-  path: fc.oneof(fc.constantFrom(...jsonPatchPaths).map((p) => JSON.stringify(p)), hostileValue),
-  from: fc.option(fc.constantFrom(...jsonPatchPaths).map((p) => JSON.stringify(p)), { nil: undefined }),
+  path: fc.oneof(
+    fc.constantFrom(...jsonPatchPaths).map((p) => JSON.stringify(p)),
+    hostileValue,
+  ),
+  from: fc.option(
+    fc.constantFrom(...jsonPatchPaths).map((p) => JSON.stringify(p)),
+    { nil: undefined },
+  ),
   value: fc.option(hostileValue, { nil: undefined }),
 });
 
@@ -115,7 +172,10 @@ const jsonPatch: fc.Arbitrary<{ text: string; note: string }> = fc.oneof(
     }),
     weight: 5,
   },
-  { arbitrary: fc.constantFrom('[]', '{}', 'null', '[null]', '[[]]', '"x"', '[{}]', '[{"op":"add"}]').map((text) => ({ text, note: `json-patch: ${text}` })), weight: 1 },
+  {
+    arbitrary: fc.constantFrom('[]', '{}', 'null', '[null]', '[[]]', '"x"', '[{}]', '[{"op":"add"}]').map((text) => ({ text, note: `json-patch: ${text}` })),
+    weight: 1,
+  },
   { arbitrary: fc.constantFrom(...nestingDepths).map((d) => ({ text: nestedJson(d, 'array'), note: `json-patch: nested ${d} deep` })), weight: 1 },
 );
 
@@ -139,11 +199,27 @@ const strategicDirectives = [
 
 /** A merge or strategic merge patch: a partial object with hostile values, or directives. */
 function mergePatch(r: ServedResource, name: string, namespace: string, strategic: boolean): fc.Arbitrary<{ text: string; note: string }> {
-  const partial = fc.tuple(fc.constantFrom('metadata.labels', 'metadata.annotations', 'metadata', 'data', 'spec', 'spec.taints', 'status', 'eventTime', 'metadata.finalizers', 'metadata.managedFields'), hostileValue).map(([path, v]) => {
-    const keys = path.split('.');
-    const text = `${keys.map((k) => `{${JSON.stringify(k)}:`).join('')}${v}${'}'.repeat(keys.length)}`;
-    return { text, note: `${path} = ${v.length > 80 ? `${v.slice(0, 40)}…(${v.length} chars)` : v}` };
-  });
+  const partial = fc
+    .tuple(
+      fc.constantFrom(
+        'metadata.labels',
+        'metadata.annotations',
+        'metadata',
+        'data',
+        'spec',
+        'spec.taints',
+        'status',
+        'eventTime',
+        'metadata.finalizers',
+        'metadata.managedFields',
+      ),
+      hostileValue,
+    )
+    .map(([path, v]) => {
+      const keys = path.split('.');
+      const text = `${keys.map((k) => `{${JSON.stringify(k)}:`).join('')}${v}${'}'.repeat(keys.length)}`;
+      return { text, note: `${path} = ${v.length > 80 ? `${v.slice(0, 40)}…(${v.length} chars)` : v}` };
+    });
   const choices: fc.Arbitrary<{ text: string; note: string }>[] = [
     partial,
     document(r, name, namespace).map((doc) => ({ text: jsonText(doc), note: doc.notes.join('; ') })),
@@ -200,6 +276,18 @@ export const deleteBody: fc.Arbitrary<Body | undefined> = fc.oneof(
       .map((t) => ({ body: toWire(t), contentType: json, note: `DeleteOptions ${t}` })),
     weight: 3,
   },
-  { arbitrary: hostileValue.map((v) => ({ body: toWire(`{"propagationPolicy":${v}}`), contentType: json, note: `DeleteOptions propagationPolicy=${v.slice(0, 60)}` })), weight: 1 },
-  { arbitrary: fc.constantFrom(...nestingDepths).map((d) => ({ body: toWire(`{"preconditions":${nestedJson(d, 'object')}}`), contentType: json, note: `DeleteOptions nested ${d} deep` })), weight: 1 },
+  {
+    arbitrary: hostileValue.map((v) => ({
+      body: toWire(`{"propagationPolicy":${v}}`),
+      contentType: json,
+      note: `DeleteOptions propagationPolicy=${v.slice(0, 60)}`,
+    })),
+    weight: 1,
+  },
+  {
+    arbitrary: fc
+      .constantFrom(...nestingDepths)
+      .map((d) => ({ body: toWire(`{"preconditions":${nestedJson(d, 'object')}}`), contentType: json, note: `DeleteOptions nested ${d} deep` })),
+    weight: 1,
+  },
 );

@@ -20,7 +20,24 @@ export const patchContentTypes = {
 
 export type PatchKind = keyof typeof patchContentTypes;
 
-const garbageMediaTypes = ['', 'text/plain', 'text/html', 'application/xml', '*/*;q=0', 'application', '/', 'application/json;q=abc', 'application/json; charset=latin1', 'application/cbor', 'application/apply-patch+cbor', `application/${'x'.repeat(2048)}`, 'Āx/ÿ', ';;;', 'application/json;as=Table', 'multipart/form-data; boundary=x'];
+const garbageMediaTypes = [
+  '',
+  'text/plain',
+  'text/html',
+  'application/xml',
+  '*/*;q=0',
+  'application',
+  '/',
+  'application/json;q=abc',
+  'application/json; charset=latin1',
+  'application/cbor',
+  'application/apply-patch+cbor',
+  `application/${'x'.repeat(2048)}`,
+  'Āx/ÿ',
+  ';;;',
+  'application/json;as=Table',
+  'multipart/form-data; boundary=x',
+];
 
 export const accept: fc.Arbitrary<string | undefined> = fc.oneof(
   { arbitrary: fc.constant(undefined), weight: 3 },

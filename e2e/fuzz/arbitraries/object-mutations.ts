@@ -115,14 +115,27 @@ function applyMutation(doc: HoledDocument, m: Mutation): void {
 /** One to three mutations of `base`, over its own paths and the well-known ones. */
 export function mutatedDocument(base: Record<string, unknown>): fc.Arbitrary<HoledDocument> {
   const paths = [...pathsOf(base), ...wellKnownPaths];
-  const containers = [[], ...paths.filter((p) => {
-    let v: unknown = base;
-    for (const k of p) v = typeof v === 'object' && v !== null ? (v as Record<string | number, unknown>)[k] : undefined;
-    return typeof v === 'object' && v !== null && !Array.isArray(v);
-  }), ['metadata', 'labels'], ['metadata', 'annotations']] as Path[];
+  const containers = [
+    [],
+    ...paths.filter((p) => {
+      let v: unknown = base;
+      for (const k of p) v = typeof v === 'object' && v !== null ? (v as Record<string | number, unknown>)[k] : undefined;
+      return typeof v === 'object' && v !== null && !Array.isArray(v);
+    }),
+    ['metadata', 'labels'],
+    ['metadata', 'annotations'],
+  ] as Path[];
   const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     { arbitrary: fc.record({ op: fc.constant('replace' as const), path: fc.constantFrom(...paths), text: hostileValue }), weight: 5 },
-    { arbitrary: fc.record({ op: fc.constant('add-key' as const), path: fc.constantFrom(...containers), key: hostileKey, text: fc.oneof(fc.constant('"1"'), hostileValue) }), weight: 3 },
+    {
+      arbitrary: fc.record({
+        op: fc.constant('add-key' as const),
+        path: fc.constantFrom(...containers),
+        key: hostileKey,
+        text: fc.oneof(fc.constant('"1"'), hostileValue),
+      }),
+      weight: 3,
+    },
     { arbitrary: fc.record({ op: fc.constant('delete' as const), path: fc.constantFrom(...paths) }), weight: 1 },
   );
   return fc.array(mutation, { minLength: 1, maxLength: 3 }).map((mutations) => {

@@ -26,7 +26,27 @@ export interface ResourceTarget {
   watchPath: boolean;
 }
 
-const hostileSegments = ['', '.', '..', '%2e%2e', 'A', 'a_b', 'a.b', '-a', 'a-', '%2F', 'a%2Fb', '%00', '%zz', 'ä', '😀', rawByte(0xff), 'x'.repeat(64), 'x'.repeat(254), 'x'.repeat(4096)];
+const hostileSegments = [
+  '',
+  '.',
+  '..',
+  '%2e%2e',
+  'A',
+  'a_b',
+  'a.b',
+  '-a',
+  'a-',
+  '%2F',
+  'a%2Fb',
+  '%00',
+  '%zz',
+  'ä',
+  '😀',
+  rawByte(0xff),
+  'x'.repeat(64),
+  'x'.repeat(254),
+  'x'.repeat(4096),
+];
 
 const name = fc.oneof(
   { arbitrary: fc.constantFrom('fuzz-a', 'fuzz-b', 'fuzz-c'), weight: 6 },
@@ -34,7 +54,10 @@ const name = fc.oneof(
   { arbitrary: fc.constantFrom(...hostileSegments), weight: 2 },
 );
 
-const namespace = fc.oneof({ arbitrary: fc.constantFrom(...fuzzNamespaces), weight: 8 }, { arbitrary: fc.constantFrom('nope', 'kube-system', ...hostileSegments), weight: 2 });
+const namespace = fc.oneof(
+  { arbitrary: fc.constantFrom(...fuzzNamespaces), weight: 8 },
+  { arbitrary: fc.constantFrom('nope', 'kube-system', ...hostileSegments), weight: 2 },
+);
 
 function subresourceOf(r: ServedResource): fc.Arbitrary<string | undefined> {
   return fc.oneof(
@@ -47,26 +70,29 @@ function subresourceOf(r: ServedResource): fc.Arbitrary<string | undefined> {
 /** One URL of one served resource. */
 export function resourceTarget(served: readonly ServedResource[]): fc.Arbitrary<ResourceTarget> {
   return fc.constantFrom(...served).chain((resource) =>
-    fc.record({
-      shape: fc.constantFrom('collection', 'object', 'object', 'object', 'all-namespaces', 'watch'),
-      name,
-      namespace,
-      subresource: subresourceOf(resource),
-    }).map(({ shape, name: n, namespace: ns, subresource }): ResourceTarget => {
-      const gv = groupVersionPath(resource);
-      const scoped = (prefix: string): string => (resource.namespaced && shape !== 'all-namespaces' ? `${prefix}/namespaces/${ns}/${resource.resource}` : `${prefix}/${resource.resource}`);
-      const objectShape = shape === 'object';
-      const base = shape === 'watch' ? scoped(`${gv}/watch`) : scoped(gv);
-      const path = objectShape ? `${base}/${n}${subresource !== undefined ? `/${subresource}` : ''}` : base;
-      return {
-        path,
-        resource,
-        name: objectShape ? n : undefined,
-        namespace: resource.namespaced && shape !== 'all-namespaces' ? ns : undefined,
-        subresource: objectShape ? subresource : undefined,
-        watchPath: shape === 'watch',
-      };
-    }),
+    fc
+      .record({
+        shape: fc.constantFrom('collection', 'object', 'object', 'object', 'all-namespaces', 'watch'),
+        name,
+        namespace,
+        subresource: subresourceOf(resource),
+      })
+      .map(({ shape, name: n, namespace: ns, subresource }): ResourceTarget => {
+        const gv = groupVersionPath(resource);
+        const scoped = (prefix: string): string =>
+          resource.namespaced && shape !== 'all-namespaces' ? `${prefix}/namespaces/${ns}/${resource.resource}` : `${prefix}/${resource.resource}`;
+        const objectShape = shape === 'object';
+        const base = shape === 'watch' ? scoped(`${gv}/watch`) : scoped(gv);
+        const path = objectShape ? `${base}/${n}${subresource !== undefined ? `/${subresource}` : ''}` : base;
+        return {
+          path,
+          resource,
+          name: objectShape ? n : undefined,
+          namespace: resource.namespaced && shape !== 'all-namespaces' ? ns : undefined,
+          subresource: objectShape ? subresource : undefined,
+          watchPath: shape === 'watch',
+        };
+      }),
   );
 }
 
@@ -75,7 +101,35 @@ export function nonResourcePath(served: readonly ServedResource[]): fc.Arbitrary
   const groupVersions = [...new Set(served.map((r) => groupVersionPath(r)))];
   const groups = [...new Set(served.filter((r) => r.group).map((r) => `/apis/${r.group}`))];
   return fc.oneof(
-    { arbitrary: fc.constantFrom('/', '/api', '/api/', '/apis', '/apis/', '/version', '/version/', '/livez', '/readyz', '/healthz', '/livez/ping', '/readyz/etcd', '/livez/bogus', '/readyz/shutdown', '/metrics', '/openapi/v3', '/openapi/v3/api/v1', '/openapi/v3/bogus', '/logs', '/debug/pprof', '/favicon.ico', '/api/v2', '/apis/bogus', '/apis/bogus/v1'), weight: 10 },
+    {
+      arbitrary: fc.constantFrom(
+        '/',
+        '/api',
+        '/api/',
+        '/apis',
+        '/apis/',
+        '/version',
+        '/version/',
+        '/livez',
+        '/readyz',
+        '/healthz',
+        '/livez/ping',
+        '/readyz/etcd',
+        '/livez/bogus',
+        '/readyz/shutdown',
+        '/metrics',
+        '/openapi/v3',
+        '/openapi/v3/api/v1',
+        '/openapi/v3/bogus',
+        '/logs',
+        '/debug/pprof',
+        '/favicon.ico',
+        '/api/v2',
+        '/apis/bogus',
+        '/apis/bogus/v1',
+      ),
+      weight: 10,
+    },
     { arbitrary: fc.constantFrom(...groupVersions, ...groups), weight: 8 },
     // OpenAPI v2 is large: asked for less often.
     { arbitrary: fc.constant('/openapi/v2'), weight: 1 },

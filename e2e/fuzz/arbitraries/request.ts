@@ -49,21 +49,38 @@ interface Parts {
 }
 
 /** Method and body for a resource target. */
-function methodAndBody(t: ResourceTarget): fc.Arbitrary<{ method: string; body: (Body & { sentType: string | undefined }) | undefined; extraQuery: QueryParam[] }> {
+function methodAndBody(
+  t: ResourceTarget,
+): fc.Arbitrary<{ method: string; body: (Body & { sentType: string | undefined }) | undefined; extraQuery: QueryParam[] }> {
   const name = t.name ?? 'fuzz-a';
   const namespace = t.namespace ?? fuzzNamespaces[0];
   const withType = (b: Body): fc.Arbitrary<Body & { sentType: string | undefined }> => contentTypeFor(b.contentType).map((sentType) => ({ ...b, sentType }));
   return fc.oneof(
     { arbitrary: fc.constantFrom('GET', 'GET', 'GET', 'HEAD', 'OPTIONS').map((method) => ({ method, body: undefined, extraQuery: [] })), weight: 6 },
-    { arbitrary: objectBody(t.resource, name, namespace).chain(withType).map((body) => ({ method: 'POST', body, extraQuery: [] })), weight: 6 },
-    { arbitrary: objectBody(t.resource, name, namespace).chain(withType).map((body) => ({ method: 'PUT', body, extraQuery: [] })), weight: 4 },
     {
-      arbitrary: fc.tuple(patchBody(t.resource, name, namespace).chain((b) => withType(b).map((w) => ({ ...w, patch: b.patch }))), fc.boolean()).map(([body, manager]) => ({
-        method: 'PATCH',
-        body,
-        // Apply needs a field manager; most applies name one so that they get past that check.
-        extraQuery: body.patch === 'apply' && manager ? [{ key: 'fieldManager', value: 'fuzz', raw: false }] : [],
-      })),
+      arbitrary: objectBody(t.resource, name, namespace)
+        .chain(withType)
+        .map((body) => ({ method: 'POST', body, extraQuery: [] })),
+      weight: 6,
+    },
+    {
+      arbitrary: objectBody(t.resource, name, namespace)
+        .chain(withType)
+        .map((body) => ({ method: 'PUT', body, extraQuery: [] })),
+      weight: 4,
+    },
+    {
+      arbitrary: fc
+        .tuple(
+          patchBody(t.resource, name, namespace).chain((b) => withType(b).map((w) => ({ ...w, patch: b.patch }))),
+          fc.boolean(),
+        )
+        .map(([body, manager]) => ({
+          method: 'PATCH',
+          body,
+          // Apply needs a field manager; most applies name one so that they get past that check.
+          extraQuery: body.patch === 'apply' && manager ? [{ key: 'fieldManager', value: 'fuzz', raw: false }] : [],
+        })),
       weight: 8,
     },
     { arbitrary: deleteBody.chain((b) => (b ? withType(b) : fc.constant(undefined))).map((body) => ({ method: 'DELETE', body, extraQuery: [] })), weight: 3 },
@@ -73,9 +90,20 @@ function methodAndBody(t: ResourceTarget): fc.Arbitrary<{ method: string; body: 
 
 function resourceParts(served: readonly ServedResource[]): fc.Arbitrary<Parts> {
   return resourceTarget(served).chain((t) =>
-    fc.tuple(methodAndBody(t), queryParams, fc.oneof({ arbitrary: fc.constant({ path: t.path, notes: [] as string[] }), weight: 5 }, { arbitrary: mutatedPath(t.path), weight: 1 })).map(
-      ([mb, query, mutated]): Parts => ({ method: mb.method, path: mutated.path, pathNotes: mutated.notes, query: [...query, ...mb.extraQuery], body: mb.body, watchPath: t.watchPath }),
-    ),
+    fc
+      .tuple(
+        methodAndBody(t),
+        queryParams,
+        fc.oneof({ arbitrary: fc.constant({ path: t.path, notes: [] as string[] }), weight: 5 }, { arbitrary: mutatedPath(t.path), weight: 1 }),
+      )
+      .map(([mb, query, mutated]): Parts => ({
+        method: mb.method,
+        path: mutated.path,
+        pathNotes: mutated.notes,
+        query: [...query, ...mb.extraQuery],
+        body: mb.body,
+        watchPath: t.watchPath,
+      })),
   );
 }
 
@@ -88,7 +116,10 @@ function nonResourceParts(served: readonly ServedResource[]): fc.Arbitrary<Parts
         path: m.path,
         pathNotes: m.notes,
         query,
-        body: method === 'GET' || method === 'HEAD' ? undefined : { body: Buffer.from('{}'), contentType: 'application/json', sentType: 'application/json', note: '{}' },
+        body:
+          method === 'GET' || method === 'HEAD'
+            ? undefined
+            : { body: Buffer.from('{}'), contentType: 'application/json', sentType: 'application/json', note: '{}' },
         watchPath: false,
       })),
     );

@@ -47,8 +47,20 @@ describe('Node-like objects', () => {
       status: {
         capacity: { cpu: '4', memory: '16374532Ki', pods: '110', 'hugepages-2Mi': '0' },
         allocatable: { cpu: '3800m', memory: '15G' },
-        conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2024-05-01T10:00:05Z', lastTransitionTime: '2024-05-01T10:00:00Z', reason: 'KubeletReady', message: 'kubelet is posting ready status' }],
-        addresses: [{ type: 'InternalIP', address: '10.1.2.3' }, { type: 'Hostname', address: 'node-1' }],
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            lastHeartbeatTime: '2024-05-01T10:00:05Z',
+            lastTransitionTime: '2024-05-01T10:00:00Z',
+            reason: 'KubeletReady',
+            message: 'kubelet is posting ready status',
+          },
+        ],
+        addresses: [
+          { type: 'InternalIP', address: '10.1.2.3' },
+          { type: 'Hostname', address: 'node-1' },
+        ],
         daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
         images: [{ names: ['registry.k8s.io/pause:3.9'], sizeBytes: 321_520_123_456 }],
       },

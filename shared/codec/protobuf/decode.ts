@@ -14,10 +14,42 @@ import { parseJson } from '../json.ts';
 import { startsWithPrefix } from './envelope.ts';
 import { ProtobufError } from './errors.ts';
 import { parseFieldsV1 } from './fields-v1.ts';
-import { BOOL, BYTES, DOUBLE, DURATION, EMBEDDED, FIELDS_V1, INT32, INT64, INT_OR_STRING, MESSAGE, MICRO_TIME, QUANTITY, RAW_EXTENSION, REPEATED, SINGLE, STRING, TIME, WRAPPED_LIST } from './layout.ts';
+import {
+  BOOL,
+  BYTES,
+  DOUBLE,
+  DURATION,
+  EMBEDDED,
+  FIELDS_V1,
+  INT32,
+  INT64,
+  INT_OR_STRING,
+  MESSAGE,
+  MICRO_TIME,
+  QUANTITY,
+  RAW_EXTENSION,
+  REPEATED,
+  SINGLE,
+  STRING,
+  TIME,
+  WRAPPED_LIST,
+} from './layout.ts';
 import { layoutOf, messageOf, type FieldLayout, type MessageLayout, type ValueType } from './layout.ts';
 import type { NodeBuffer } from './node-buffer.ts';
-import { decoding, eof, readBigInt64, readBool, readDouble, readInt32, readInt64, readLength, readString, readUint32, skipField, type Reader } from './reader.ts';
+import {
+  decoding,
+  eof,
+  readBigInt64,
+  readBool,
+  readDouble,
+  readInt32,
+  readInt64,
+  readLength,
+  readString,
+  readUint32,
+  skipField,
+  type Reader,
+} from './reader.ts';
 import { WIRE_BYTES } from './wire.ts';
 
 /** Decodes the message between r.pos and `end` into `out`. */

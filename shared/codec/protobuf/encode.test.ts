@@ -11,7 +11,6 @@ import {
   int32,
   int64,
   intOrString,
-  kindSchema,
   listSchema,
   map,
   microTime,
@@ -53,7 +52,6 @@ describe('byte-exact against protobufjs with upstream’s messages', () => {
     assert.equal(((parsed.metadata as Json).deletionTimestamp as Json).seconds, -14182940);
   });
 
-
   it('lists: ConfigMapList with ListMeta', () => {
     const schema = listSchema(configMapSchema);
     const items = [richConfigMap, { metadata: { name: 'b' }, data: { a: 'b' } }];
@@ -78,7 +76,11 @@ describe('byte-exact against protobufjs with upstream’s messages', () => {
       status: 'Failure',
       message: 'ConfigMap "x" is invalid: data[a b]: Invalid value',
       reason: 'Invalid',
-      details: { name: 'x', kind: 'ConfigMap', causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value', field: 'data[a b]' }, { reason: 'FieldValueRequired' }] },
+      details: {
+        name: 'x',
+        kind: 'ConfigMap',
+        causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value', field: 'data[a b]' }, { reason: 'FieldValueRequired' }],
+      },
       code: 422,
     };
     const schema = statusSchema();
@@ -157,13 +159,10 @@ describe('byte-exact against protobufjs with upstream’s messages', () => {
   it('structs embedded inline: flat in JSON, a nested message always written in protobuf', () => {
     // core/v1 Probe embeds ProbeHandler (`json:",inline"`) as its field 1.
     const probeSchema = object({
-      ...embedded(
-        1,
-        {
-          exec: pb(1, object({ command: pb(1, array(string())) }), 'optional'),
-          tcpSocket: pb(3, object({ port: pb(1, intOrString()), host: pb(2, string()) }), 'optional'),
-        },
-      ),
+      ...embedded(1, {
+        exec: pb(1, object({ command: pb(1, array(string())) }), 'optional'),
+        tcpSocket: pb(3, object({ port: pb(1, intOrString()), host: pb(2, string()) }), 'optional'),
+      }),
       initialDelaySeconds: pb(2, int32()),
       timeoutSeconds: pb(3, int32()),
       periodSeconds: pb(4, int32()),
@@ -201,7 +200,16 @@ describe('large lists', () => {
         resourceVersion: String(100_000 + i),
         creationTimestamp: '2024-05-01T10:00:00Z',
         labels: { app: 'bench', index: String(i) },
-        managedFields: [{ manager: 'kubectl', operation: 'Update', apiVersion: 'v1', time: '2024-05-01T10:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } } }],
+        managedFields: [
+          {
+            manager: 'kubectl',
+            operation: 'Update',
+            apiVersion: 'v1',
+            time: '2024-05-01T10:00:00Z',
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } },
+          },
+        ],
       },
       data: { a: 'y'.repeat(1500), b: String(i) },
     }));
@@ -228,7 +236,10 @@ describe('fast paths keep bytes and shapes', () => {
     apiVersion: 'v1',
     kind: 'ConfigMapList',
     metadata: { resourceVersion: '1' },
-    items: values.map((v, i) => ({ metadata: { name: `cm-${i}`, annotations: { note: v } }, data: { v, [`k${v.length}`]: Array.from(v).slice(0, 3).join('') } })),
+    items: values.map((v, i) => ({
+      metadata: { name: `cm-${i}`, annotations: { note: v } },
+      data: { v, [`k${v.length}`]: Array.from(v).slice(0, 3).join('') },
+    })),
   });
   const upstreamList = (list: Json): Uint8Array =>
     upstreamEncode('ConfigMapList', { metadata: { selfLink: '', resourceVersion: '1', continue: '' }, items: (list.items as Json[]).map(gogoConfigMap) });
@@ -247,7 +258,6 @@ describe('fast paths keep bytes and shapes', () => {
       }
     }
   });
-
 
   it('short strings: alike ones stay apart, non-ASCII and up to the cache’s length limit', () => {
     const schema = object({ d: pb(1, map(string())), l: pb(2, array(string())) });
@@ -292,7 +302,14 @@ describe('fast paths keep bytes and shapes', () => {
       { metadata: { name: 'c' }, immutable: false, binaryData: { b: 'AQ==' } },
     ];
     const decoded = decodeMessage(encodeMessage({ items }, schema), schema).items as Json[];
-    assert.deepEqual(decoded.map((item) => Object.keys(item)), [['metadata', 'immutable', 'data'], ['metadata', 'data', 'binaryData'], ['metadata', 'immutable', 'binaryData']]);
+    assert.deepEqual(
+      decoded.map((item) => Object.keys(item)),
+      [
+        ['metadata', 'immutable', 'data'],
+        ['metadata', 'data', 'binaryData'],
+        ['metadata', 'immutable', 'binaryData'],
+      ],
+    );
   });
 });
 
@@ -317,10 +334,7 @@ describe('zero values', () => {
   });
 
   it('writes non-pointer fields as their Go zero values and skips unset pointers, lists, maps and []byte', () => {
-    assert.equal(
-      hex(encodeMessage({}, schema)),
-      ['0a00', '1800', '2800', '3a020a00', '4a00', '72030a0130', '7a06080010001a00', '800100'].join(''),
-    );
+    assert.equal(hex(encodeMessage({}, schema)), ['0a00', '1800', '2800', '3a020a00', '4a00', '72030a0130', '7a06080010001a00', '800100'].join(''));
   });
 
   it('drops zero values of non-pointer fields on decode, keeping Quantity as Go’s JSON does', () => {
@@ -331,7 +345,12 @@ describe('zero values', () => {
 
   it('keeps explicit zeros of pointer fields', () => {
     const value = { sp: '', ip: 0, bp: false, mp: {}, tp: '2024-01-01T00:00:00Z', q: '1' };
-    assert.equal(hex(encodeMessage(value, schema)), ['0a00', '1200', '1800', '2000', '2800', '3000', '3a020a00', '42020a00', '4a00', '5208088081c8ac061000', '72030a0131', '7a06080010001a00', '800100'].join(''));
+    assert.equal(
+      hex(encodeMessage(value, schema)),
+      ['0a00', '1200', '1800', '2000', '2800', '3000', '3a020a00', '42020a00', '4a00', '5208088081c8ac061000', '72030a0131', '7a06080010001a00', '800100'].join(
+        '',
+      ),
+    );
     assert.deepEqual(decodeMessage(encodeMessage(value, schema), schema), value);
   });
 

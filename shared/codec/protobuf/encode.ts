@@ -12,7 +12,26 @@ import { isZeroTime, tryParseTime, type Instant } from '../../go/time.ts';
 import type { Schema } from '../../api/schema.ts';
 import { ProtobufError } from './errors.ts';
 import { fieldsV1Message } from './fields-v1.ts';
-import { BOOL, BYTES, DOUBLE, DURATION, EMBEDDED, FIELDS_V1, INT32, INT64, INT_OR_STRING, MESSAGE, MICRO_TIME, QUANTITY, RAW_EXTENSION, REPEATED, SINGLE, STRING, TIME, WRAPPED_LIST } from './layout.ts';
+import {
+  BOOL,
+  BYTES,
+  DOUBLE,
+  DURATION,
+  EMBEDDED,
+  FIELDS_V1,
+  INT32,
+  INT64,
+  INT_OR_STRING,
+  MESSAGE,
+  MICRO_TIME,
+  QUANTITY,
+  RAW_EXTENSION,
+  REPEATED,
+  SINGLE,
+  STRING,
+  TIME,
+  WRAPPED_LIST,
+} from './layout.ts';
 import { layoutOf, messageOf, type FieldLayout, type MessageLayout, type ValueType } from './layout.ts';
 import { withWriter, type Writer } from './writer.ts';
 

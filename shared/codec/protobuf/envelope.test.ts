@@ -26,11 +26,14 @@ describe('envelope', () => {
   });
 
   it('rejects bodies without the k8s\\0 prefix with a typed error', () => {
-    assert.throws(() => decodeEnvelope(Buffer.from('{"kind":"ConfigMap"}')), (err: unknown) => {
-      assert.ok(err instanceof ProtobufPrefixError);
-      assert.equal((err as Error).message, 'provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
-      return true;
-    });
+    assert.throws(
+      () => decodeEnvelope(Buffer.from('{"kind":"ConfigMap"}')),
+      (err: unknown) => {
+        assert.ok(err instanceof ProtobufPrefixError);
+        assert.equal(err.message, 'provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
+        return true;
+      },
+    );
     assert.throws(() => decodeEnvelope(new Uint8Array(0)), { message: 'empty data' });
     assert.throws(() => decodeEnvelope(fromHex('6b387300')), { message: 'empty body' });
   });

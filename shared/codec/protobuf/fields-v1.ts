@@ -7,7 +7,6 @@ import { allocBuffer } from './node-buffer.ts';
 import { textAt, type Reader } from './reader.ts';
 import { putUint32, varintSize } from './wire.ts';
 
-
 /**
  * The encoded FieldsV1 message (length, then {raw=1: the JSON}) of each FieldsV1 object encoded,
  * kept while the object lives: lists and watch events encode the same stored objects again and

@@ -122,7 +122,10 @@ function buildLayout(entries: [string, Schema][], depth: number): MessageLayout 
       if (!group) {
         groups.set(embeddedIn, (group = []));
         // A placeholder keeps the number taken until the group is complete.
-        add({ name: '', number: embeddedIn, optional: false, keepZero: false, shape: SINGLE, type: valueType(EMBEDDED, WIRE_BYTES), tag: 0, entryWidth: 1 }, name);
+        add(
+          { name: '', number: embeddedIn, optional: false, keepZero: false, shape: SINGLE, type: valueType(EMBEDDED, WIRE_BYTES), tag: 0, entryWidth: 1 },
+          name,
+        );
       }
       group.push(entry);
       continue;

@@ -14,7 +14,12 @@ export interface NodeBuffer extends Buffer {
 }
 
 const bufferProto = Buffer.prototype as Partial<NodeBuffer>;
-if (typeof bufferProto.utf8Write !== 'function' || typeof bufferProto.utf8Slice !== 'function' || typeof bufferProto.latin1Slice !== 'function' || typeof bufferProto.base64Slice !== 'function') {
+if (
+  typeof bufferProto.utf8Write !== 'function' ||
+  typeof bufferProto.utf8Slice !== 'function' ||
+  typeof bufferProto.latin1Slice !== 'function' ||
+  typeof bufferProto.base64Slice !== 'function'
+) {
   throw new Error('protobuf codec: this runtime’s Buffer lacks utf8Write, utf8Slice, latin1Slice or base64Slice');
 }
 

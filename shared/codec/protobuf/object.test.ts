@@ -44,7 +44,14 @@ describe('ConfigMap', () => {
         ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'd', uid: 'u1', controller: true, blockOwnerDeletion: false }],
         finalizers: ['example.com/f', 'b'],
         managedFields: [
-          { manager: 'kubectl', operation: 'Update', apiVersion: 'v1', time: '2024-05-01T10:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } } },
+          {
+            manager: 'kubectl',
+            operation: 'Update',
+            apiVersion: 'v1',
+            time: '2024-05-01T10:00:00Z',
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } },
+          },
         ],
       },
       immutable: false,
@@ -55,20 +62,16 @@ describe('ConfigMap', () => {
     assert.deepEqual(decoded, { ...cm, metadata: { ...cm.metadata, labels: { a: '1', b: '2' } } });
     assert.deepEqual(Object.keys(decoded), ['apiVersion', 'kind', 'metadata', 'immutable', 'data', 'binaryData']);
     const refs = (decoded.metadata as Json).ownerReferences as Json[];
-    assert.deepEqual(Object.keys(refs[0]!), [
-      'apiVersion',
-      'kind',
-      'name',
-      'uid',
-      'controller',
-      'blockOwnerDeletion',
-    ]);
+    assert.deepEqual(Object.keys(refs[0]!), ['apiVersion', 'kind', 'name', 'uid', 'controller', 'blockOwnerDeletion']);
   });
 
   it('writes lengths of more than one byte for long strings and messages', () => {
     for (const size of [42, 43, 127, 128, 16383, 16384, 70000]) {
       const value = 'é'.repeat(size);
-      const decoded = decodeObject(encodeObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'n' }, data: { k: value } }, configMapSchema), configMapSchema);
+      const decoded = decodeObject(
+        encodeObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'n' }, data: { k: value } }, configMapSchema),
+        configMapSchema,
+      );
       assert.equal((decoded.data as Record<string, string>).k, value, `size ${size}`);
     }
   });
@@ -100,7 +103,9 @@ describe('kubectl', () => {
             JSON.stringify({
               kind: 'APIResourceList',
               groupVersion: 'v1',
-              resources: [{ name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['create', 'get', 'list'], shortNames: ['cm'] }],
+              resources: [
+                { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['create', 'get', 'list'], shortNames: ['cm'] },
+              ],
             }),
           );
         } else {

@@ -171,7 +171,6 @@ export function textAt(r: Reader, start: number, stop: number): string {
   return stop - start <= maxCachedLength ? shortString(r, start, stop) : r.buf.utf8Slice(start, stop);
 }
 
-
 /**
  * Short ASCII strings decoded recently. Lists repeat the same short strings in every item
  * (namespaces, label keys and values, map keys, managers, API versions, FieldsV1 keys): taking one

@@ -24,7 +24,6 @@ export const configMapSchema = kindSchema({
 export const kubectlConfigMapBody =
   '6b387300 0a0f 0a027631 1209436f6e6669674d6170 1222 0a18 0a0178 1200 1a0764656661756c74 2200 2a00 3200 3800 4200 1206 0a0161 120162 1a00 2200';
 
-
 /**
  * An independent encoder: protobufjs with messages written from upstream's generated.proto
  * (k8s.io/apimachinery meta/v1 and runtime, k8s.io/api core/v1), fed objects shaped as gogo
@@ -89,7 +88,11 @@ export type Json = Record<string, unknown>;
 
 function sortedMap<V>(m: Record<string, V> | undefined, f: (v: V) => unknown = (v) => v): Json | undefined {
   if (!m) return undefined;
-  return Object.fromEntries(Object.keys(m).sort().map((k) => [k, f(m[k]!)]));
+  return Object.fromEntries(
+    Object.keys(m)
+      .sort()
+      .map((k) => [k, f(m[k]!)]),
+  );
 }
 
 const seconds = (t: string): number => Date.parse(t) / 1000;
@@ -122,7 +125,13 @@ function gogoObjectMeta(m: Json): Json {
   if (m.finalizers) out.finalizers = m.finalizers;
   if (m.managedFields) {
     out.managedFields = (m.managedFields as Json[]).map((e) => {
-      const entry: Json = { manager: e.manager ?? '', operation: e.operation ?? '', apiVersion: e.apiVersion ?? '', fieldsType: e.fieldsType ?? '', subresource: e.subresource ?? '' };
+      const entry: Json = {
+        manager: e.manager ?? '',
+        operation: e.operation ?? '',
+        apiVersion: e.apiVersion ?? '',
+        fieldsType: e.fieldsType ?? '',
+        subresource: e.subresource ?? '',
+      };
       if (e.time !== undefined) entry.time = gogoTime(e.time as string);
       if (e.fieldsV1 !== undefined) entry.fieldsV1 = { Raw: Buffer.from(JSON.stringify(e.fieldsV1)) };
       return entry;
@@ -167,7 +176,14 @@ export const richConfigMap: Json = {
     ],
     finalizers: ['kubernetes.io/a', 'example.com/b'],
     managedFields: [
-      { manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: 'v1', time: '2024-02-29T23:59:59Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { '.': {}, 'f:k': {} } } },
+      {
+        manager: 'kubectl-client-side-apply',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: '2024-02-29T23:59:59Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { '.': {}, 'f:k': {} } },
+      },
       { manager: 'ctrl', operation: 'Apply', apiVersion: 'v1', subresource: 'status' },
     ],
   },

@@ -65,7 +65,11 @@ function csr(spec: CertificateSigningRequestSpec, extra: Partial<CertificateSign
   return { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'alice' }, spec, ...extra };
 }
 
-const validSpec = (): CertificateSigningRequestSpec => ({ request: b64(ecRequest), signerName: 'kubernetes.io/kube-apiserver-client', usages: ['client auth'] });
+const validSpec = (): CertificateSigningRequestSpec => ({
+  request: b64(ecRequest),
+  signerName: 'kubernetes.io/kube-apiserver-client',
+  usages: ['client auth'],
+});
 
 function createdCSR(spec: CertificateSigningRequestSpec = validSpec()): CertificateSigningRequest {
   const obj = csr(spec);
@@ -94,9 +98,12 @@ describe('CertificateSigningRequest', () => {
   });
 
   it('records the requesting user, whatever the client sent, and clears status', () => {
-    const obj = csr({ ...validSpec(), username: 'mallory', groups: ['system:masters'], uid: 'x' }, {
-      status: { conditions: [{ type: 'Approved', status: 'True' }], certificate: b64(certificatePem) },
-    });
+    const obj = csr(
+      { ...validSpec(), username: 'mallory', groups: ['system:masters'], uid: 'x' },
+      {
+        status: { conditions: [{ type: 'Approved', status: 'True' }], certificate: b64(certificatePem) },
+      },
+    );
     strategy.prepareForCreate?.(obj, ctx);
     assert.equal(obj.spec?.username, 'alice');
     assert.equal(obj.spec?.uid, 'u-1');
@@ -148,7 +155,7 @@ describe('CertificateSigningRequest', () => {
     ]);
     const path = FieldPath.root('spec').child('signerName');
     assert.deepEqual(validateSignerName(path, 'example.com/a/b').map(fieldErrorString), [
-      "spec.signerName: Invalid value: \"example.com/a/b\": must be a fully qualified domain and path of the form 'example.com/signer-name'",
+      'spec.signerName: Invalid value: "example.com/a/b": must be a fully qualified domain and path of the form \'example.com/signer-name\'',
     ]);
     assert.deepEqual(validateSignerName(path, 'localhost/signer').map(fieldErrorString), [
       'spec.signerName: Invalid value: "localhost": should be a domain with at least two segments separated by dots',
@@ -201,19 +208,40 @@ describe('CertificateSigningRequest', () => {
     it('keeps the transition time of an unchanged condition', () => {
       const old = createdCSR();
       old.status = { conditions: [{ type: 'Failed', status: 'True', lastUpdateTime: '2020-01-01T00:00:00Z', lastTransitionTime: '2020-01-01T00:00:00Z' }] };
-      const update = approve(old, { conditions: [{ type: 'Failed', status: 'True' }, { type: 'Approved', status: 'True' }] });
+      const update = approve(old, {
+        conditions: [
+          { type: 'Failed', status: 'True' },
+          { type: 'Approved', status: 'True' },
+        ],
+      });
       assert.deepEqual(update.status?.conditions?.[0], { type: 'Failed', status: 'True', lastUpdateTime: now, lastTransitionTime: '2020-01-01T00:00:00Z' });
     });
 
     it('rejects conflicting, duplicate, removed and malformed conditions', () => {
       const old = createdCSR();
-      const both = approve(old, { conditions: [{ type: 'Approved', status: 'True' }, { type: 'Denied', status: 'True' }] });
+      const both = approve(old, {
+        conditions: [
+          { type: 'Approved', status: 'True' },
+          { type: 'Denied', status: 'True' },
+        ],
+      });
       assert.deepEqual(messages(approval?.validateUpdate(both, old, ctx) ?? []), [
         'status.conditions[1].type: Invalid value: "Denied": Approved and Denied conditions are mutually exclusive',
       ]);
-      const dup = approve(old, { conditions: [{ type: 'Approved', status: 'True' }, { type: 'Approved', status: 'True' }] });
+      const dup = approve(old, {
+        conditions: [
+          { type: 'Approved', status: 'True' },
+          { type: 'Approved', status: 'True' },
+        ],
+      });
       assert.deepEqual(messages(approval?.validateUpdate(dup, old, ctx) ?? []), ['status.conditions[1].type: Duplicate value: "Approved"']);
-      const malformed = approve(old, { conditions: [{ type: '', status: '' }, { type: 'Approved', status: 'False' }, { type: 'Custom', status: 'Maybe' }] });
+      const malformed = approve(old, {
+        conditions: [
+          { type: '', status: '' },
+          { type: 'Approved', status: 'False' },
+          { type: 'Custom', status: 'Maybe' },
+        ],
+      });
       assert.deepEqual(messages(approval?.validateUpdate(malformed, old, ctx) ?? []), [
         'status.conditions[0].type: Required value',
         'status.conditions[0].status: Required value',
@@ -230,8 +258,19 @@ describe('CertificateSigningRequest', () => {
 
     it('tolerates problems the stored object already has', () => {
       const old = createdCSR();
-      old.status = { conditions: [{ type: 'Approved', status: 'True' }, { type: 'Denied', status: 'True' }] };
-      const update = approve(old, { conditions: [{ type: 'Approved', status: 'True' }, { type: 'Denied', status: 'True' }, { type: 'Failed', status: 'True' }] });
+      old.status = {
+        conditions: [
+          { type: 'Approved', status: 'True' },
+          { type: 'Denied', status: 'True' },
+        ],
+      };
+      const update = approve(old, {
+        conditions: [
+          { type: 'Approved', status: 'True' },
+          { type: 'Denied', status: 'True' },
+          { type: 'Failed', status: 'True' },
+        ],
+      });
       assert.deepEqual(approval?.validateUpdate(update, old, ctx), []);
     });
   });
@@ -245,7 +284,9 @@ describe('CertificateSigningRequest', () => {
 
     function approvedCSR(): CertificateSigningRequest {
       const obj = createdCSR();
-      obj.status = { conditions: [{ type: 'Approved', status: 'True', reason: 'r', lastUpdateTime: '2020-01-01T00:00:00Z', lastTransitionTime: '2020-01-01T00:00:00Z' }] };
+      obj.status = {
+        conditions: [{ type: 'Approved', status: 'True', reason: 'r', lastUpdateTime: '2020-01-01T00:00:00Z', lastTransitionTime: '2020-01-01T00:00:00Z' }],
+      };
       return obj;
     }
 
@@ -270,7 +311,9 @@ describe('CertificateSigningRequest', () => {
       };
       assert.deepEqual(check(`leading text\n${certificatePem}\ntrailing text\n`), []);
       // As for Go's PEM decoder, an END line must end the line.
-      assert.deepEqual(check(`${certificatePem}${certificatePem}`), ['status.certificate: Invalid value: "<certificate data>": must contain at least one CERTIFICATE PEM block']);
+      assert.deepEqual(check(`${certificatePem}${certificatePem}`), [
+        'status.certificate: Invalid value: "<certificate data>": must contain at least one CERTIFICATE PEM block',
+      ]);
       assert.deepEqual(check('no pem here'), ['status.certificate: Invalid value: "<certificate data>": must contain at least one CERTIFICATE PEM block']);
       assert.deepEqual(check(ecRequest), [
         'status.certificate: Invalid value: "<certificate data>": only CERTIFICATE PEM blocks are allowed, found "CERTIFICATE REQUEST"',

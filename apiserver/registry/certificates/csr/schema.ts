@@ -46,7 +46,11 @@ export const csrSpec = (): Schema =>
     object(
       {
         request: pb(1, describe(atomicBytes(), 'The PEM-encoded PKCS#10 certificate request (base64 in JSON). Required; cannot change.')),
-        signerName: pb(7, string('Signer asked to issue the certificate, a qualified name such as kubernetes.io/kube-apiserver-client. Required; cannot change.'), 'keepZero'),
+        signerName: pb(
+          7,
+          string('Signer asked to issue the certificate, a qualified name such as kubernetes.io/kube-apiserver-client. Required; cannot change.'),
+          'keepZero',
+        ),
         expirationSeconds: pb(
           8,
           int32('Validity the requester asks for, in seconds (at least 600); the signer may issue a shorter or longer one.'),
@@ -54,7 +58,10 @@ export const csrSpec = (): Schema =>
         ),
         usages: pb(
           5,
-          describe(atomicArray(string()), 'Key usages asked for, such as digital signature, key encipherment or client auth; the signer decides what to grant.'),
+          describe(
+            atomicArray(string()),
+            'Key usages asked for, such as digital signature, key encipherment or client auth; the signer decides what to grant.',
+          ),
         ),
         username: pb(2, string('Name of the user who created the request; set by the server.')),
         uid: pb(3, string('UID of the user who created the request; set by the server.')),

@@ -79,7 +79,8 @@ export function validationOptions(csr: CertificateSigningRequest, old: Certifica
     allowDuplicateConditionTypes: old !== undefined && hasDuplicates(oldTypes),
     allowEmptyConditionType: oldTypes.includes(''),
     allowArbitraryCertificate:
-      old !== undefined && ((csr.status?.certificate ?? '') === (old.status?.certificate ?? '') || certificateChainPemError(decoded(old.status?.certificate)) !== null),
+      old !== undefined &&
+      ((csr.status?.certificate ?? '') === (old.status?.certificate ?? '') || certificateChainPemError(decoded(old.status?.certificate)) !== null),
     allowUnknownUsages: oldUsages.some((u) => !validUsages.includes(u)),
     allowDuplicateUsages: hasDuplicates(oldUsages),
   };

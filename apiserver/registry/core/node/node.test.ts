@@ -98,7 +98,10 @@ describe('nodeDefinition', () => {
     const withTaints = (...taints: Taint[]): Node => node({ spec: { taints } });
 
     it('accepts valid taints', () => {
-      assert.deepEqual(validate(withTaints({ key: 'example.com/gpu', value: 'true', effect: 'NoSchedule' }, { key: 'example.com/gpu', effect: 'NoExecute' })), []);
+      assert.deepEqual(
+        validate(withTaints({ key: 'example.com/gpu', value: 'true', effect: 'NoSchedule' }, { key: 'example.com/gpu', effect: 'NoExecute' })),
+        [],
+      );
     });
 
     it('checks key, value and effect, reported under metadata.taints as upstream does', () => {

@@ -108,7 +108,7 @@ export const nodeSpec = (): Schema =>
           'The IP ranges, as CIDRs, pods on this node get addresses from: at most one per IP family, the first equal to podCIDR. Set once.',
         ),
       ),
-      providerID: pb(3, string('The node\'s identifier at its cloud provider, as <provider>://<id>. Set once.')),
+      providerID: pb(3, string("The node's identifier at its cloud provider, as <provider>://<id>. Set once.")),
       unschedulable: pb(4, boolean('When true, no new pods are scheduled onto the node (kubectl cordon); running pods stay.')),
       taints: pb(5, describe(atomicArray(taint()), 'Taints that keep pods without a matching toleration off the node.')),
       configSource: pb(

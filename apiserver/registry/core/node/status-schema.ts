@@ -10,7 +10,7 @@ import { configSourceSchema } from './schema.ts';
 const conditionSchema = (): Schema =>
   named(
     'io.k8s.api.core.v1.NodeCondition',
-    'One aspect of a node\'s health as the kubelet or a controller sees it.',
+    "One aspect of a node's health as the kubelet or a controller sees it.",
     object(
       {
         type: pb(1, string('Which aspect: Ready, MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable, ...'), 'keepZero'),
@@ -70,7 +70,18 @@ const nodeSystemInfo = (): Schema =>
         operatingSystem: pb(9, string('Operating system, as Go names it: linux or windows.'), 'keepZero'),
         architecture: pb(10, string('CPU architecture, as Go names it: amd64, arm64, ...'), 'keepZero'),
       },
-      ['machineID', 'systemUUID', 'bootID', 'kernelVersion', 'osImage', 'containerRuntimeVersion', 'kubeletVersion', 'kubeProxyVersion', 'operatingSystem', 'architecture'],
+      [
+        'machineID',
+        'systemUUID',
+        'bootID',
+        'kernelVersion',
+        'osImage',
+        'containerRuntimeVersion',
+        'kubeletVersion',
+        'kubeProxyVersion',
+        'operatingSystem',
+        'architecture',
+      ],
     ),
   );
 const containerImage = (): Schema =>
@@ -97,7 +108,7 @@ const attachedVolume = (): Schema =>
 const nodeConfigStatus = (): Schema =>
   named(
     'io.k8s.api.core.v1.NodeConfigStatus',
-    'The kubelet\'s report on the removed dynamic kubelet configuration.',
+    "The kubelet's report on the removed dynamic kubelet configuration.",
     object({
       assigned: pb(1, describe(configSourceSchema(), 'The configuration the kubelet was told to use.'), 'optional'),
       active: pb(2, describe(configSourceSchema(), 'The configuration the kubelet runs with.'), 'optional'),
@@ -108,7 +119,7 @@ const nodeConfigStatus = (): Schema =>
 const runtimeHandler = (): Schema =>
   named(
     'io.k8s.api.core.v1.NodeRuntimeHandler',
-    'A runtime handler (RuntimeClass handler) the node\'s container runtime offers.',
+    "A runtime handler (RuntimeClass handler) the node's container runtime offers.",
     object({
       name: pb(1, string('Name of the handler; empty for the default handler.'), 'keepZero'),
       features: pb(
@@ -144,7 +155,7 @@ export const nodeStatus = (): Schema =>
       volumesInUse: pb(9, describe(atomicArray(string()), 'Names of the attached volumes that are mounted or in use.')),
       volumesAttached: pb(10, describe(atomicArray(attachedVolume()), 'Volumes attached to the node.')),
       config: pb(11, describe(nodeConfigStatus(), 'Deprecated: status of the removed dynamic kubelet configuration.'), 'optional'),
-      runtimeHandlers: pb(12, describe(atomicArray(runtimeHandler()), 'Runtime handlers the node\'s container runtime offers.')),
+      runtimeHandlers: pb(12, describe(atomicArray(runtimeHandler()), "Runtime handlers the node's container runtime offers.")),
       features: pb(
         13,
         describe(

@@ -91,7 +91,11 @@ function validateConfigMapSource(source: ConfigMapNodeConfigSource, path: FieldP
   for (const [field, rule] of checks) {
     const value = source[field] ?? '';
     if (!value) errors.push(required(path.child(field), `${field} must be set`));
-    else append(errors, rule(value).map((msg) => invalid(path.child(field), value, msg)));
+    else
+      append(
+        errors,
+        rule(value).map((msg) => invalid(path.child(field), value, msg)),
+      );
   }
   return errors;
 }
