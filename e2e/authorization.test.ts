@@ -98,9 +98,12 @@ describe('authorization with RBAC', { timeout: 240_000 }, () => {
     );
   });
 
-  it('lets any authenticated user discover the API but read nothing else', async () => {
+  it('lets any authenticated user discover the API, ask whoami and can-i, but read nothing else', async () => {
     allowed(await as('carol-token', ['api-resources', '--api-group=rbac.authorization.k8s.io']), 'carol discovers');
     allowed(await as('carol-token', ['version']), 'carol reads the version');
+    allowed(await as('carol-token', ['auth', 'whoami']), 'carol asks who she is');
+    const canI = await as('carol-token', ['auth', 'can-i', 'list', 'namespaces']);
+    assert.deepEqual([canI.code, canI.stdout.trim()], [1, 'no'], 'carol may ask what she may do');
     denied(await as('carol-token', ['get', 'namespaces']), 'carol lists namespaces');
   });
 

@@ -20,7 +20,7 @@
  * `system:unauthenticated` instead. A service account without asked groups gets its fixed ones.
  */
 import { badRequest } from '../../shared/api/errors.ts';
-import { requireAllowed, type AuthorizationAttributes, type Authorizer } from '../authorization/authorizer.ts';
+import { requireAllowed, resourceAttributes, type AuthorizationAttributes, type Authorizer } from '../authorization/authorizer.ts';
 import type { UserInfo } from '../registry/definition.ts';
 import { ALL_AUTHENTICATED_GROUP, ALL_UNAUTHENTICATED_GROUP, ANONYMOUS_USER } from './authenticate.ts';
 
@@ -67,7 +67,7 @@ function unescapeExtraKey(key: string): string {
 }
 
 function attributes(resource: string, name: string, more: Partial<AuthorizationAttributes> = {}): AuthorizationAttributes {
-  return { verb: 'impersonate', isResourceRequest: true, path: '', namespace: '', apiGroup: '', apiVersion: '', resource, subresource: '', name, ...more };
+  return resourceAttributes('impersonate', '', resource, { name, ...more });
 }
 
 /** What must be authorized for each requested part, in upstream's order: user, groups, extra, uid. */

@@ -42,6 +42,14 @@ export interface Authorizer {
   authorize(user: UserInfo, attributes: AuthorizationAttributes): AuthorizationResult | Promise<AuthorizationResult>;
 }
 
+/**
+ * The attributes of a resource request that code asks about rather than a URL (escalation checks,
+ * impersonation, signers, access reviews): everything not given is empty.
+ */
+export function resourceAttributes(verb: string, apiGroup: string, resource: string, more: Partial<AuthorizationAttributes> = {}): AuthorizationAttributes {
+  return { verb, isResourceRequest: true, path: '', namespace: '', apiGroup, apiVersion: '', resource, subresource: '', name: '', ...more };
+}
+
 export const allow: AuthorizationResult = Object.freeze({ decision: 'allow', reason: '' });
 export const noOpinion: AuthorizationResult = Object.freeze({ decision: 'no-opinion', reason: '' });
 

@@ -3,21 +3,11 @@
  * verb on `signers` of certificates.k8s.io named exactly the signer, or else named
  * `<domain>/*` for the signer's domain (spec 02, "Authorization rules for certificate requests").
  */
-import type { Authorizer } from '../../authorization/authorizer.ts';
+import { resourceAttributes, type Authorizer } from '../../authorization/authorizer.ts';
 import type { UserInfo } from '../../registry/definition.ts';
 
 async function allows(authorizer: Authorizer, user: UserInfo, verb: string, name: string): Promise<boolean> {
-  const result = await authorizer.authorize(user, {
-    verb,
-    isResourceRequest: true,
-    path: '',
-    namespace: '',
-    apiGroup: 'certificates.k8s.io',
-    apiVersion: '*',
-    resource: 'signers',
-    subresource: '',
-    name,
-  });
+  const result = await authorizer.authorize(user, resourceAttributes(verb, 'certificates.k8s.io', 'signers', { apiVersion: '*', name }));
   return result.decision === 'allow';
 }
 

@@ -20,7 +20,7 @@ import { rbacGroup, type PolicyRule, type RoleRef } from '../../../shared/api/rb
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { UserInfo } from '../../registry/definition.ts';
-import type { Authorizer } from '../authorizer.ts';
+import { resourceAttributes, type Authorizer } from '../authorizer.ts';
 import { systemPrivilegedGroup } from '../privileged-groups.ts';
 import type { RbacAuthorizer } from './authorizer.ts';
 
@@ -140,17 +140,10 @@ export class EscalationGuard {
   async confirmRoleWrite(user: UserInfo, write: RoleWrite): Promise<void> {
     if (user.groups.includes(systemPrivilegedGroup)) return;
     const gr = { group: rbacGroup, resource: write.resource };
-    const escalate = await this.authorizer.authorize(user, {
-      verb: 'escalate',
-      isResourceRequest: true,
-      path: '',
-      namespace: write.namespace,
-      apiGroup: rbacGroup,
-      apiVersion: '',
-      resource: write.resource,
-      subresource: '',
-      name: write.name,
-    });
+    const escalate = await this.authorizer.authorize(
+      user,
+      resourceAttributes('escalate', rbacGroup, write.resource, { namespace: write.namespace, name: write.name }),
+    );
     if (escalate.decision === 'allow') return;
     this.confirmHeld(user, write.namespace, write.rules, gr, write.name);
     if (write.setsAggregationRule && missingRules(this.rbac.rulesFor(user, write.namespace).rules, fullAuthority).length) {
@@ -168,17 +161,10 @@ export class EscalationGuard {
     const { roleRef } = binding;
     const roleResource = roleRef.kind === 'ClusterRole' ? 'clusterroles' : roleRef.kind === 'Role' ? 'roles' : undefined;
     if (roleResource) {
-      const bind = await this.authorizer.authorize(user, {
-        verb: 'bind',
-        isResourceRequest: true,
-        path: '',
-        namespace: binding.namespace,
-        apiGroup: roleRef.apiGroup,
-        apiVersion: '',
-        resource: roleResource,
-        subresource: '',
-        name: roleRef.name,
-      });
+      const bind = await this.authorizer.authorize(
+        user,
+        resourceAttributes('bind', roleRef.apiGroup, roleResource, { namespace: binding.namespace, name: roleRef.name }),
+      );
       if (bind.decision === 'allow') return;
     }
     const rules = this.rbac.roleReferenceRules(roleRef, binding.namespace);

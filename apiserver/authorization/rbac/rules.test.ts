@@ -59,3 +59,105 @@ describe('an RBAC rule', () => {
     assert.equal(ruleAllows(path('get', '/healthz'), { verbs: ['*'], apiGroups: ['*'], resources: ['*'] }), false, 'resource rules grant no URLs');
   });
 });
+
+/** `verb group resource[/subresource] → allowed` for resource requests, `verb /path → allowed` otherwise. */
+type Expectation = readonly [request: string, allowed: boolean];
+
+function requestOf(text: string): AuthorizationAttributes {
+  const [verb = '', target = '', combined = ''] = text.split(' ');
+  if (target.startsWith('/')) return path(verb, target);
+  const [res = '', sub = ''] = combined.split('/');
+  return resource(verb, target, res, { subresource: sub });
+}
+
+// The rule-matching cases of upstream's rbac_test.go (TestRuleMatches).
+const upstreamCases: readonly { name: string; rule: PolicyRule; expect: readonly Expectation[] }[] = [
+  {
+    name: 'star verb, exact match other',
+    rule: { verbs: ['*'], apiGroups: ['group1'], resources: ['resource1'] },
+    expect: [
+      ['verb1 group1 resource1', true],
+      ['verb1 group2 resource1', false],
+      ['verb1 group1 resource2', false],
+      ['verb2 group1 resource1', true],
+      ['verb2 group2 resource2', false],
+    ],
+  },
+  {
+    name: 'star group, exact match other',
+    rule: { verbs: ['verb1'], apiGroups: ['*'], resources: ['resource1'] },
+    expect: [
+      ['verb1 group1 resource1', true],
+      ['verb1 group2 resource1', true],
+      ['verb1 group1 resource2', false],
+      ['verb2 group1 resource1', false],
+    ],
+  },
+  {
+    name: 'star resource, exact match other',
+    rule: { verbs: ['verb1'], apiGroups: ['group1'], resources: ['*'] },
+    expect: [
+      ['verb1 group1 resource1', true],
+      ['verb1 group1 resource2', true],
+      ['verb1 group2 resource1', false],
+      ['verb2 group1 resource1', false],
+    ],
+  },
+  {
+    name: 'tuple expansion',
+    rule: { verbs: ['verb1', 'verb2'], apiGroups: ['group1', 'group2'], resources: ['resource1', 'resource2'] },
+    expect: ['verb1', 'verb2'].flatMap((v) =>
+      ['group1', 'group2'].flatMap((g) => ['resource1', 'resource2'].map((r): Expectation => [`${v} ${g} ${r}`, true])),
+    ),
+  },
+  {
+    name: 'subresource expansion',
+    rule: { verbs: ['*'], apiGroups: ['*'], resources: ['resource1/subresource1'] },
+    expect: [
+      ['verb1 group1 resource1/subresource1', true],
+      ['verb1 group2 resource1/subresource2', false],
+      ['verb1 group1 resource2/subresource1', false],
+      ['verb2 group1 resource1/subresource1', true],
+    ],
+  },
+  {
+    name: 'star nonresource, exact match other',
+    rule: { verbs: ['verb1'], nonResourceURLs: ['*'] },
+    expect: [
+      ['verb1 /foo', true],
+      ['verb1 /foo/bar/one', true],
+      ['verb2 /foo', false],
+      ['verb2 /foo/baz/one', false],
+    ],
+  },
+  {
+    name: 'star nonresource subpath',
+    rule: { verbs: ['verb1'], nonResourceURLs: ['/foo/*'] },
+    expect: [
+      ['verb1 /foo', false],
+      ['verb1 /foo/bar', true],
+      ['verb1 /foo/baz/one', true],
+      ['verb1 /notfoo', false],
+      ['verb1 /notfoo/bar/one', false],
+    ],
+  },
+  {
+    name: 'star verb, exact nonresource',
+    rule: { verbs: ['*'], nonResourceURLs: ['/foo', '/foo/bar/one'] },
+    expect: [
+      ['verb1 /foo', true],
+      ['verb1 /foo/bar', false],
+      ['verb1 /foo/bar/one', true],
+      ['verb2 /foo', true],
+      ['verb2 /foo/baz/one', false],
+    ],
+  },
+];
+
+describe("upstream's rule-matching cases", () => {
+  for (const { name, rule, expect } of upstreamCases) {
+    it(name, () => {
+      for (const [request, allowed] of expect) assert.equal(ruleAllows(requestOf(request), rule), allowed, request);
+    });
+  }
+});
