@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { ApiServerConfig } from '../config.ts';
 import { WatchCache } from '../storage/cache/watch-cache.ts';
+import { etcdCacheFeed } from '../storage/etcd/cache-feed.ts';
 import { Compactor } from '../storage/etcd/compactor.ts';
 import { connectEtcd, EtcdStore } from '../storage/etcd/store.ts';
 
@@ -21,7 +22,7 @@ export interface Storage {
 export function openStorage(config: ApiServerConfig, logger: Logger): Storage {
   const client = connectEtcd({ endpoints: config.etcdServers, requestTimeoutMs: config.etcdRequestTimeoutMs });
   const etcd = new EtcdStore(client, config.etcdPrefix);
-  const watchCache = new WatchCache(client, config.etcdPrefix, (err) => logger.warn({ err }, 'watch cache re-initializing'));
+  const watchCache = new WatchCache(etcdCacheFeed(client), config.etcdPrefix, (err) => logger.warn({ err }, 'watch cache re-initializing'));
   const compactor = new Compactor(client, `${config.etcdPrefix}/compact_rev_key`, {
     intervalMs: config.etcdCompactionIntervalMs,
     onCompacted: (revision) => logger.info({ revision }, 'compacted etcd history'),

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { useProxiedEtcd } from '../../testing/etcd.ts';
 import { waitFor } from '../../testing/wait-for.ts';
 import { ResourceCache, WatchCache, type CacheEvent } from './watch-cache.ts';
+import { etcdCacheFeed } from '../etcd/cache-feed.ts';
 import { prefixEnd, type StoredValue } from '../etcd/store.ts';
 
 const prefix = '/registry/configmaps/';
@@ -195,7 +196,7 @@ describe('WatchCache across etcd connection faults', () => {
 
   it('a stream broken during a catch-up neither loses nor repeats an event, and keeps its subscribers', async () => {
     const ns = 'catch-up';
-    const cache = new WatchCache(env().viaProxy, '/registry');
+    const cache = new WatchCache(etcdCacheFeed(env().viaProxy), '/registry');
     await cache.start();
     const seen: number[] = [];
     const closed: string[] = [];
@@ -233,7 +234,7 @@ describe('WatchCache across etcd connection faults', () => {
   });
 
   it('stop() returns while etcd is unreachable (shutdown does not wait for the network)', async () => {
-    const cache = new WatchCache(env().viaProxy, '/registry');
+    const cache = new WatchCache(etcdCacheFeed(env().viaProxy), '/registry');
     await cache.start();
     const written = await putConfigMap('stop', 'x', {});
     await waitFor('the write', () => cache.revision >= written);
@@ -251,7 +252,7 @@ describe('WatchCache across etcd connection faults', () => {
   it('a compaction past its revision while cut off: re-lists to exactly etcd, closes subscribers, serves new ones from the list', async () => {
     const ns = 'compacted';
     for (const name of ['keep', 'change', 'remove']) await putConfigMap(ns, name, { v: '1' });
-    const cache = new WatchCache(env().viaProxy, '/registry');
+    const cache = new WatchCache(etcdCacheFeed(env().viaProxy), '/registry');
     await cache.start();
     const configmaps = cache.resource('configmaps');
     const closed: string[] = [];

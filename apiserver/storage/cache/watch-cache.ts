@@ -1,7 +1,8 @@
 /**
- * The watch cache: one etcd watch per replica over the whole registry prefix feeds, per stored
+ * The watch cache: one watch per replica over the whole registry prefix feeds, per stored
  * resource, an in-memory copy of every object and a bounded history of recent events. Watches,
- * `resourceVersion=0` reads and NotOlderThan reads are served from it.
+ * `resourceVersion=0` reads and NotOlderThan reads are served from it. The listing and the watch
+ * come from the storage backend's feed (feed.ts): etcd's, or the embedded backend's.
  *
  * Why one watch over the prefix rather than one per resource: etcd 3.4's progress notifications
  * are unreliable (etcd#15220, #17507), so a per-resource watch cannot learn that the cluster moved
@@ -22,9 +23,9 @@
  *   watchers: they resume from their last revision, which the fresh history cannot serve, so the
  *   store watches etcd from it (compacted: 410 Expired, the client re-lists).
  */
-import type { Etcd3, IEvent } from 'etcd3';
-import { decodeValue, prefixEnd, type StoredValue } from '../etcd/store.ts';
-import { toStorageEvents, watchEtcd, type EtcdWatch, type StorageEvent } from '../etcd/watch.ts';
+import type { StoredValue } from '../etcd/store.ts';
+import type { StorageEvent } from '../etcd/watch.ts';
+import type { CacheFeed } from './feed.ts';
 
 export type CacheEvent = StorageEvent;
 
@@ -254,7 +255,7 @@ interface Waiter {
 /** The replica-wide cache: one etcd watch, one ResourceCache per stored resource. */
 export class WatchCache {
   private readonly resources = new Map<string, ResourceCache>();
-  private etcdWatch: EtcdWatch | undefined;
+  private feedWatch: { cancel(): Promise<void> } | undefined;
   private waiters: Waiter[] = [];
   private stopped = false;
   private ready: Promise<void> | undefined;
@@ -264,7 +265,8 @@ export class WatchCache {
   private listedAt = 0;
 
   constructor(
-    private readonly client: Etcd3,
+    /** The backend's listing and watch (etcd's: storage/etcd/cache-feed.ts). */
+    private readonly feed: CacheFeed,
     /** The registry prefix, e.g. `/registry`. */
     private readonly prefix: string,
     private readonly onError: (err: unknown) => void = () => {},
@@ -290,22 +292,12 @@ export class WatchCache {
 
   /** Lists the whole prefix into fresh caches (closing their subscribers), then watches after the list. */
   private async initialize(): Promise<void> {
-    const root = `${this.prefix}/`;
-    const res = await this.client.kv.range({ key: Buffer.from(root), range_end: prefixEnd(root) });
-    const revision = Number(res.header.revision);
+    const { revision, entries } = await this.feed.list(`${this.prefix}/`, this.accept, this.onError);
     this.listedAt = revision;
     const byResource = new Map<string, { values: StoredValue[]; keys: string[] }>();
-    for (const kv of res.kvs) {
-      const key = kv.key.toString('utf8');
+    for (const { key, value } of entries) {
       const resource = this.resourceOf(key);
       if (!resource) continue;
-      let value: StoredValue;
-      try {
-        value = decodeValue(kv);
-      } catch (err) {
-        this.onError(err);
-        continue;
-      }
       const entry = byResource.get(resource) ?? { values: [], keys: [] };
       entry.values.push(value);
       entry.keys.push(key);
@@ -323,6 +315,9 @@ export class WatchCache {
     this.watch(revision + 1);
   }
 
+  /** Keys inside a resource: the ones the cache keeps. */
+  private readonly accept = (key: string): boolean => this.resourceOf(key) !== undefined;
+
   /** `<prefix>/<resource>/...` → resource; undefined for keys outside any resource. */
   private resourceOf(key: string): string | undefined {
     const rest = key.slice(this.prefix.length + 1);
@@ -331,11 +326,11 @@ export class WatchCache {
   }
 
   private watch(fromRevision: number): void {
-    const watch = watchEtcd(this.client, `${this.prefix}/`, fromRevision, {
-      onEvents: (events) => this.applyEvents(events),
+    const watch = this.feed.watch(`${this.prefix}/`, fromRevision, this.accept, this.onError, {
+      onEvents: (events, revision) => this.applyEvents(events, revision),
       onCancel: (err) => {
-        if (this.stopped || this.etcdWatch !== watch) return;
-        // The history after `revision` is gone (or etcd refuses the watch): start over from a list.
+        if (this.stopped || this.feedWatch !== watch) return;
+        // The history after `revision` is gone (or the backend refuses the watch): start over from a list.
         this.onError(err);
         this.ready = this.initialize().catch((e: unknown) => {
           this.onError(e);
@@ -344,15 +339,12 @@ export class WatchCache {
         });
       },
     });
-    this.etcdWatch = watch;
+    this.feedWatch = watch;
   }
 
-  /** One etcd response's events, all after `revision` (watchEtcd drops re-deliveries). */
-  private applyEvents(events: IEvent[]): void {
-    let last = this.revision;
-    for (const event of events) last = Math.max(last, Number(event.kv.mod_revision));
-    const accept = (key: string): boolean => this.resourceOf(key) !== undefined;
-    for (const event of toStorageEvents(events, accept, this.onError)) {
+  /** One batch of the feed, all after `revision` (the feed drops re-deliveries); `last` is the revision it brings the store to. */
+  private applyEvents(events: StorageEvent[], last: number): void {
+    for (const event of events) {
       const resource = this.resourceOf(event.key);
       if (resource) this.resource(resource).apply(event);
     }
@@ -399,6 +391,6 @@ export class WatchCache {
       w.resolve(false);
     }
     this.waiters = [];
-    await this.etcdWatch?.cancel();
+    await this.feedWatch?.cancel();
   }
 }

@@ -167,6 +167,31 @@ export class EmbeddedStore implements Storage {
   }
 
   /**
+   * Every live object under `prefix` with its key, at one revision (the watch cache's listing):
+   * read in one synchronous pass, which LMDB serves from one read snapshot. Keys `accept` refuses
+   * are skipped; values that do not decode are reported and skipped.
+   */
+  snapshot(
+    prefix: string,
+    accept: (key: string) => boolean,
+    onBadValue: (err: unknown) => void,
+  ): { revision: number; entries: { key: string; value: StoredValue }[] } {
+    const revision = this.revisionNow();
+    const entries: { key: string; value: StoredValue }[] = [];
+    for (const { key, value: at } of this.current.getRange({ start: prefix, end: `${prefix}\uffff` })) {
+      if (!key.startsWith(prefix) || !accept(key)) continue;
+      const record = this.log.get(at);
+      if (record?.value == null) continue;
+      try {
+        entries.push({ key, value: decode(key, record.value, at) });
+      } catch (err) {
+        onBadValue(err);
+      }
+    }
+    return { revision, entries };
+  }
+
+  /**
    * One write transaction: `check` sees the key's current revision (0 when absent or deleted) and
    * may refuse by returning false; then the record is appended. Resolves with the new revision once
    * durable, or undefined when refused.

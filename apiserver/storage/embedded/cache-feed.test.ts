@@ -1,0 +1,46 @@
+/** The watch cache over the embedded backend: its listing at start, then every change, in order. */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { WatchCache, type CacheEvent } from '../cache/watch-cache.ts';
+import { embeddedCacheFeed } from './cache-feed.ts';
+import { EmbeddedStore } from './store.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'corral-embedded-cache-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the watch cache over the embedded backend', () => {
+  it('lists what is stored, then follows every write', async () => {
+    const store = new EmbeddedStore(join(dir, 'db'));
+    const cm = (name: string, v: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { v } });
+    const a = await store.create(store.key('configmaps', 'ns', 'a'), cm('a', '1'));
+    const cache = new WatchCache(embeddedCacheFeed(store), '/registry');
+    try {
+      await cache.start();
+      const configMaps = cache.resource('configmaps');
+      assert.equal(configMaps.get(store.key('configmaps', 'ns', 'a'))?.modRevision, a.modRevision);
+      assert.equal(cache.revision, a.modRevision);
+
+      const seen: CacheEvent[] = [];
+      configMaps.subscribe(configMaps.prefix, cache.revision, { onEvent: (e) => seen.push(e), onClose: () => undefined });
+      const b = await store.create(store.key('configmaps', 'ns', 'b'), cm('b', '1'));
+      await store.guaranteedUpdate(store.key('configmaps', 'ns', 'a'), () => ({ action: 'delete' }));
+      const last = await store.create(store.key('secrets', 'ns', 's'), { metadata: { name: 's', namespace: 'ns' } });
+      assert.equal(await cache.waitFor(last.modRevision, 5000), true, 'the cache reaches the newest revision');
+      assert.deepEqual(
+        seen.map((e) => [e.type, e.key.slice(configMaps.prefix.length), e.revision]),
+        [
+          ['put', 'ns/b', b.modRevision],
+          ['delete', 'ns/a', b.modRevision + 1],
+        ],
+      );
+      assert.equal(configMaps.size, 1);
+      assert.equal(cache.resource('secrets').size, 1);
+    } finally {
+      await cache.stop();
+      await store.close();
+    }
+  });
+});

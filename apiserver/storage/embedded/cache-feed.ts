@@ -1,0 +1,38 @@
+/**
+ * The watch cache's feed from the embedded backend: its snapshot of the registry, then its watch
+ * from the revision after it. Every key under the root is an object the store wrote, so a batch's
+ * revision is its last event's.
+ */
+import type { CacheFeed } from '../cache/feed.ts';
+import { StorageError } from '../etcd/errors.ts';
+import type { EmbeddedStore } from './store.ts';
+
+export function embeddedCacheFeed(store: EmbeddedStore): CacheFeed {
+  return {
+    list: async (root, accept, onBadValue) => store.snapshot(root, accept, onBadValue),
+    watch(root, fromRevision, accept, _onBadValue, handlers) {
+      let cancelled = false;
+      const watching = store
+        .watch(root, fromRevision, {
+          onEvents: (events) => {
+            const revision = events.at(-1)?.revision ?? 0;
+            handlers.onEvents(
+              events.filter((e) => accept(e.key)),
+              revision,
+            );
+          },
+          onError: (err) => handlers.onCancel(err),
+        })
+        .catch((err: unknown) => {
+          if (!cancelled) handlers.onCancel(err instanceof StorageError ? err : new StorageError('Internal', root, String(err)));
+          return undefined;
+        });
+      return {
+        cancel: async () => {
+          cancelled = true;
+          await (await watching)?.cancel();
+        },
+      };
+    },
+  };
+}
