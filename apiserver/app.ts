@@ -106,7 +106,7 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
   });
 
   // Registry and admission (the chain is filled once the registry exists: it reads namespaces).
-  const definitions = allDefinitions(storage.etcd, {
+  const definitions = allDefinitions(() => storage.probe(), {
     guard: authorization.guard,
     authorizer: authorization.authorizer,
     rules: authorization.rules,
@@ -117,7 +117,7 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
   try {
     const enabled = runtimeConfig(config.runtimeConfig, definitions);
     const eventTTLSeconds = config.eventTtlMs > 0 ? Math.ceil(config.eventTtlMs / 1000) : 0; // etcd leases count whole seconds
-    registry = new Registry(definitions, storage.etcd, new AdmissionChain(plugins), enabled, storage.watchCache, { eventTTLSeconds });
+    registry = new Registry(definitions, storage.storage, new AdmissionChain(plugins), enabled, storage.watchCache, { eventTTLSeconds });
     buildAdmission(config, registry, plugins, authorization.authorizer, logger);
   } catch (err) {
     // A bad --runtime-config or admission configuration: nothing was started but the client.
@@ -126,8 +126,10 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
   }
 
   const metrics = createMetrics(logger, config);
-  const etcdType = etcdTypeResolver(registry, config.etcdPrefix);
-  storage.etcd.observer = (operation, key, seconds, failed) => metrics.etcdRequest(operation, etcdType(key), seconds, failed);
+  if (storage.etcd) {
+    const etcdType = etcdTypeResolver(registry, config.etcdPrefix);
+    storage.etcd.observer = (operation, key, seconds, failed) => metrics.etcdRequest(operation, etcdType(key), seconds, failed);
+  }
   metrics.setStorageObjectsSource(() => storageObjectCounts(registry, storage.watchCache));
   const auditor =
     audit && config.auditLogPath
@@ -154,7 +156,7 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
 
   // Health, then the server.
   const health: HealthState = { namespacesCreated: false, policyReconciled: false, shuttingDown: false };
-  const checks = healthChecks(health, () => storage.etcd.currentRevision(), { livezGracePeriodMs: config.livezGracePeriodMs, startedAt });
+  const checks = healthChecks(health, storage.backend, () => storage.probe(), { livezGracePeriodMs: config.livezGracePeriodMs, startedAt });
   const server = new ApiServer({
     registry,
     authenticator,

@@ -64,7 +64,10 @@ interface FlagSpec {
 }
 
 export const flags: Record<string, FlagSpec> = {
-  'etcd-servers': { type: 'string', help: 'Comma separated etcd client URLs (required for the apiserver command).' },
+  'etcd-servers': {
+    type: 'string',
+    help: 'Comma separated etcd client URLs. Without them the API server keeps its data in an embedded store in <data-dir>/db (one API server per data dir; replicas need etcd).',
+  },
   'etcd-prefix': { type: 'string', default: '/registry', help: 'Key prefix of every object in etcd.' },
   'secure-port': { type: 'string', default: '6443', help: 'HTTPS port.' },
   'bind-address': { type: 'string', default: '0.0.0.0', help: 'Address to listen on.' },
@@ -222,7 +225,6 @@ export function configFromFlags(values: ParsedFlags): ApiServerConfig {
   const port = Number(str('secure-port'));
   if (!Number.isInteger(port) || port < 0 || port > 65535) errors.push(`--secure-port ${str('secure-port')} must be between 0 and 65535, inclusive`);
   const etcdServers = list(str('etcd-servers'));
-  if (etcdServers.length === 0) errors.push('--etcd-servers must be specified');
   const showHidden = str('show-hidden-metrics-for-version') ?? '';
   check(() => validateShowHiddenMetricsVersion(showHidden), undefined);
   const modes = list(str('authorization-mode'));

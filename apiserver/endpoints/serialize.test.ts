@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import type { KubeList, KubeObject } from '../../shared/api/types.ts';
 import { decodeObject } from '../../shared/codec/protobuf/object.ts';
 import { decodeWatchEvent } from '../../shared/codec/protobuf/watch.ts';
-import type { EtcdStore } from '../storage/etcd/store.ts';
 import { allDefinitions } from '../registry/all.ts';
 import { testKindDependencies } from '../testing/kind-dependencies.ts';
 import { fixtureKey, fixtures } from '../registry/conformance-fixtures.ts';
@@ -11,7 +10,7 @@ import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts
 import { listType, objectType, serialize, serializeList, watchFrame } from './serialize.ts';
 
 // The store is reached only when ComponentStatus is probed, which this test never does.
-const definitions = allDefinitions({} as EtcdStore, testKindDependencies());
+const definitions = allDefinitions(async () => undefined, testKindDependencies());
 
 /** Three list items (no apiVersion and kind, as lists carry them) of the kind's conformance fixture. */
 function itemsOf(def: ResourceDefinition): KubeObject[] | undefined {

@@ -3,7 +3,6 @@ import type { Authenticator } from '../auth/authenticate.ts';
 import type { Authorizer } from '../authorization/authorizer.ts';
 import type { RuleResolver } from '../authorization/modes.ts';
 import type { EscalationGuard } from '../authorization/rbac/escalation.ts';
-import type { EtcdStore } from '../storage/etcd/store.ts';
 import type { ResourceDefinition } from './definition.ts';
 import { selfSubjectReviewDefinition } from './authentication/selfsubjectreview.ts';
 import { tokenReviewDefinition } from './authentication/tokenreview.ts';
@@ -30,11 +29,11 @@ import { csiNodeDefinition } from './volumes/csinode.ts';
 import { csiStorageCapacityDefinition } from './volumes/csistoragecapacity.ts';
 import { volumeAttachmentDefinition } from './volumes/volumeattachment.ts';
 
-/** ComponentStatus reports etcd's health as seen from this replica, probed on each request. */
-function etcdProbe(etcd: EtcdStore) {
+/** ComponentStatus reports the storage backend's health as seen from this replica, probed on each request. */
+function storageProbe(probe: () => Promise<unknown>) {
   return async () => {
     try {
-      await etcd.currentRevision();
+      await probe();
       return [etcdComponentStatus('etcd-0', true)];
     } catch (err) {
       return [etcdComponentStatus('etcd-0', false, err instanceof Error ? err.message : String(err))];
@@ -54,9 +53,10 @@ export interface KindDependencies {
   authenticator: Authenticator;
 }
 
-export function allDefinitions(etcd: EtcdStore, { guard, authorizer, rules, authenticator }: KindDependencies): ResourceDefinition[] {
+/** `probe`: reads the storage backend, for ComponentStatus. */
+export function allDefinitions(probe: () => Promise<unknown>, { guard, authorizer, rules, authenticator }: KindDependencies): ResourceDefinition[] {
   return [
-    componentStatusDefinition(etcdProbe(etcd)),
+    componentStatusDefinition(storageProbe(probe)),
     configMapDefinition,
     coreEventDefinition,
     namespaceDefinition,

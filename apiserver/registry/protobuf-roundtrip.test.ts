@@ -29,7 +29,6 @@ import { toGoShape } from '../../shared/go/shape.ts';
 import { deepCopy, type KubeObject } from '../../shared/api/types.ts';
 import { decodeEnvelope } from '../../shared/codec/protobuf/envelope.ts';
 import { decodeObject, encodeObject } from '../../shared/codec/protobuf/object.ts';
-import type { EtcdStore } from '../storage/etcd/store.ts';
 import { allDefinitions } from './all.ts';
 import { testKindDependencies } from '../testing/kind-dependencies.ts';
 import { etcdComponentStatus } from './core/componentstatus.ts';
@@ -37,7 +36,7 @@ import { fixtureKey, fixtures, reviewFixtures } from './conformance-fixtures.ts'
 import { apiVersionOf, type ResourceDefinition } from './definition.ts';
 
 // The store is reached only when ComponentStatus is probed, which this test never does.
-const definitions = allDefinitions({} as EtcdStore, testKindDependencies());
+const definitions = allDefinitions(async () => undefined, testKindDependencies());
 
 /** The metadata a server fills on a stored object, every field of ObjectMeta set. */
 function serverMetadata(obj: KubeObject, def: ResourceDefinition): void {

@@ -26,9 +26,14 @@ export interface HealthState {
   shuttingDown: boolean;
 }
 
+/**
+ * `backend` names the storage check as upstream names etcd's (`etcd`), or `embedded-storage` for
+ * the embedded backend; `probe` reads the backend.
+ */
 export function healthChecks(
   state: HealthState,
-  etcdRevision: () => Promise<unknown>,
+  backend: 'etcd' | 'embedded',
+  probe: () => Promise<unknown>,
   options: { livezGracePeriodMs: number; startedAt: number },
 ): { livez: HealthCheck[]; readyz: HealthCheck[] } {
   const bootstrapCheck: HealthCheck = {
@@ -46,7 +51,7 @@ export function healthChecks(
   const base: HealthCheck[] = [
     { name: 'ping', check: async () => {} },
     { name: 'log', check: async () => {} },
-    { name: 'etcd', check: async () => void (await etcdRevision()) },
+    { name: backend === 'etcd' ? 'etcd' : 'embedded-storage', check: async () => void (await probe()) },
   ];
   const shutdown: HealthCheck = {
     name: 'shutdown',

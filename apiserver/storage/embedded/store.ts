@@ -112,6 +112,11 @@ export class EmbeddedStore implements Storage {
     return this.revisionNow();
   }
 
+  /** The revision below which history is gone (0: never compacted). */
+  compactedTo(): number {
+    return this.compactedRevision();
+  }
+
   /** The revision a read at `revision` (0 or unset: now) sees; throws for compacted or future ones. */
   private readRevision(key: string, revision: number | undefined): number {
     const now = this.revisionNow();
