@@ -1,18 +1,17 @@
 /**
- * `npm start`: a single-node control plane on this machine. Starts etcd as a child process (data in
- * `<data-dir>/etcd`, free loopback ports) unless --etcd-servers is given, then one API server on
- * https://127.0.0.1:<secure-port>, and writes `<data-dir>/admin.kubeconfig`. SIGINT or SIGTERM
- * shuts the API server down gracefully, then stops etcd; starting again on the same data dir
- * resumes the same cluster. Besides the three lines for people below, everything logged is JSON.
+ * `npm start`: a single-node control plane on this machine, with nothing else installed: one API
+ * server on https://127.0.0.1:<secure-port> keeping its data in the embedded store
+ * (`<data-dir>/db`), or in an etcd when --etcd-servers is given, and `<data-dir>/admin.kubeconfig`.
+ * SIGINT or SIGTERM shuts it down gracefully; starting again on the same data dir resumes the same
+ * cluster. Besides the three lines for people below, everything logged is JSON.
  *
  * Run as a program (`node dist/start.js`, or `node --import tsx start.ts` from source) it reads
  * process.argv; `corral start` (cli.ts) imports it and calls runStart instead.
  */
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { configFromFlags, flagsOrUsage } from './apiserver/config.ts';
 import { startApiServer } from './apiserver/app.ts';
 import { createLogger } from './apiserver/server/logging.ts';
-import { startEtcd, type EtcdProcess } from './shared/etcd/process.ts';
 import { keepRunningOnStrayErrors } from './shared/process/stray-errors.ts';
 import { isProgram, runCommand } from './shared/process/program.ts';
 
@@ -26,23 +25,10 @@ async function main(argv: string[], command: string): Promise<void> {
   const dataDir = resolve(typeof values['data-dir'] === 'string' ? values['data-dir'] : '.corral');
   values['data-dir'] = dataDir;
   if (values['bind-address'] === '0.0.0.0') values['bind-address'] = '127.0.0.1';
-  // Every flag is checked before etcd starts; the etcd address is only known afterwards.
-  const config = configFromFlags({ ...values, 'etcd-servers': values['etcd-servers'] || 'http://127.0.0.1:2379' });
+  const config = configFromFlags(values);
   const logger = createLogger(config.logLevel, 'corral');
   keepRunningOnStrayErrors(logger);
-  let etcd: EtcdProcess | undefined;
-  if (!values['etcd-servers']) {
-    etcd = await startEtcd({ dataDir: join(dataDir, 'etcd') });
-    values['etcd-servers'] = etcd.endpoints.join(',');
-    logger.info({ endpoints: etcd.endpoints, dataDir: join(dataDir, 'etcd') }, 'etcd started');
-  }
-  let server;
-  try {
-    server = await startApiServer(configFromFlags(values));
-  } catch (err) {
-    await etcd?.stop();
-    throw err;
-  }
+  const server = await startApiServer(config);
   process.stdout.write(
     `corral is running at ${server.url}\n` +
       `admin kubeconfig: ${server.kubeconfigPath}\n` +
@@ -52,20 +38,13 @@ async function main(argv: string[], command: string): Promise<void> {
   const stop = (): void => {
     if (stopping) process.exit(1);
     stopping = true;
-    server
-      .shutdown()
-      .then(async () => {
-        if (!etcd) return;
-        await etcd.stop();
-        logger.info('etcd stopped');
-      })
-      .then(
-        () => process.exit(0),
-        (err: unknown) => {
-          logger.error({ err }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
+    server.shutdown().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
