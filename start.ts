@@ -8,7 +8,8 @@
  * Run as a program (`node dist/start.js`, or `node --import tsx start.ts` from source) it reads
  * process.argv; `corral start` (cli.ts) imports it and calls runStart instead.
  */
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { configFromFlags, flagsOrUsage } from './apiserver/config.ts';
 import { startApiServer } from './apiserver/app.ts';
 import { createLogger } from './apiserver/server/logging.ts';
@@ -28,6 +29,13 @@ async function main(argv: string[], command: string): Promise<void> {
   const config = configFromFlags(values);
   const logger = createLogger(config.logLevel, 'corral');
   keepRunningOnStrayErrors(logger);
+  // Earlier versions ran an etcd child on <data-dir>/etcd; its data is not read any more.
+  if (!config.etcdServers.length && existsSync(join(dataDir, 'etcd'))) {
+    logger.warn(
+      { etcdDataDir: join(dataDir, 'etcd') },
+      'this data dir holds the etcd of an earlier corral, which npm start no longer runs: the cluster now starts from the embedded store in <data-dir>/db; to keep using that data, run etcd on it and pass --etcd-servers',
+    );
+  }
   const server = await startApiServer(config);
   process.stdout.write(
     `corral is running at ${server.url}\n` +
