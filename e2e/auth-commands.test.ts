@@ -4,29 +4,16 @@
  * someone else (SubjectAccessReview, TokenReview), and `--as`, which impersonates.
  */
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { run, startCluster, type Cluster, type CommandResult } from './harness.ts';
+import { startCluster, type Cluster, type CommandResult } from './harness.ts';
 
 describe('kubectl auth commands', { timeout: 240_000 }, () => {
   let cluster: Cluster;
-  let as: (token: string, args: readonly string[], input?: string) => Promise<CommandResult>;
   const admin = (args: readonly string[], input?: string) => cluster.kubectl(args, input === undefined ? {} : { input });
-  const alice = (...args: string[]) => as('alice-token', args);
+  const alice = (...args: string[]) => cluster.kubectl(args, { credentials: { token: 'alice-token' } });
 
   before(async () => {
-    const tokenFile = join(process.env.TMPDIR ?? '/tmp', `corral-auth-commands-${process.pid}.tokens.csv`);
-    writeFileSync(tokenFile, 'alice-token,alice,uid-alice,"devs"\n');
-    cluster = await startCluster({ apiserverArgs: [`--token-auth-file=${tokenFile}`] });
-    rmSync(tokenFile);
-    const caFile = join(cluster.dir, 'ca.crt');
-    writeFileSync(caFile, cluster.caPem);
-    as = (token, args, input) =>
-      run('kubectl', ['--server', cluster.urls[0] ?? '', '--certificate-authority', caFile, '--token', token, ...args], {
-        env: { ...process.env, KUBECONFIG: '/dev/null', HOME: cluster.dir },
-        ...(input === undefined ? {} : { input }),
-      });
+    cluster = await startCluster({ tokens: ['alice-token,alice,uid-alice,"devs"'] });
     await admin(['create', 'namespace', 'team']);
     await admin(['create', 'role', 'cm-reader', '-n', 'team', '--verb=get,list', '--resource=configmaps']);
     await admin(['create', 'rolebinding', 'alice-cm', '-n', 'team', '--role=cm-reader', '--user=alice']);
@@ -127,7 +114,7 @@ describe('kubectl auth commands', { timeout: 240_000 }, () => {
       kind: 'SubjectAccessReview',
       spec: { user: 'bob', nonResourceAttributes: { path: '/', verb: 'get' } },
     };
-    const r = await as('alice-token', create, JSON.stringify(sar));
+    const r = await cluster.kubectl(create, { credentials: { token: 'alice-token' }, input: JSON.stringify(sar) });
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /User "alice" cannot create resource "subjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope/);
   });

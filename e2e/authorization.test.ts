@@ -4,34 +4,23 @@
  * and each allow and each deny is asserted, with upstream's messages where they are shown.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { issueClientCertificate, loadCA } from '../shared/pki/certificates.ts';
-import { httpsCall, run, startCluster, type Cluster, type CommandResult } from './harness.ts';
+import { httpsCall, startCluster, type Cluster, type CommandResult } from './harness.ts';
 
-const tokens = ['alice-token,alice,uid-alice', 'bob-token,bob,uid-bob,"devs"', 'carol-token,carol,uid-carol'].join('\n');
+const tokens = ['alice-token,alice,uid-alice', 'bob-token,bob,uid-bob,"devs"', 'carol-token,carol,uid-carol'];
 
 describe('authorization with RBAC', { timeout: 240_000 }, () => {
   let cluster: Cluster;
-  let caPath = '';
   /** kubectl as a token user (no client certificate), or anonymous with token ''. */
-  let as: (token: string, args: readonly string[], input?: string) => Promise<CommandResult>;
+  const as = (token: string, args: readonly string[], input?: string) =>
+    cluster.kubectl(args, { credentials: { token }, ...(input === undefined ? {} : { input }) });
   const admin = (args: readonly string[], input?: string) => cluster.kubectl(args, input === undefined ? {} : { input });
 
   before(async () => {
-    const tokenFile = join(process.env.TMPDIR ?? '/tmp', `corral-authz-${process.pid}.tokens.csv`);
-    writeFileSync(tokenFile, `${tokens}\n`);
-    cluster = await startCluster({ apiserverArgs: [`--token-auth-file=${tokenFile}`, '--enable-bootstrap-token-auth=true'] });
-    rmSync(tokenFile);
-    const caFile = join(cluster.dir, 'ca.crt');
-    writeFileSync(caFile, cluster.caPem);
-    caPath = caFile;
-    as = (token, args, input) =>
-      run('kubectl', ['--server', cluster.urls[0] ?? '', '--certificate-authority', caFile, ...(token ? ['--token', token] : []), ...args], {
-        env: { ...process.env, KUBECONFIG: '/dev/null', HOME: cluster.dir },
-        ...(input === undefined ? {} : { input }),
-      });
+    cluster = await startCluster({ tokens, apiserverArgs: ['--enable-bootstrap-token-auth=true'] });
     for (const ns of ['team', 'other']) await admin(['create', 'namespace', ns]);
     await admin(['create', 'role', 'cm-editor', '-n', 'team', '--verb=get,list,watch,create,update,patch,delete', '--resource=configmaps']);
     await admin(['create', 'rolebinding', 'alice-cm', '-n', 'team', '--role=cm-editor', '--user=alice']);
@@ -137,14 +126,7 @@ describe('authorization with RBAC', { timeout: 240_000 }, () => {
     const keyFile = join(cluster.dir, `${commonName.replaceAll(':', '_')}.key`);
     writeFileSync(certFile, issued.certPem);
     writeFileSync(keyFile, issued.keyPem);
-    const kubectl = (args: readonly string[]) =>
-      run(
-        'kubectl',
-        ['--server', cluster.urls[0] ?? '', '--certificate-authority', caPath, '--client-certificate', certFile, '--client-key', keyFile, ...args],
-        {
-          env: { ...process.env, KUBECONFIG: '/dev/null', HOME: cluster.dir },
-        },
-      );
+    const kubectl = (args: readonly string[]) => cluster.kubectl(args, { credentials: { certFile, keyFile } });
     return Object.assign(kubectl, { certFile, keyFile });
   }
 
@@ -272,20 +254,10 @@ describe('authorization with RBAC', { timeout: 240_000 }, () => {
 
 describe('RBAC escalation prevention', { timeout: 240_000 }, () => {
   let cluster: Cluster;
-  let alice: (args: readonly string[], input?: string) => Promise<CommandResult>;
+  const alice = (args: readonly string[]) => cluster.kubectl(args, { credentials: { token: 'alice-token' } });
 
   before(async () => {
-    const tokenFile = join(process.env.TMPDIR ?? '/tmp', `corral-escalation-${process.pid}.tokens.csv`);
-    writeFileSync(tokenFile, 'alice-token,alice,uid-alice\n');
-    cluster = await startCluster({ apiserverArgs: [`--token-auth-file=${tokenFile}`] });
-    rmSync(tokenFile);
-    const caFile = join(cluster.dir, 'ca.crt');
-    writeFileSync(caFile, cluster.caPem);
-    alice = (args, input) =>
-      run('kubectl', ['--server', cluster.urls[0] ?? '', '--certificate-authority', caFile, '--token', 'alice-token', ...args], {
-        env: { ...process.env, KUBECONFIG: '/dev/null', HOME: cluster.dir },
-        ...(input === undefined ? {} : { input }),
-      });
+    cluster = await startCluster({ tokens: ['alice-token,alice,uid-alice'] });
     await cluster.kubectl(['create', 'namespace', 'team']);
     await cluster.kubectl(['create', 'rolebinding', 'alice-admin', '-n', 'team', '--clusterrole=admin', '--user=alice']);
   });

@@ -11,15 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../shared/etcd/process.ts';
-import { kubectlEnv, registerCleanup, repoRoot, run, terminate, waitReady } from './harness.ts';
+import { kubectlEnv, processesMentioning, registerCleanup, repoRoot, run, terminate, waitReady } from './harness.ts';
 
 const cli = join(repoRoot, 'dist', 'cli.js');
-
-/** Processes whose command line mentions `text`, as `pid command` lines. */
-async function processesMentioning(text: string): Promise<string[]> {
-  const result = await run('pgrep', ['-a', '-f', text]);
-  return result.stdout.split('\n').filter(Boolean);
-}
 
 describe('dist/cli.js (npm run build)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'corral-e2e-built-'));

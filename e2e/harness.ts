@@ -33,6 +33,8 @@ export interface ClusterOptions {
   replicas?: number;
   /** Extra flags for every replica, e.g. `--runtime-config=networking.k8s.io/v1alpha1=true`. */
   apiserverArgs?: string[];
+  /** Static tokens, one CSV line each (`token,user,uid[,"groups"]`): written into the cluster's dir for --token-auth-file. */
+  tokens?: readonly string[];
 }
 
 export interface CommandResult {
@@ -58,6 +60,11 @@ export interface KubectlOptions {
   input?: string;
   /** Which replica's kubeconfig to use (default 0). */
   replica?: number;
+  /**
+   * Other credentials than the admin kubeconfig's: a bearer token (`''`: none, an anonymous
+   * request) or a client certificate and key (files).
+   */
+  credentials?: { token: string } | { certFile: string; keyFile: string };
 }
 
 export interface HttpRequest {
@@ -177,6 +184,12 @@ export function run(
     child.stdin.on('error', () => {});
     child.stdin.end(opts.input ?? '');
   });
+}
+
+/** Processes whose command line mentions `text` (a data dir, say), as `pid command` lines. */
+export async function processesMentioning(text: string): Promise<string[]> {
+  const result = await run('pgrep', ['-a', '-f', text]);
+  return result.stdout.split('\n').filter(Boolean);
 }
 
 /** Waits for a child to exit, sending SIGTERM and, after `graceMs`, SIGKILL. */
@@ -374,15 +387,23 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   };
 
   try {
+    const args = [...(opts.apiserverArgs ?? [])];
+    if (opts.tokens) {
+      const tokenFile = join(dir, 'tokens.csv');
+      writeFileSync(tokenFile, `${opts.tokens.join('\n')}\n`);
+      args.push(`--token-auth-file=${tokenFile}`);
+    }
     etcd = await startEtcd({ dataDir: join(dir, 'etcd') });
     children.push(etcd.child);
     const started = await Promise.allSettled(
-      Array.from({ length: replicaCount }, (_, i) => startReplica(i, etcd!, dir, dataDir, opts.apiserverArgs ?? [], (c) => children.push(c))),
+      Array.from({ length: replicaCount }, (_, i) => startReplica(i, etcd!, dir, dataDir, args, (c) => children.push(c))),
     );
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
     const replicas = started.map((s) => (s as PromiseFulfilledResult<Replica>).value);
     const tls = adminTls(dataDir);
+    const caFile = join(dir, 'ca.crt');
+    writeFileSync(caFile, tls.ca);
     const replicaAt = (i: number | undefined): Replica => {
       const r = replicas[i ?? 0];
       if (!r) throw new Error(`no replica ${i}`);
@@ -396,8 +417,22 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       kubeconfigs: replicas.map((r) => r.kubeconfig),
       urls: replicas.map((r) => r.url),
       caPem: tls.ca,
-      kubectl: (args, kopts = {}) =>
-        run('kubectl', args, { env: kubectlEnv(replicaAt(kopts.replica).kubeconfig, dir), ...(kopts.input !== undefined ? { input: kopts.input } : {}) }),
+      kubectl: (args, kopts = {}) => {
+        const input = kopts.input !== undefined ? { input: kopts.input } : {};
+        const { credentials } = kopts;
+        if (!credentials) return run('kubectl', args, { env: kubectlEnv(replicaAt(kopts.replica).kubeconfig, dir), ...input });
+        const given =
+          'token' in credentials
+            ? credentials.token
+              ? ['--token', credentials.token]
+              : []
+            : ['--client-certificate', credentials.certFile, '--client-key', credentials.keyFile];
+        // No kubeconfig: nothing of the admin's may leak into the request.
+        return run('kubectl', ['--server', replicaAt(kopts.replica).url, '--certificate-authority', caFile, ...given, ...args], {
+          env: kubectlEnv('/dev/null', dir),
+          ...input,
+        });
+      },
       kubeConfig: (i) => kubeConfigFrom(replicaAt(i).kubeconfig),
       request: (req) => httpsCall(replicaAt(req.replica).url, req.authenticate === false ? { ca: tls.ca } : tls, req),
       stop,

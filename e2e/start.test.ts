@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../shared/etcd/process.ts';
 import { waitFor } from '../apiserver/testing/wait-for.ts';
-import { kubectlEnv, registerCleanup, repoRoot, run, START_TIMEOUT_MS, terminate, waitReady, type CommandResult } from './harness.ts';
+import { kubectlEnv, processesMentioning, registerCleanup, repoRoot, run, START_TIMEOUT_MS, terminate, waitReady, type CommandResult } from './harness.ts';
 
 interface Started {
   child: ChildProcess;
@@ -45,12 +45,6 @@ async function startCorral(dataDir: string, port: number, track: (c: ChildProces
     { timeoutMs: START_TIMEOUT_MS, intervalMs: 100, detail: () => `${out}\n${err}` },
   );
   return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-/** Processes whose command line mentions `text`, as `pid command` lines. */
-async function processesMentioning(text: string): Promise<string[]> {
-  const result = await run('pgrep', ['-a', '-f', text]);
-  return result.stdout.split('\n').filter(Boolean);
 }
 
 describe('start.ts', () => {

@@ -19,6 +19,8 @@ import type { UserInfo } from '../registry/definition.ts';
 export const ANONYMOUS_USER = 'system:anonymous';
 /** The reason of a failed authentication that found no credential at all (TokenReview shows no error then). */
 export const noCredentialsReason = 'no credentials';
+/** Service accounts authenticate as `system:serviceaccount:<namespace>:<name>`. */
+export const SERVICE_ACCOUNT_USER_PREFIX = 'system:serviceaccount:';
 export const ALL_AUTHENTICATED_GROUP = 'system:authenticated';
 export const ALL_UNAUTHENTICATED_GROUP = 'system:unauthenticated';
 

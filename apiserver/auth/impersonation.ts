@@ -22,13 +22,12 @@
 import { badRequest } from '../../shared/api/errors.ts';
 import { requireAllowed, resourceAttributes, type AuthorizationAttributes, type Authorizer } from '../authorization/authorizer.ts';
 import type { UserInfo } from '../registry/definition.ts';
-import { ALL_AUTHENTICATED_GROUP, ALL_UNAUTHENTICATED_GROUP, ANONYMOUS_USER } from './authenticate.ts';
+import { ALL_AUTHENTICATED_GROUP, ALL_UNAUTHENTICATED_GROUP, ANONYMOUS_USER, SERVICE_ACCOUNT_USER_PREFIX } from './authenticate.ts';
 
 const userHeader = 'impersonate-user';
 const groupHeader = 'impersonate-group';
 const uidHeader = 'impersonate-uid';
 const extraPrefix = 'impersonate-extra-';
-const serviceAccountPrefix = 'system:serviceaccount:';
 const authenticationGroup = 'authentication.k8s.io';
 
 interface Requested {
@@ -84,8 +83,8 @@ function checks(requested: Requested & { username: string }): AuthorizationAttri
 }
 
 function serviceAccountOf(username: string): { namespace: string; name: string } | undefined {
-  if (!username.startsWith(serviceAccountPrefix)) return undefined;
-  const [namespace, name, ...rest] = username.slice(serviceAccountPrefix.length).split(':');
+  if (!username.startsWith(SERVICE_ACCOUNT_USER_PREFIX)) return undefined;
+  const [namespace, name, ...rest] = username.slice(SERVICE_ACCOUNT_USER_PREFIX.length).split(':');
   return namespace && name && rest.length === 0 ? { namespace, name } : undefined;
 }
 

@@ -5,7 +5,17 @@
  * rest (validation, admission, storage).
  */
 import fastJsonPatch from 'fast-json-patch';
-import { badRequest, conflict, invalid, methodNotAllowed, notFound, pathNotFound, unprocessableEntity, type StatusError } from '../../shared/api/errors.ts';
+import {
+  badRequest,
+  conflict,
+  invalid,
+  methodNotAllowed,
+  namespaceMismatch,
+  notFound,
+  pathNotFound,
+  unprocessableEntity,
+  type StatusError,
+} from '../../shared/api/errors.ts';
 import { FieldPath, forbidden, notSupported, type FieldError } from '../../shared/api/field.ts';
 import { isObject, type KubeList, type KubeObject, type Status } from '../../shared/api/types.ts';
 import { applyMergePatch } from '../../shared/codec/mergepatch.ts';
@@ -179,7 +189,7 @@ function represent(req: ApiRequest, def: ResourceDefinition, content: KubeObject
 async function review(def: ResourceDefinition, object: KubeObject, context: RequestContext, namespace: string): Promise<KubeObject> {
   const sent = object.metadata.namespace;
   if (def.namespaced) {
-    if (sent && sent !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    if (sent && sent !== namespace) throw namespaceMismatch();
     object.metadata.namespace = namespace;
   } else {
     delete object.metadata.namespace;

@@ -31,6 +31,7 @@ import {
   internalError,
   invalid,
   isStatusError,
+  namespaceMismatch,
   notFound,
   optimisticLockMessage,
   resourceExpired,
@@ -622,7 +623,7 @@ export class GenericStore {
     if (!this.definition.namespaced) return;
     const bodyNamespace = obj.metadata.namespace;
     if (bodyNamespace && bodyNamespace !== namespace) {
-      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      throw namespaceMismatch();
     }
   }
 

@@ -17,10 +17,11 @@
  * given: starting from a fresh read is what that hint falls back to anyway.
  */
 import type { KubeObject } from '../../shared/api/types.ts';
-import { StorageError } from '../storage/etcd/errors.ts';
+import { compactedError, futureRevisionError, StorageError } from '../storage/etcd/errors.ts';
 import type { RangeOptions, RangeResult, StoredValue, UpdateDecision, UpdateResult } from '../storage/etcd/store.ts';
 import type { StorageEvent, StorageWatch, StorageWatchHandlers } from '../storage/etcd/watch.ts';
 import type { Storage } from '../storage/storage.ts';
+import { decodeStoredObject, encodeStoredObject } from '../storage/stored-value.ts';
 
 /** One version of a key: its JSON, or null where the key was deleted. */
 interface Version {
@@ -45,19 +46,6 @@ interface Watcher {
 }
 
 // etcd's own words, which the real store's error classification looks for.
-const compactedMessage = 'etcdserver: mvcc: required revision has been compacted';
-const futureMessage = 'etcdserver: mvcc: required revision is a future revision';
-
-function toJson(obj: KubeObject): string {
-  const { resourceVersion: _dropped, ...metadata } = obj.metadata;
-  return JSON.stringify({ ...obj, metadata });
-}
-
-function decoded(json: string, modRevision: number): StoredValue {
-  const object = JSON.parse(json) as KubeObject;
-  object.metadata.resourceVersion = String(modRevision);
-  return { object, modRevision };
-}
 
 /** Byte order of UTF-8 keys, as etcd sorts them. */
 function byteOrder(a: string, b: string): number {
@@ -94,8 +82,8 @@ export class MemoryEtcd implements Storage {
    * revisions can no longer be read or watched from.
    */
   compact(revision = this.revision): void {
-    if (revision <= this.compactedRevision) throw new StorageError('Compacted', '', compactedMessage);
-    if (revision > this.revision) throw new StorageError('FutureRevision', '', futureMessage);
+    if (revision <= this.compactedRevision) throw compactedError('');
+    if (revision > this.revision) throw futureRevisionError('');
     this.compactedRevision = revision;
     for (const [key, versions] of this.versions) {
       // The newest version at or below the compaction revision is still what reads there see.
@@ -115,7 +103,7 @@ export class MemoryEtcd implements Storage {
   async get(key: string, revision?: number): Promise<StoredValue | null> {
     const at = this.readRevision(key, revision);
     const version = this.versionAt(key, at);
-    return version?.json ? decoded(version.json, version.modRevision) : null;
+    return version?.json ? decodeStoredObject(key, version.json, version.modRevision) : null;
   }
 
   async range(prefix: string, opts: RangeOptions = {}): Promise<RangeResult> {
@@ -127,7 +115,7 @@ export class MemoryEtcd implements Storage {
       if (!key.startsWith(prefix) || byteOrder(key, start) < 0) continue;
       const version = this.versionAt(key, at);
       if (!version?.json) continue;
-      live.push(decoded(version.json, version.modRevision));
+      live.push(decodeStoredObject(key, version.json, version.modRevision));
       keys.push(key);
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : live.length;
@@ -144,7 +132,7 @@ export class MemoryEtcd implements Storage {
   async create(key: string, obj: KubeObject, _ttlSeconds?: number): Promise<StoredValue> {
     this.takeFault(key);
     if (this.liveRevision(key)) throw new StorageError('Exists', key, `key ${key} already exists`);
-    const modRevision = this.write(key, toJson(obj));
+    const modRevision = this.write(key, encodeStoredObject(obj));
     obj.metadata.resourceVersion = String(modRevision);
     return { object: obj, modRevision };
   }
@@ -167,14 +155,14 @@ export class MemoryEtcd implements Storage {
         const revision = this.write(key, null);
         return { object: current?.object ?? null, revision, created: false, deleted: true };
       }
-      const revision = this.write(key, toJson(decision.object));
+      const revision = this.write(key, encodeStoredObject(decision.object));
       decision.object.metadata.resourceVersion = String(revision);
       return { object: decision.object, revision, created: current === null, deleted: false };
     }
   }
 
   async watch(prefix: string, fromRevision: number, handlers: StorageWatchHandlers): Promise<StorageWatch> {
-    if (fromRevision < this.compactedRevision) throw new StorageError('Compacted', prefix, compactedMessage);
+    if (fromRevision < this.compactedRevision) throw compactedError(prefix);
     const watcher: Watcher = {
       prefix,
       handlers,
@@ -207,8 +195,8 @@ export class MemoryEtcd implements Storage {
   /** The revision a read is at: the current one when unset or 0; etcd's errors outside the history. */
   private readRevision(key: string, revision: number | undefined): number {
     if (!revision) return this.revision;
-    if (revision < this.compactedRevision) throw new StorageError('Compacted', key, compactedMessage);
-    if (revision > this.revision) throw new StorageError('FutureRevision', key, futureMessage);
+    if (revision < this.compactedRevision) throw compactedError(key);
+    if (revision > this.revision) throw futureRevisionError(key);
     return revision;
   }
 
@@ -253,12 +241,12 @@ export class MemoryEtcd implements Storage {
 
 /** A change as a watch reports it: a delete carries the last value, at the deletion's revision. */
 function toEvent(change: Change): StorageEvent {
-  const previous = change.previous?.json ? decoded(change.previous.json, change.previous.modRevision) : null;
+  const previous = change.previous?.json ? decodeStoredObject(change.key, change.previous.json, change.previous.modRevision) : null;
   if (change.json === null) {
     // Only a live key is deleted (write's callers see to it), so a delete has a previous value.
     if (!change.previous?.json) throw new Error(`the delete of ${change.key} has no previous value`);
-    const last = decoded(change.previous.json, change.revision);
+    const last = decodeStoredObject(change.key, change.previous.json, change.revision);
     return { type: 'delete', key: change.key, value: last, previous: last, revision: change.revision };
   }
-  return { type: 'put', key: change.key, value: decoded(change.json, change.revision), previous, revision: change.revision };
+  return { type: 'put', key: change.key, value: decodeStoredObject(change.key, change.json, change.revision), previous, revision: change.revision };
 }

@@ -145,6 +145,11 @@ export function forbidden(gr: GroupResource, name: string, detail: string): Stat
   });
 }
 
+/** A body naming another namespace than the request's path (upstream's create and update handlers). */
+export function namespaceMismatch(): StatusError {
+  return badRequest('the namespace of the provided object does not match the namespace sent on the request');
+}
+
 export function pathNotFound(): StatusError {
   return new StatusError({ message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
 }

@@ -16,6 +16,7 @@
  * lookups for the user's name and groups, not a scan of every binding.
  */
 import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject } from '../../../shared/api/rbac.ts';
+import { SERVICE_ACCOUNT_USER_PREFIX } from '../../auth/authenticate.ts';
 import type { UserInfo } from '../../registry/definition.ts';
 import { noOpinion, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from '../authorizer.ts';
 import { ruleAllows } from './rules.ts';
@@ -41,8 +42,6 @@ interface Grant {
 /** Bindings by the subject key they grant to: `user:<name>` (service accounts by their user name) or `group:<name>`. */
 type SubjectIndex = Map<string, Grant[]>;
 
-const serviceAccountPrefix = 'system:serviceaccount:';
-
 /**
  * The index key of a subject, or undefined for subjects that can never apply (unknown kinds, a
  * service account without a namespace in a ClusterRoleBinding).
@@ -55,7 +54,7 @@ function subjectKey(subject: Subject, bindingNamespace: string): string | undefi
       return `group:${subject.name}`;
     case 'ServiceAccount': {
       const namespace = subject.namespace || bindingNamespace;
-      return namespace ? `user:${serviceAccountPrefix}${namespace}:${subject.name}` : undefined;
+      return namespace ? `user:${SERVICE_ACCOUNT_USER_PREFIX}${namespace}:${subject.name}` : undefined;
     }
     default:
       return undefined;

@@ -145,8 +145,9 @@ export class EscalationGuard {
       resourceAttributes('escalate', rbacGroup, write.resource, { namespace: write.namespace, name: write.name }),
     );
     if (escalate.decision === 'allow') return;
-    this.confirmHeld(user, write.namespace, write.rules, gr, write.name);
-    if (write.setsAggregationRule && missingRules(this.rbac.rulesFor(user, write.namespace).rules, fullAuthority).length) {
+    const owned = this.rbac.rulesFor(user, write.namespace);
+    this.confirmHeld(user, owned, write.rules, gr, write.name);
+    if (write.setsAggregationRule && missingRules(owned.rules, fullAuthority).length) {
       throw forbidden(gr, write.name, 'must have cluster-admin privileges to use the aggregationRule');
     }
   }
@@ -169,11 +170,17 @@ export class EscalationGuard {
     }
     const rules = this.rbac.roleReferenceRules(roleRef, binding.namespace);
     if ('error' in rules) throw forbidden(gr, binding.name, rules.error);
-    this.confirmHeld(user, binding.namespace, rules.rules, gr, binding.name);
+    this.confirmHeld(user, this.rbac.rulesFor(user, binding.namespace), rules.rules, gr, binding.name);
   }
 
-  private confirmHeld(user: UserInfo, namespace: string, rules: readonly PolicyRule[], gr: { group: string; resource: string }, name: string): void {
-    const owned = this.rbac.rulesFor(user, namespace);
+  /** Throws upstream's 403 unless `owned` (the user's rules where the grant applies) covers `rules`. */
+  private confirmHeld(
+    user: UserInfo,
+    owned: { rules: PolicyRule[]; errors: string[] },
+    rules: readonly PolicyRule[],
+    gr: { group: string; resource: string },
+    name: string,
+  ): void {
     const missing = missingRules(owned.rules, rules);
     if (!missing.length) return;
     const lines = [...new Set(compact(missing).map(compactString))].sort();

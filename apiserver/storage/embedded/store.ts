@@ -20,11 +20,11 @@
  */
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { KubeObject } from '../../../shared/api/types.ts';
-import { isObject } from '../../../shared/api/types.ts';
-import { StorageError } from '../etcd/errors.ts';
+import { compactedError, futureRevisionError, StorageError } from '../etcd/errors.ts';
 import type { RangeOptions, RangeResult, StoredValue, UpdateDecision, UpdateResult } from '../etcd/store.ts';
 import type { StorageEvent, StorageWatch, StorageWatchHandlers } from '../etcd/watch.ts';
 import type { Storage } from '../storage.ts';
+import { decodeStoredObject, encodeStoredObject } from '../stored-value.ts';
 
 interface LogRecord {
   key: string;
@@ -33,29 +33,8 @@ interface LogRecord {
   expiresAt: number;
 }
 
-/** etcd's messages, which the registry and clients see. */
-const compactedMessage = 'etcdserver: mvcc: required revision has been compacted';
-const futureMessage = 'etcdserver: mvcc: required revision is a future revision';
 /** How often expired objects are looked for (etcd checks leases every 500 ms). */
 const expirySweepMs = 500;
-
-function encode(obj: KubeObject): string {
-  const { resourceVersion: _dropped, ...metadata } = obj.metadata;
-  return JSON.stringify({ ...obj, metadata });
-}
-
-function decode(key: string, text: string, modRevision: number): StoredValue {
-  let object: unknown;
-  try {
-    object = JSON.parse(text);
-  } catch {
-    throw new StorageError('Internal', key, `the value of ${key} is not JSON`);
-  }
-  if (!isObject(object) || !isObject(object.metadata)) throw new StorageError('Internal', key, `the value of ${key} is not an object`);
-  const stored = object as KubeObject;
-  stored.metadata.resourceVersion = String(modRevision);
-  return { object: stored, modRevision };
-}
 
 interface Watcher {
   prefix: string;
@@ -121,8 +100,8 @@ export class EmbeddedStore implements Storage {
   private readRevision(key: string, revision: number | undefined): number {
     const now = this.revisionNow();
     if (!revision) return now;
-    if (revision < this.compactedRevision()) throw new StorageError('Compacted', key, compactedMessage);
-    if (revision > now) throw new StorageError('FutureRevision', key, futureMessage);
+    if (revision < this.compactedRevision()) throw compactedError(key);
+    if (revision > now) throw futureRevisionError(key);
     return revision;
   }
 
@@ -143,7 +122,7 @@ export class EmbeddedStore implements Storage {
 
   private live(key: string, revision: number): StoredValue | null {
     const found = this.recordAt(key, revision);
-    return found?.record.value != null ? decode(key, found.record.value, found.revision) : null;
+    return found?.record.value != null ? decodeStoredObject(key, found.record.value, found.revision) : null;
   }
 
   async get(key: string, revision?: number): Promise<StoredValue | null> {
@@ -188,7 +167,7 @@ export class EmbeddedStore implements Storage {
       const record = this.log.get(at);
       if (record?.value == null) continue;
       try {
-        entries.push({ key, value: decode(key, record.value, at) });
+        entries.push({ key, value: decodeStoredObject(key, record.value, at) });
       } catch (err) {
         onBadValue(err);
       }
@@ -219,7 +198,7 @@ export class EmbeddedStore implements Storage {
 
   async create(key: string, obj: KubeObject, ttlSeconds?: number): Promise<StoredValue> {
     const expiresAt = ttlSeconds ? Date.now() + ttlSeconds * 1000 : 0;
-    const revision = await this.write(key, encode(obj), expiresAt, (live) => live === 0);
+    const revision = await this.write(key, encodeStoredObject(obj), expiresAt, (live) => live === 0);
     if (revision === undefined) throw new StorageError('Exists', key, `key ${key} already exists`);
     obj.metadata.resourceVersion = String(revision);
     return { object: obj, modRevision: revision };
@@ -243,7 +222,7 @@ export class EmbeddedStore implements Storage {
         return { object: current.object, revision, created: false, deleted: true };
       }
       const expiresAt = ttlSeconds ? Date.now() + ttlSeconds * 1000 : 0;
-      const revision = await this.write(key, encode(decision.object), expiresAt, (live) => live === seen);
+      const revision = await this.write(key, encodeStoredObject(decision.object), expiresAt, (live) => live === seen);
       if (revision === undefined) continue;
       decision.object.metadata.resourceVersion = String(revision);
       return { object: decision.object, revision, created: current === null, deleted: false };
@@ -252,8 +231,8 @@ export class EmbeddedStore implements Storage {
 
   /** Drops what no read at or above `revision` can see: superseded records and old deletions. */
   async compact(revision: number): Promise<void> {
-    if (revision <= this.compactedRevision()) throw new StorageError('Compacted', '', compactedMessage);
-    if (revision > this.revisionNow()) throw new StorageError('FutureRevision', '', futureMessage);
+    if (revision <= this.compactedRevision()) throw compactedError('');
+    if (revision > this.revisionNow()) throw futureRevisionError('');
     await this.root.transaction(() => {
       // What to drop is decided first: the records are not changed under the iteration.
       const drops: { key: string; revision: number; tombstone: boolean }[] = [];
@@ -285,7 +264,7 @@ export class EmbeddedStore implements Storage {
   }
 
   async watch(prefix: string, fromRevision: number, handlers: StorageWatchHandlers): Promise<StorageWatch> {
-    if (fromRevision < this.compactedRevision()) throw new StorageError('Compacted', prefix, compactedMessage);
+    if (fromRevision < this.compactedRevision()) throw compactedError(prefix);
     const watcher: Watcher = { prefix, handlers, delivered: Math.max(fromRevision - 1, 0), active: true };
     // The replay up to what the watchers were given, then live with them: no gap, no repeat.
     const replay = this.events(watcher, this.notified);
@@ -305,11 +284,11 @@ export class EmbeddedStore implements Storage {
     for (const { key: revision, value: record } of this.log.getRange({ start: watcher.delivered + 1, end: until + 1 })) {
       if (!record.key.startsWith(watcher.prefix)) continue;
       const previous = record.prev ? this.log.get(record.prev) : undefined;
-      const previousValue = previous?.value != null ? decode(record.key, previous.value, record.prev) : null;
+      const previousValue = previous?.value != null ? decodeStoredObject(record.key, previous.value, record.prev) : null;
       if (record.value != null)
-        out.push({ type: 'put', key: record.key, value: decode(record.key, record.value, revision), previous: previousValue, revision });
+        out.push({ type: 'put', key: record.key, value: decodeStoredObject(record.key, record.value, revision), previous: previousValue, revision });
       else if (previous?.value != null) {
-        out.push({ type: 'delete', key: record.key, value: decode(record.key, previous.value, revision), previous: previousValue, revision });
+        out.push({ type: 'delete', key: record.key, value: decodeStoredObject(record.key, previous.value, revision), previous: previousValue, revision });
       }
     }
     watcher.delivered = until;

@@ -44,6 +44,16 @@ export class StorageError extends Error {
 }
 
 const compactedMessage = 'mvcc: required revision has been compacted';
+
+/** etcd's refusal of a read or watch below its compacted revision; the other backends give the same. */
+export function compactedError(key: string): StorageError {
+  return new StorageError('Compacted', key, `etcdserver: ${compactedMessage}`);
+}
+
+/** etcd's refusal of a read above its current revision; the other backends give the same. */
+export function futureRevisionError(key: string): StorageError {
+  return new StorageError('FutureRevision', key, 'etcdserver: mvcc: required revision is a future revision');
+}
 /** etcd's ErrRequestTooLarge (code InvalidArgument): the request exceeds --max-request-bytes. */
 export const etcdRequestTooLargeMessage = 'etcdserver: request is too large';
 /**

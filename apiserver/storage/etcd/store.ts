@@ -9,11 +9,12 @@
  */
 import { circuitBreaker, ConsecutiveBreaker, handleWhen, retry, type IBackoff, type IDefaultPolicyContext, type IPolicy } from 'cockatiel';
 import { Etcd3, isRecoverableError, type IKeyValue, type IRangeResponse, type ITxnResponse } from 'etcd3';
-import { isObject, type KubeObject } from '../../../shared/api/types.ts';
+import type { KubeObject } from '../../../shared/api/types.ts';
 import { classifyEtcdError, isEtcdUnreachable, requestFaultOf, StorageError } from './errors.ts';
 import { LeaseManager } from './leases.ts';
 import { watchPrefix, type StorageWatch, type StorageWatchHandlers } from './watch.ts';
 import type { Storage } from '../storage.ts';
+import { decodeStoredObject, encodeStoredObject } from '../stored-value.ts';
 
 export interface EtcdOptions {
   endpoints: string[];
@@ -99,24 +100,12 @@ export interface RangeResult {
 const encoder = new TextEncoder();
 
 function encode(obj: KubeObject): Buffer {
-  const { resourceVersion: _dropped, ...metadata } = obj.metadata;
-  return Buffer.from(JSON.stringify({ ...obj, metadata }));
+  return Buffer.from(encodeStoredObject(obj));
 }
 
 /** Decodes a stored object; a value that is not one (foreign or corrupt data) is a StorageError. */
 export function decodeValue(kv: IKeyValue): StoredValue {
-  const key = kv.key.toString('utf8');
-  let object: unknown;
-  try {
-    object = JSON.parse(kv.value.toString('utf8'));
-  } catch {
-    throw new StorageError('Internal', key, `the value of ${key} is not JSON`);
-  }
-  if (!isObject(object) || !isObject(object.metadata)) throw new StorageError('Internal', key, `the value of ${key} is not an object`);
-  const modRevision = Number(kv.mod_revision);
-  const stored = object as KubeObject;
-  stored.metadata.resourceVersion = String(modRevision);
-  return { object: stored, modRevision };
+  return decodeStoredObject(kv.key.toString('utf8'), kv.value.toString('utf8'), Number(kv.mod_revision));
 }
 
 /** The first key after every key starting with `prefix` (etcd's range_end for a prefix). */
