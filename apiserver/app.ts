@@ -14,7 +14,7 @@ import { buildAdmissionPlugins } from './admission/plugins.ts';
 import { createAuthenticator } from './auth/authenticate.ts';
 import type { Authorizer } from './authorization/authorizer.ts';
 import { bootstrapTokenAuthenticator } from './auth/bootstrap-token.ts';
-import { ensurePki, writeAdminKubeconfig } from './auth/pki-setup.ts';
+import { ensurePki, writeAdminKubeconfig, writeControllerManagerKubeconfig } from './auth/pki-setup.ts';
 import { loadTokenFile } from './auth/tokenfile.ts';
 import type { ApiServerConfig } from './config.ts';
 import { allDefinitions } from './registry/all.ts';
@@ -41,6 +41,8 @@ export interface RunningApiServer {
   port: number;
   url: string;
   kubeconfigPath: string;
+  /** The kubeconfig of the controller manager's identity (system:kube-controller-manager). */
+  controllerManagerKubeconfigPath: string;
   registry: Registry;
   metrics: ApiServerMetrics;
   /** The unsent bytes of this server's watches (tests narrow its limits). */
@@ -126,10 +128,7 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
   }
 
   const metrics = createMetrics(logger, config);
-  if (storage.etcd) {
-    const etcdType = etcdTypeResolver(registry, config.etcdPrefix);
-    storage.etcd.observer = (operation, key, seconds, failed) => metrics.etcdRequest(operation, etcdType(key), seconds, failed);
-  }
+  storage.instrument(metrics, etcdTypeResolver(registry, config.etcdPrefix));
   metrics.setStorageObjectsSource(() => storageObjectCounts(registry, storage.watchCache));
   const auditor =
     audit && config.auditLogPath
@@ -186,9 +185,15 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
   const host = config.bindAddress === '0.0.0.0' || config.bindAddress === '::' ? '127.0.0.1' : config.bindAddress;
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const kubeconfigPath = writeAdminKubeconfig(config.dataDir, url, pki);
+  const controllerManagerKubeconfigPath = writeControllerManagerKubeconfig(config.dataDir, url, pki);
 
   // Bootstrap: system namespaces and the default RBAC policy.
-  const aggregator = await bootstrap(registry, storage.watchCache, health, logger, { nodeJoin: config.enableBootstrapTokenAuth });
+  // Nodes joining with bootstrap tokens find the cluster through kube-public/cluster-info, as kubeadm sets it up.
+  const clusterInfo = config.enableBootstrapTokenAuth ? { server: url, caPem: readFileSync(pki.caCert, 'utf8') } : undefined;
+  const aggregator = await bootstrap(registry, storage.watchCache, health, logger, {
+    nodeJoin: config.enableBootstrapTokenAuth,
+    ...(clusterInfo ? { clusterInfo } : {}),
+  });
   logger.info({ url, kubeconfig: kubeconfigPath }, 'API server ready');
 
   let released: Promise<void> | undefined;
@@ -204,6 +209,7 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
     port,
     url,
     kubeconfigPath,
+    controllerManagerKubeconfigPath,
     registry,
     metrics,
     watchBudget: server.watchBudget,

@@ -2,10 +2,18 @@
  * The API server's flags, named as kube-apiserver names them where one exists, and the
  * configuration they produce. `--help` prints the table below.
  */
-import { parseArgs } from 'node:util';
-import { goQuote } from '../shared/go/format.ts';
-import { formatGoDuration, parseGoDuration } from '../shared/go/duration.ts';
-import { parseBool, ParseBoolError } from '../shared/go/parse-bool.ts';
+import { formatGoDuration } from '../shared/go/duration.ts';
+import {
+  flagsOrUsage as parseCommandLine,
+  FlagReader,
+  flagUsage,
+  parseFlagTable,
+  parseInteger,
+  parseList,
+  withDefaults,
+  type FlagSpec,
+  type ParsedFlags,
+} from '../shared/process/flags.ts';
 import { admissionPluginsHelp, enabledAdmissionPlugins } from './admission/plugins.ts';
 import { authorizationModes, validateAuthorizationModes } from './authorization/modes.ts';
 import { isLogLevel } from './server/logging.ts';
@@ -57,12 +65,6 @@ export interface ApiServerConfig {
   auditLogMaxAgeDays: number;
 }
 
-interface FlagSpec {
-  type: 'string' | 'boolean';
-  help: string;
-  default?: string;
-}
-
 export const flags: Record<string, FlagSpec> = {
   'etcd-servers': {
     type: 'string',
@@ -78,12 +80,12 @@ export const flags: Record<string, FlagSpec> = {
   'tls-sans': { type: 'string', default: '', help: 'Comma separated extra DNS names and IPs for the generated serving certificate.' },
   'token-auth-file': { type: 'string', help: 'Static bearer tokens, CSV: token,user,uid,"group1,group2".' },
   'enable-bootstrap-token-auth': {
-    type: 'string',
+    type: 'bool',
     default: 'false',
     help: 'Accept bootstrap tokens (Secrets bootstrap-token-<id> of type bootstrap.kubernetes.io/token in kube-system) as bearer tokens.',
   },
   'anonymous-auth': {
-    type: 'string',
+    type: 'bool',
     default: 'true',
     help: 'Treat requests without credentials as system:anonymous in system:unauthenticated (the default policy lets them read only health and version).',
   },
@@ -135,30 +137,18 @@ export const flags: Record<string, FlagSpec> = {
   help: { type: 'boolean', help: 'Print this help.' },
 };
 
+/** What the usage text says after the flags: the admission plugins. */
+export function usageTrailer(): string {
+  return `\nAdmission plugins, in chain order:\n${admissionPluginsHelp()}\n`;
+}
+
 export function usage(command: string, extra: Record<string, FlagSpec> = {}): string {
-  const all = { ...flags, ...extra };
-  const width = Math.max(...Object.keys(all).map((name) => name.length)) + 2;
-  const lines = Object.entries(all).map(([name, spec]) => {
-    const def = spec.default !== undefined && spec.default !== '' ? ` (default ${JSON.stringify(spec.default)})` : '';
-    return `  --${name.padEnd(width)}${spec.help}${def}`;
-  });
-  return `Usage: ${command} [flags]\n\nFlags:\n${lines.join('\n')}\n\nAdmission plugins, in chain order:\n${admissionPluginsHelp()}\n`;
+  return flagUsage(command, { ...flags, ...extra }, usageTrailer());
 }
 
-/** A Go duration flag (`10s`, `1m30s`, `250ms`, `0`) in milliseconds, with pflag's error message. */
-export function parseDuration(text: string, flag: string): number {
-  try {
-    return parseGoDuration(text);
-  } catch (err) {
-    throw new Error(`invalid argument ${JSON.stringify(text)} for "--${flag}" flag: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
-
-/** An integer flag, with pflag's error message. */
-function parseInteger(text: string, flag: string): number {
-  if (!/^[+-]?\d+$/.test(text))
-    throw new Error(`invalid argument ${JSON.stringify(text)} for "--${flag}" flag: strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
-  return Number(text);
+/** Parses argv against the flag table (plus any extra flags of the calling command). */
+export function parseFlags(argv: string[], extra: Record<string, FlagSpec> = {}): ParsedFlags {
+  return parseFlagTable(argv, { ...flags, ...extra });
 }
 
 function notNegative(value: number, message: string): number {
@@ -172,64 +162,25 @@ function level(text: string, flag: string, allowSilent: boolean): string {
   throw new Error(`--${flag} ${JSON.stringify(text)} is not one of trace, debug, info, warn, error, fatal${allowSilent ? ', silent' : ''}`);
 }
 
-function list(text: string | undefined): string[] {
-  return (text ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
-/** A boolean flag's value, read with Go's strconv.ParseBool; the error as pflag words it. */
-function bool(text: string, flag: string): boolean {
-  try {
-    return parseBool(text);
-  } catch (err) {
-    if (err instanceof ParseBoolError) throw new Error(`invalid argument ${goQuote(text)} for "--${flag}" flag: ${err.message}`);
-    throw err;
-  }
-}
-
-export type ParsedFlags = Record<string, string | boolean | undefined>;
-
-/** Parses argv against the flag table (plus any extra flags of the calling command). */
-export function parseFlags(argv: string[], extra: Record<string, FlagSpec> = {}): ParsedFlags {
-  const all = { ...flags, ...extra };
-  const options = Object.fromEntries(Object.entries(all).map(([name, spec]) => [name, { type: spec.type }]));
-  const { values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
-  const out: ParsedFlags = {};
-  for (const [name, spec] of Object.entries(all)) out[name] = values[name] ?? spec.default;
-  return out;
-}
-
 /**
  * The configuration the flags describe. Every problem is reported at once: the error's message
  * lists them one per line, in flag order.
  */
 export function configFromFlags(values: ParsedFlags): ApiServerConfig {
-  const errors: string[] = [];
-  /** The value `parse` returns, or `fallback` with its error noted. */
-  const check = <T>(parse: () => T, fallback: T): T => {
-    try {
-      return parse();
-    } catch (err) {
-      errors.push(err instanceof Error ? err.message : String(err));
-      return fallback;
-    }
-  };
-  const str = (name: string): string | undefined => {
-    const v = values[name];
-    return typeof v === 'string' && v !== '' ? v : undefined;
-  };
-  const duration = (flag: string, fallback: string): number => check(() => parseDuration(str(flag) ?? fallback, flag), 0);
+  const reader = new FlagReader(values);
+  const errors = reader.errors;
+  const check = <T>(parse: () => T, fallback: T): T => reader.check(parse, fallback);
+  const str = (name: string): string | undefined => reader.string(name);
+  const duration = (flag: string, fallback: string): number => reader.duration(flag, fallback);
   const nonNegative = (value: number, message: string): number => check(() => notNegative(value, message), 0);
   const port = Number(str('secure-port'));
   if (!Number.isInteger(port) || port < 0 || port > 65535) errors.push(`--secure-port ${str('secure-port')} must be between 0 and 65535, inclusive`);
-  const etcdServers = list(str('etcd-servers'));
+  const etcdServers = parseList(str('etcd-servers'));
   const showHidden = str('show-hidden-metrics-for-version') ?? '';
   check(() => validateShowHiddenMetricsVersion(showHidden), undefined);
-  const modes = list(str('authorization-mode'));
+  const modes = parseList(str('authorization-mode'));
   errors.push(...validateAuthorizationModes(modes));
-  const admission = enabledAdmissionPlugins(list(str('enable-admission-plugins')), list(str('disable-admission-plugins')));
+  const admission = enabledAdmissionPlugins(parseList(str('enable-admission-plugins')), parseList(str('disable-admission-plugins')));
   errors.push(...admission.errors);
   const auditNumber = (flag: string): number =>
     check(() => notNegative(parseInteger(str(flag) ?? '0', flag), `--${flag} ${str(flag)} can't be a negative number`), 0);
@@ -242,10 +193,10 @@ export function configFromFlags(values: ParsedFlags): ApiServerConfig {
     tlsCertFile: str('tls-cert-file'),
     tlsPrivateKeyFile: str('tls-private-key-file'),
     clientCAFile: str('client-ca-file'),
-    tlsSans: list(str('tls-sans')),
+    tlsSans: parseList(str('tls-sans')),
     tokenAuthFile: str('token-auth-file'),
-    enableBootstrapTokenAuth: check(() => bool(str('enable-bootstrap-token-auth') ?? 'false', 'enable-bootstrap-token-auth'), false),
-    anonymousAuth: check(() => bool(str('anonymous-auth') ?? 'true', 'anonymous-auth'), false),
+    enableBootstrapTokenAuth: reader.bool('enable-bootstrap-token-auth', false),
+    anonymousAuth: reader.bool('anonymous-auth', true),
     authorizationModes: modes,
     runtimeConfig: str('runtime-config') ?? '',
     admissionPlugins: admission.names,
@@ -278,7 +229,7 @@ export function configFromFlags(values: ParsedFlags): ApiServerConfig {
     auditLogMaxBackups: auditNumber('audit-log-maxbackup'),
     auditLogMaxAgeDays: auditNumber('audit-log-maxage'),
   };
-  if (errors.length) throw new Error(errors.join('\n'));
+  reader.finish();
   return config;
 }
 
@@ -287,22 +238,5 @@ export function configFromFlags(values: ParsedFlags): ApiServerConfig {
  * error prints the usage and exits 2. `defaults` replaces the defaults of some flags.
  */
 export function flagsOrUsage(argv: string[], command: string, defaults: Readonly<Record<string, string>> = {}): ParsedFlags | undefined {
-  // A command may default some flags differently (npm start's single-node cluster).
-  const overrides: Record<string, FlagSpec> = {};
-  for (const [name, value] of Object.entries(defaults)) {
-    const spec = flags[name];
-    if (spec) overrides[name] = { ...spec, default: value };
-  }
-  let values: ParsedFlags;
-  try {
-    values = parseFlags(argv, overrides);
-  } catch (err) {
-    process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n\n${usage(command, overrides)}`);
-    process.exit(2);
-  }
-  if (values.help) {
-    process.stdout.write(usage(command, overrides));
-    return undefined;
-  }
-  return values;
+  return parseCommandLine(argv, command, withDefaults(flags, defaults), usageTrailer());
 }

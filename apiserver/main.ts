@@ -10,7 +10,7 @@ import { configFromFlags, flagsOrUsage } from './config.ts';
 import { startApiServer } from './app.ts';
 import { createLogger } from './server/logging.ts';
 import { keepRunningOnStrayErrors } from '../shared/process/stray-errors.ts';
-import { isProgram, runCommand } from '../shared/process/program.ts';
+import { isProgram, runCommand, stopOnSignals } from '../shared/process/program.ts';
 
 /** One replica for the flags `argv`; `command` is how usage messages name the command. */
 async function main(argv: string[], command: string): Promise<void> {
@@ -21,20 +21,10 @@ async function main(argv: string[], command: string): Promise<void> {
   keepRunningOnStrayErrors(logger);
   const server = await startApiServer(config, logger);
   process.stdout.write(`corral API server listening on ${server.url}\nadmin kubeconfig: ${server.kubeconfigPath}\n`);
-  let stopping = false;
-  const stop = (): void => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    server.shutdown().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  stopOnSignals(
+    () => server.shutdown(),
+    (err) => process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`),
+  );
 }
 
 /**

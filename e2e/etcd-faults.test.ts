@@ -35,6 +35,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, makeInformer, type Informer, type V1ConfigMap } from '@kubernetes/client-node';
 import type { Etcd3, IWatchResponse } from 'etcd3';
 import { pino } from 'pino';
+import { skipUnlessEtcd } from '../shared/etcd/availability.ts';
 import { startApiServer, type RunningApiServer } from '../apiserver/app.ts';
 import { pkiPaths } from '../apiserver/auth/pki-setup.ts';
 import { configFromFlags, parseFlags } from '../apiserver/config.ts';
@@ -537,7 +538,7 @@ async function runScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('one etcd, reached through a proxy that fails', () => {
+describe('one etcd, reached through a proxy that fails', { skip: skipUnlessEtcd() }, () => {
   let dir: string;
   let etcdDir: string;
   let etcdProcess: EtcdProcess;
@@ -658,7 +659,7 @@ describe('one etcd, reached through a proxy that fails', () => {
   });
 });
 
-describe('a 3-member etcd cluster', () => {
+describe('a 3-member etcd cluster', { skip: skipUnlessEtcd() }, () => {
   let dir: string;
   let cluster: EtcdCluster;
   let direct: Etcd3;

@@ -6,6 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connectEtcd } from '../apiserver/storage/etcd/store.ts';
+import { skipUnlessEtcd } from '../shared/etcd/availability.ts';
 import { openWatch } from '../apiserver/testing/watch-stream.ts';
 import { adminTls, startCluster, type Cluster } from './harness.ts';
 
@@ -13,12 +14,12 @@ const NS = 'default';
 const coreEvents = `/api/v1/namespaces/${NS}/events`;
 const newEvents = `/apis/events.k8s.io/v1/namespaces/${NS}/events`;
 
-describe('--event-ttl', () => {
+describe('--event-ttl (on etcd: its leases)', { skip: skipUnlessEtcd() }, () => {
   let cluster: Cluster;
   let etcd: ReturnType<typeof connectEtcd>;
 
   before(async () => {
-    cluster = await startCluster({ apiserverArgs: ['--event-ttl=2s'] });
+    cluster = await startCluster({ storage: 'etcd', apiserverArgs: ['--event-ttl=2s'] });
     etcd = connectEtcd({ endpoints: cluster.etcd.endpoints });
   });
 

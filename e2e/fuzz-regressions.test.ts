@@ -1,5 +1,5 @@
 /**
- * Issue 10's reproducers, one test each, against one real API server on a real etcd: the requests
+ * Issue 10's reproducers, one test each, against one real API server (on the embedded store, which refuses what etcd refuses): the requests
  * that killed the process (raw request targets over a TLS socket and HTTP/2 `:path`), the
  * non-reading Table watchers that exhausted its heap, the oversized Node that opened the etcd
  * circuit breaker, the committed write reported as a 500, and the client mistakes answered with

@@ -1,6 +1,6 @@
 /**
  * The bounded fuzz run of `npm test`: a few thousand property-based cases (e2e/fuzz/) against a
- * real API server on a real etcd, over HTTP/1.1 and HTTP/2, with and without credentials. It
+ * real API server (on the embedded store, as e2e/harness.ts starts one replica), over HTTP/1.1 and HTTP/2, with and without credentials. It
  * fails on the first reply that breaks a property (a 5xx for a client's mistake, a non-2xx reply
  * that is not a Status with the same code, no reply), on a dead or unready server, and on any
  * change to the objects that existed before the run; the message holds the seed, the shrunk

@@ -1,7 +1,12 @@
 /**
- * End-to-end harness: one etcd child process and N API server child processes on free loopback ports,
+ * End-to-end harness: N API server child processes on free loopback ports, on the embedded store
+ * (one replica, the default of `npm start`) or on one etcd child process (replicas, or when asked),
  * all in one temporary directory under os.tmpdir(), with helpers to drive them through kubectl,
  * @kubernetes/client-node and raw HTTPS.
+ *
+ * A single replica runs on the embedded store unless the test asks for etcd (`storage: 'etcd'`) or
+ * CORRAL_E2E_STORAGE=etcd runs every cluster on etcd; so the suites that do not need etcd itself
+ * run on a machine without it. Those that do skip there (`skipUnlessEtcd`).
  *
  * Every replica gets the same --data-dir, so they share (and race to create) one PKI. A cluster is
  * torn down by `stop()`; clusters still running when the test process exits, or when it is told to
@@ -28,9 +33,17 @@ export const START_TIMEOUT_MS = 60_000;
 /** How long one kubectl invocation may take before it is killed. */
 const KUBECTL_TIMEOUT_MS = 60_000;
 
+/** Where a cluster keeps its data: the embedded store in its data dir, or an etcd child process. */
+export type ClusterStorage = 'embedded' | 'etcd';
+
 export interface ClusterOptions {
   /** Number of API server replicas (default 1). */
   replicas?: number;
+  /**
+   * The backend (default: the embedded store for one replica, etcd for more, which the embedded
+   * store does not serve; CORRAL_E2E_STORAGE=etcd makes etcd the default for one replica too).
+   */
+  storage?: ClusterStorage;
   /** Extra flags for every replica, e.g. `--runtime-config=networking.k8s.io/v1alpha1=true`. */
   apiserverArgs?: string[];
   /** Static tokens, one CSV line each (`token,user,uid[,"groups"]`): written into the cluster's dir for --token-auth-file. */
@@ -100,8 +113,10 @@ export interface Replica {
 export interface Cluster {
   /** The temporary directory holding everything of this cluster. */
   dir: string;
-  /** The API servers' shared --data-dir (PKI and admin.kubeconfig). */
+  /** The API servers' shared --data-dir (PKI and admin.kubeconfig; the embedded store in `db/`). */
   dataDir: string;
+  storage: ClusterStorage;
+  /** The etcd of a cluster on etcd; reading it on the embedded store throws. */
   etcd: EtcdProcess;
   replicas: Replica[];
   /** Per replica, in order. */
@@ -323,7 +338,7 @@ const PORT_ATTEMPTS = 3;
 
 async function startReplica(
   index: number,
-  etcd: EtcdProcess,
+  etcd: EtcdProcess | undefined,
   dir: string,
   dataDir: string,
   args: readonly string[],
@@ -339,8 +354,7 @@ async function startReplica(
         '--import',
         'tsx',
         'apiserver/main.ts',
-        '--etcd-servers',
-        etcd.endpoints.join(','),
+        ...(etcd ? ['--etcd-servers', etcd.endpoints.join(',')] : []),
         '--secure-port',
         String(port),
         '--bind-address',
@@ -366,9 +380,16 @@ async function startReplica(
   }
 }
 
-/** Starts etcd and `replicas` API servers at the same moment, and waits until every one is ready. */
+/** The backend of a cluster that did not choose one. */
+function defaultStorage(replicas: number): ClusterStorage {
+  return replicas > 1 || process.env.CORRAL_E2E_STORAGE === 'etcd' ? 'etcd' : 'embedded';
+}
+
+/** Starts etcd (unless on the embedded store) and `replicas` API servers at the same moment, and waits until every one is ready. */
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
   const replicaCount = opts.replicas ?? 1;
+  const storage = opts.storage ?? defaultStorage(replicaCount);
+  if (storage === 'embedded' && replicaCount > 1) throw new Error('startCluster: the embedded store serves one API server; replicas need storage: etcd');
   const dir = mkdtempSync(join(tmpdir(), 'corral-e2e-'));
   const dataDir = join(dir, 'data');
   const children: ChildProcess[] = [];
@@ -393,10 +414,12 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       writeFileSync(tokenFile, `${opts.tokens.join('\n')}\n`);
       args.push(`--token-auth-file=${tokenFile}`);
     }
-    etcd = await startEtcd({ dataDir: join(dir, 'etcd') });
-    children.push(etcd.child);
+    if (storage === 'etcd') {
+      etcd = await startEtcd({ dataDir: join(dir, 'etcd') });
+      children.push(etcd.child);
+    }
     const started = await Promise.allSettled(
-      Array.from({ length: replicaCount }, (_, i) => startReplica(i, etcd!, dir, dataDir, args, (c) => children.push(c))),
+      Array.from({ length: replicaCount }, (_, i) => startReplica(i, etcd, dir, dataDir, args, (c) => children.push(c))),
     );
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
@@ -409,10 +432,15 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       if (!r) throw new Error(`no replica ${i}`);
       return r;
     };
+    const etcdOfCluster = etcd;
     return {
       dir,
       dataDir,
-      etcd,
+      storage,
+      get etcd(): EtcdProcess {
+        if (!etcdOfCluster) throw new Error('this cluster runs on the embedded store: startCluster({ storage: "etcd" }) for one on etcd');
+        return etcdOfCluster;
+      },
       replicas,
       kubeconfigs: replicas.map((r) => r.kubeconfig),
       urls: replicas.map((r) => r.url),

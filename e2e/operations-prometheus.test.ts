@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { stringify as toYaml } from 'yaml';
+import { skipUnlessEtcd } from '../shared/etcd/availability.ts';
 import { freePort } from '../shared/etcd/process.ts';
 import { waitFor, type WaitOptions } from '../apiserver/testing/wait-for.ts';
 import { registerCleanup, run, startCluster, terminate, type Cluster } from './harness.ts';
@@ -64,7 +65,7 @@ interface Sample {
   value: [number, string];
 }
 
-describe('Prometheus scraping two replicas', { timeout: 240_000 }, () => {
+describe('Prometheus scraping two replicas', { timeout: 240_000, skip: skipUnlessEtcd() }, () => {
   let cluster: Cluster;
   let prometheus: ChildProcess | undefined;
   let promPort = 0;

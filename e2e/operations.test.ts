@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { skipUnlessEtcd } from '../shared/etcd/availability.ts';
 import { freePort } from '../shared/etcd/process.ts';
 import { adminTls, registerCleanup, repoRoot, run, START_TIMEOUT_MS, startCluster, terminate, waitReady, type Cluster } from './harness.ts';
 
@@ -26,7 +27,7 @@ function isConnectionError(err: unknown): boolean {
   return ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ERR_STREAM_PREMATURE_CLOSE'].includes(code) || /socket hang up/.test(String(err));
 }
 
-describe('rolling restart of one of two replicas under load', { timeout: 240_000 }, () => {
+describe('rolling restart of one of two replicas under load', { timeout: 240_000, skip: skipUnlessEtcd() }, () => {
   let cluster: Cluster;
   let restarted: ChildProcess | undefined;
   const extraArgs = ['--shutdown-delay-duration=1s'];

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
 import { createTestClient, type TestClient, type TestResponse } from '../apiserver/testing/client.ts';
 import { openWatch, revisionOf, WATCH_WAIT_MS, type WatchTls } from '../apiserver/testing/watch-stream.ts';
+import { skipUnlessEtcd } from '../shared/etcd/availability.ts';
 import { adminTls, startCluster, type Cluster } from './harness.ts';
 
 const mergePatch = { 'content-type': 'application/merge-patch+json' };
@@ -28,7 +29,7 @@ interface Written {
   rv: number;
 }
 
-describe('two replicas, one etcd: versions, lists and watches across replicas', () => {
+describe('two replicas, one etcd: versions, lists and watches across replicas', { skip: skipUnlessEtcd() }, () => {
   let cluster: Cluster;
   let tls: WatchTls;
   /** One client per replica. */

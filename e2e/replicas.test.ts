@@ -11,6 +11,7 @@ import { connect, type PeerCertificate } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { ApiException, CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
+import { skipUnlessEtcd } from '../shared/etcd/availability.ts';
 import { startCluster, type Cluster } from './harness.ts';
 
 /** The serving certificate of `url`, fetched over a TLS connection that must verify against `ca`. */
@@ -37,7 +38,7 @@ async function failureCode(call: () => Promise<unknown>): Promise<{ code: number
   assert.fail('the call succeeded');
 }
 
-describe('two replicas on one data dir', () => {
+describe('two replicas on one data dir', { skip: skipUnlessEtcd() }, () => {
   let cluster: Cluster;
   let a: CoreV1Api;
   let b: CoreV1Api;

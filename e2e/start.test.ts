@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -95,6 +95,28 @@ describe('start.ts', () => {
     );
     assert.equal(created.code, 0, created.stderr);
     assert.equal(created.stdout, 'configmap/survivor created\n');
+  });
+
+  it('signs an approved certificate request: the controller manager runs beside the API server', async () => {
+    const keyFile = join(dir, 'user.key');
+    const csrFile = join(dir, 'user.csr');
+    assert.equal((await run('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', keyFile])).code, 0);
+    assert.equal((await run('openssl', ['req', '-new', '-key', keyFile, '-subj', '/CN=alice', '-out', csrFile])).code, 0);
+    const request = readFileSync(csrFile).toString('base64');
+    const manifest = {
+      apiVersion: 'certificates.k8s.io/v1',
+      kind: 'CertificateSigningRequest',
+      metadata: { name: 'alice' },
+      spec: { request, signerName: 'kubernetes.io/kube-apiserver-client', usages: ['client auth'] },
+    };
+    const created = await kubectl(['create', '-f', '-'], JSON.stringify(manifest));
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal((await kubectl(['certificate', 'approve', 'alice'])).code, 0);
+    await waitFor('the certificate of alice', async () => (await kubectl(['get', 'csr', 'alice', '-o', 'jsonpath={.status.certificate}'])).stdout.length > 0, {
+      detail: () => first.stdout().slice(-2000),
+    });
+    const lease = await kubectl(['get', 'lease', '-n', 'kube-system', 'kube-controller-manager', '-o', 'jsonpath={.spec.holderIdentity}']);
+    assert.notEqual(lease.stdout, '', 'the controller manager holds its lease');
   });
 
   it('SIGTERM stops it, exit 0', { timeout: 60_000 }, async () => {

@@ -1,5 +1,5 @@
 /**
- * Watch end to end, against one API server process on a real etcd: the event types and what each
+ * Watch end to end, against one API server process (on the embedded store; etcd with CORRAL_E2E_STORAGE=etcd): the event types and what each
  * carries, bookmarks, selectors (objects entering and leaving a selection), timeoutSeconds, streaming
  * the initial state (sendInitialEvents), exactly-once delivery under concurrent writers for watchers
  * started at different revisions, resuming a cut watch, protobuf watch frames, and kubectl's

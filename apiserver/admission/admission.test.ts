@@ -1,5 +1,5 @@
 /**
- * Where the generic store runs admission, against a real etcd: mutating plugins before the kind's
+ * Where the generic store runs admission, against real storage (the embedded store): mutating plugins before the kind's
  * prepare and validation (so what they change is validated), validating plugins after them (on the
  * object as it will be stored), both on the stored object for DELETE. Also the generation the store
  * counts for a kind that tracks it, on writes of the main resource and of its status.
@@ -8,8 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isStatusError } from '../../shared/api/errors.ts';
 import type { KubeObject } from '../../shared/api/types.ts';
-import { EtcdStore } from '../storage/etcd/store.ts';
-import { useEtcd } from '../testing/etcd.ts';
+import { useEmbeddedStore } from '../testing/embedded.ts';
 import { configMapDefinition } from '../registry/core/configmap.ts';
 import { nodeDefinition } from '../registry/core/node/node.ts';
 import type { RequestContext, ResourceDefinition } from '../registry/definition.ts';
@@ -19,12 +18,12 @@ import { AdmissionChain, type AdmissionAttributes, type AdmissionPlugin, type Op
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
 import { rejection } from '../testing/rejection.ts';
 
-const etcd = useEtcd('admission');
+const storage = useEmbeddedStore('admission');
 const ctx = (): RequestContext => ({ user: { username: 'admin', groups: ['system:masters'] }, now: new Date() });
 const write: WriteOptions = { dryRun: false, manager: 'test' };
 
 function store(definition: ResourceDefinition, plugins: AdmissionPlugin[]): GenericStore {
-  return new GenericStore(definition, new EtcdStore(etcd().client, '/registry'), new AdmissionChain(plugins));
+  return new GenericStore(definition, storage(), new AdmissionChain(plugins));
 }
 
 /** A mutating plugin that gives every object of `operation` a label no kind accepts. */

@@ -50,6 +50,7 @@ function assertConsistent(paths: PkiPaths): void {
   for (const [certPath, keyPath] of [
     [paths.servingCert, paths.servingKey],
     [paths.adminCert, paths.adminKey],
+    [paths.controllerManagerCert, paths.controllerManagerKey],
   ] as const) {
     const cert = new X509Certificate(read(certPath));
     assert.ok(cert.checkIssued(ca) && cert.verify(ca.publicKey), `${certPath} is not signed by the CA`);
@@ -59,7 +60,17 @@ function assertConsistent(paths: PkiPaths): void {
 
 /** Files other than the PKI itself: temporaries or locks left behind. */
 function leftovers(paths: PkiPaths): string[] {
-  const expected = new Set(['ca.crt', 'ca.key', 'apiserver.crt', 'apiserver.key', 'admin.crt', 'admin.key', '.ready']);
+  const expected = new Set([
+    'ca.crt',
+    'ca.key',
+    'apiserver.crt',
+    'apiserver.key',
+    'admin.crt',
+    'admin.key',
+    'controller-manager.crt',
+    'controller-manager.key',
+    '.ready',
+  ]);
   return readdirSync(paths.dir).filter((f) => !expected.has(f));
 }
 
@@ -83,8 +94,10 @@ describe('ensurePki', () => {
     const admin = new X509Certificate(read(paths.adminCert));
     assert.equal(admin.subject, 'O=system:masters\nCN=kubernetes-admin');
     assert.deepEqual(admin.keyUsage, ['1.3.6.1.5.5.7.3.2']);
+    // The controller manager's own identity: bound by the default policy, outside system:masters.
+    assert.equal(new X509Certificate(read(paths.controllerManagerCert)).subject, 'CN=system:kube-controller-manager');
 
-    for (const key of [paths.caKey, paths.servingKey, paths.adminKey]) assert.equal(statSync(key).mode & 0o777, 0o600, key);
+    for (const key of [paths.caKey, paths.servingKey, paths.adminKey, paths.controllerManagerKey]) assert.equal(statSync(key).mode & 0o777, 0o600, key);
     assert.deepEqual(leftovers(paths), []);
   });
 

@@ -31,6 +31,8 @@ import { renderKubeconfig } from '../../shared/pki/kubeconfig.ts';
 
 export const ADMIN_USER = 'kubernetes-admin';
 export const ADMIN_GROUP = 'system:masters';
+/** The controller manager's own identity, which the bootstrap RBAC policy binds (never system:masters). */
+export const CONTROLLER_MANAGER_USER = 'system:kube-controller-manager';
 
 /** Names under which pods reach the API server through the `kubernetes` service. */
 export const IN_CLUSTER_DNS_NAMES = ['kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
@@ -47,6 +49,8 @@ export interface PkiPaths {
   servingKey: string;
   adminCert: string;
   adminKey: string;
+  controllerManagerCert: string;
+  controllerManagerKey: string;
 }
 
 export interface EnsurePkiOptions {
@@ -70,6 +74,8 @@ export function pkiPaths(dataDir: string): PkiPaths {
     servingKey: join(dir, 'apiserver.key'),
     adminCert: join(dir, 'admin.crt'),
     adminKey: join(dir, 'admin.key'),
+    controllerManagerCert: join(dir, 'controller-manager.crt'),
+    controllerManagerKey: join(dir, 'controller-manager.key'),
   };
 }
 
@@ -103,13 +109,31 @@ export async function ensurePki(dataDir: string, opts: EnsurePkiOptions): Promis
 
 /** Writes `<dataDir>/admin.kubeconfig` (atomically, mode 0600) for the admin certificate; returns its path. */
 export function writeAdminKubeconfig(dataDir: string, server: string, paths: PkiPaths): string {
-  const target = join(dataDir, 'admin.kubeconfig');
+  return writeClientKubeconfig(join(dataDir, 'admin.kubeconfig'), server, paths, paths.adminCert, paths.adminKey, 'admin');
+}
+
+/**
+ * Writes `<dataDir>/controller-manager.kubeconfig` (atomically, mode 0600): the controller manager
+ * of `npm start`, or one started by hand on this data dir, acts as system:kube-controller-manager.
+ */
+export function writeControllerManagerKubeconfig(dataDir: string, server: string, paths: PkiPaths): string {
+  return writeClientKubeconfig(
+    join(dataDir, 'controller-manager.kubeconfig'),
+    server,
+    paths,
+    paths.controllerManagerCert,
+    paths.controllerManagerKey,
+    CONTROLLER_MANAGER_USER,
+  );
+}
+
+function writeClientKubeconfig(target: string, server: string, paths: PkiPaths, certPath: string, keyPath: string, userName: string): string {
   const content = renderKubeconfig({
     server,
     caPem: readFileSync(paths.caCert, 'utf8'),
-    clientCertPem: readFileSync(paths.adminCert, 'utf8'),
-    clientKeyPem: readFileSync(paths.adminKey, 'utf8'),
-    userName: 'admin',
+    clientCertPem: readFileSync(certPath, 'utf8'),
+    clientKeyPem: readFileSync(keyPath, 'utf8'),
+    userName,
   });
   const tmp = temporaryName(target);
   try {
@@ -147,9 +171,10 @@ async function isReady(paths: PkiPaths, wanted: SubjectAltNames): Promise<boolea
     await stat(paths.caKey);
     await stat(paths.servingKey);
     await stat(paths.adminKey);
+    await stat(paths.controllerManagerKey);
     const servingPem = await readFile(paths.servingCert, 'utf8');
-    const adminPem = await readFile(paths.adminCert, 'utf8');
-    return missingNames(subjectAltNames(servingPem), wanted) === null && !expiresSoon(servingPem) && !expiresSoon(adminPem);
+    const clientPems = await Promise.all([readFile(paths.adminCert, 'utf8'), readFile(paths.controllerManagerCert, 'utf8')]);
+    return missingNames(subjectAltNames(servingPem), wanted) === null && !expiresSoon(servingPem) && !clientPems.some(expiresSoon);
   } catch {
     return false;
   }
@@ -161,7 +186,9 @@ async function generate(paths: PkiPaths, wanted: SubjectAltNames): Promise<void>
   const hadMarker = await exists(marker);
   const ca = await loadOrCreateCA(paths, hadMarker);
   await ensureServingCertificate(paths, ca, wanted);
-  await ensureAdminCertificate(paths, ca);
+  await ensureClientCertificate(paths.adminCert, paths.adminKey, ca, ADMIN_USER, [ADMIN_GROUP]);
+  // Data dirs made before the controller manager existed get its certificate on their next start.
+  await ensureClientCertificate(paths.controllerManagerCert, paths.controllerManagerKey, ca, CONTROLLER_MANAGER_USER, []);
   await writeFileAtomic(marker, `${new Date().toISOString()}\n`, 0o644);
 }
 
@@ -198,13 +225,13 @@ async function ensureServingCertificate(paths: PkiPaths, ca: CertificateAuthorit
   );
 }
 
-async function ensureAdminCertificate(paths: PkiPaths, ca: CertificateAuthority): Promise<void> {
+async function ensureClientCertificate(certPath: string, keyPath: string, ca: CertificateAuthority, user: string, groups: string[]): Promise<void> {
   await ensureLeaf(
-    paths.adminCert,
-    paths.adminKey,
+    certPath,
+    keyPath,
     ca,
     () => true,
-    (publicKey) => certifyClientKey(ca, publicKey, { commonName: ADMIN_USER, organizations: [ADMIN_GROUP] }),
+    (publicKey) => certifyClientKey(ca, publicKey, { commonName: user, organizations: groups }),
   );
 }
 

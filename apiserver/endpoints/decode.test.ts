@@ -4,7 +4,7 @@ import { isStatusError } from '../../shared/api/errors.ts';
 import { configMapDefinition } from '../registry/core/configmap.ts';
 import type { ResourceDefinition } from '../registry/definition.ts';
 import { TimeSlice } from '../registry/time-slice.ts';
-import { checkDecoded, decodeObject, parseBody } from './decode.ts';
+import { checkDecoded, decodeObject, goJsonSyntaxMessage, parseBody } from './decode.ts';
 
 const badRequestWith = (pattern: RegExp) => (err: unknown) => isStatusError(err, 'BadRequest') && pattern.test(err.message);
 
@@ -64,6 +64,42 @@ test('a decoded body yields between its passes; results and errors are those of 
     ),
   );
 });
+
+test('a body of 100,000 labels is parsed in slices: the same object and warnings, the same errors as one parse', async () => {
+  const def = configMapDefinition as unknown as ResourceDefinition;
+  const labels: Record<string, string> = {};
+  for (let i = 0; i < 100_000; i++) labels[`l${i}`] = `v${i}`;
+  const text = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', labels }, data: { a: '1' } });
+  const withDuplicate = `${text.slice(0, -2)},"a":"2"},"extra":1}`;
+  let clock = 0;
+  const slice = new TimeSlice(0, () => clock++);
+  const decoded = await decodeObject(def, Buffer.from(withDuplicate), 'json', 'Warn', slice);
+  assert.deepEqual(decoded, parseAndCheck(def, withDuplicate));
+  assert.deepEqual(decoded.warnings, ['unknown field "extra"', 'duplicate field "data.a"']);
+  // Pieces of the parse and of the duplicate scan, besides the passes themselves.
+  assert.ok(slice.yields > 10, `${slice.yields} yields`);
+  for (const bad of [`${text.slice(0, -1)},}`, `${text.slice(0, -2)}]}`, `${text.slice(0, 100)}`, `${text} x`]) {
+    const rejected = await decodeObject(def, Buffer.from(bad), 'json', 'Warn', new TimeSlice()).catch((err: unknown) => err);
+    assert.ok(isStatusError(rejected, 'BadRequest'));
+    let message: string | undefined;
+    try {
+      JSON.parse(bad);
+    } catch (err) {
+      message = err instanceof Error ? err.message : String(err);
+    }
+    assert.ok(message !== undefined);
+    assert.equal(
+      rejected.message,
+      `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: ${goJsonSyntaxMessage(bad, message)} (${bad.slice(0, 30)} ...)`,
+    );
+  }
+});
+
+/** What one JSON.parse of a body decodes to, for comparison with the sliced decoding. */
+function parseAndCheck(def: ResourceDefinition, text: string): ReturnType<typeof checkDecoded> {
+  const { value, duplicates } = parseBody(text, 'json', true);
+  return checkDecoded(def, value as Record<string, unknown>, duplicates, 'Warn');
+}
 
 test('an apiVersion or kind that is no string is the decoding error upstream reports, whatever it holds', () => {
   for (const [field, value, type] of [

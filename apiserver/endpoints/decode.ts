@@ -8,7 +8,8 @@ import { isCollection, isMap, isPair, isScalar, LineCounter, parseDocument } fro
 import { badRequest, isStatusError } from '../../shared/api/errors.ts';
 import { goQuote } from '../../shared/go/format.ts';
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
-import { findDuplicateKeys, JsonSyntaxError, parseJson } from '../../shared/codec/json.ts';
+import { findDuplicateKeysSteps, JsonSyntaxError } from '../../shared/codec/json.ts';
+import { parseJsonSteps } from '../../shared/codec/json-sliced.ts';
 import { exceedsNestingDepth, maxNestingDepth, nestingTooDeepMessage } from '../../shared/codec/nesting.ts';
 import { checkAgainstSchema, jsonType, SchemaTypeError } from '../../shared/codec/schema-check.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts';
@@ -77,10 +78,11 @@ export function parseBodyYielding(
 function* parseBodySteps(text: string, format: 'json' | 'yaml', wantDuplicates: boolean): Steps<{ value: unknown; duplicates: string[] }> {
   if (format === 'yaml') return yield* yamlToValue(text, wantDuplicates);
   try {
-    const value = parseJson(text);
+    const value = yield* parseJsonSteps(text);
     if (!wantDuplicates) return { value, duplicates: [] };
     yield;
-    return { value, duplicates: findDuplicateKeys(text).map((path) => `duplicate field "${path}"`) };
+    const duplicates = yield* findDuplicateKeysSteps(text);
+    return { value, duplicates: duplicates.map((path) => `duplicate field "${path}"`) };
   } catch (err) {
     if (err instanceof JsonSyntaxError) throw badRequest(`couldn't get version/kind; json parse error: ${goJsonSyntaxMessage(text, err.message)}`);
     throw err;

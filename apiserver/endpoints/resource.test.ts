@@ -227,3 +227,43 @@ describe('handleResource', () => {
     assert.equal((await send('GET', `${cms}?limit=x`)).status, 400);
   });
 });
+
+describe('handleResource DeleteOptions propagation', () => {
+  it('keeps an object deleted with propagationPolicy=Foreground (body) and answers with it', async () => {
+    const { send } = server();
+    await send('POST', cms, configMap('fg'));
+    const answer = await send('DELETE', `${cms}/fg`, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.body['kind'], 'ConfigMap');
+    assert.deepEqual((answer.body['metadata'] as { finalizers: string[] }).finalizers, ['foregroundDeletion']);
+  });
+
+  it('answers 202 when orphanDependents=false leaves the object for its finalizers', async () => {
+    const { send } = server();
+    await send('POST', cms, { ...configMap('kept'), metadata: { name: 'kept', finalizers: ['example.com/f'] } });
+    const answer = await send('DELETE', `${cms}/kept?orphanDependents=false`);
+    assert.equal(answer.status, 202);
+    assert.deepEqual((answer.body['metadata'] as { finalizers: string[] }).finalizers, ['example.com/f']);
+  });
+
+  it('refuses orphanDependents with propagationPolicy, an unknown policy and a mistyped field', async () => {
+    const { send } = server();
+    await send('POST', cms, configMap('both'));
+    expectStatus(
+      await send('DELETE', `${cms}/both?orphanDependents=true&propagationPolicy=Orphan`),
+      422,
+      'Invalid',
+      'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set',
+    );
+    expectStatus(
+      await send('DELETE', `${cms}/both`, { propagationPolicy: 'Sideways' }),
+      422,
+      'Invalid',
+      'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"',
+    );
+    const mistyped = await send('DELETE', `${cms}/both`, { orphanDependents: 'yes' });
+    assert.equal(mistyped.status, 400);
+    assert.match(String(mistyped.body['message']), /cannot unmarshal string into Go struct field DeleteOptions\.orphanDependents of type bool/);
+    assert.equal((await send('GET', `${cms}/both`)).status, 200);
+  });
+});

@@ -16,7 +16,7 @@ import {
   unprocessableEntity,
   type StatusError,
 } from '../../shared/api/errors.ts';
-import { FieldPath, forbidden, notSupported, type FieldError } from '../../shared/api/field.ts';
+import { FieldPath, forbidden, invalid as invalidField, notSupported, type FieldError } from '../../shared/api/field.ts';
 import { isObject, type KubeList, type KubeObject, type Status } from '../../shared/api/types.ts';
 import { applyMergePatch } from '../../shared/codec/mergepatch.ts';
 import { parseJson } from '../../shared/codec/json.ts';
@@ -28,6 +28,8 @@ import type { DeleteOptions, GenericStore, ListOptions } from '../registry/store
 import type { RequestInfo } from '../server/requestinfo.ts';
 import { checkDecoded, decodeObject, decodeProtobuf, parseBody, parseBodyYielding, type FieldValidation } from './decode.ts';
 import { deleteOptionsSchema } from '../../shared/api/schema.ts';
+import { checkAgainstSchema, SchemaTypeError } from '../../shared/codec/schema-check.ts';
+import type { PropagationPolicy } from '../registry/deletion-finalizers.ts';
 import { validateFieldManager } from '../../shared/validation/objectmeta.ts';
 import { createFieldManager, managerFromUserAgent, patchOptionsErrors } from '../registry/managed-fields.ts';
 import type { Derivation, Replacement, Transform, WriteOptions } from '../registry/store.ts';
@@ -322,7 +324,8 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
         outcome.deleted && !def.deleteReturnsObject
           ? serializeStatus(store.deletedStatus(outcome.object), format)
           : serialize(outcome.object, format, objectType(def));
-      return { status: 200, body, warnings: [] };
+      // Upstream answers 202 when an object is kept for finalization after the deprecated orphanDependents=false.
+      return { status: !outcome.deleted && opts.orphanDependents === false ? 202 : 200, body, warnings: [] };
     }
     case 'deletecollection': {
       const opts = await deleteOptions(req);
@@ -478,12 +481,26 @@ async function deleteOptions(req: ApiRequest): Promise<DeleteOptions> {
     const value = format === 'protobuf' ? decodeProtobuf(body, deleteOptionsMessage) : parseBody(body.toString('utf8'), format, false).value;
     if (!isObject(value)) throw badRequest('the body of the request must be a DeleteOptions object');
     if (value.kind !== undefined && value.kind !== 'DeleteOptions') throw badRequest(`the kind of the body (${String(value.kind)}) must be DeleteOptions`);
+    try {
+      checkAgainstSchema(value, deleteOptionsMessage, 'DeleteOptions');
+    } catch (err) {
+      // A field of the wrong type (`"orphanDependents": "yes"`): Go's decoding error.
+      if (err instanceof SchemaTypeError) throw badRequest(err.message);
+      throw err;
+    }
     options = value;
   }
   const errors: FieldError[] = [];
   const propagation = req.query.get('propagationPolicy') ?? (typeof options.propagationPolicy === 'string' ? options.propagationPolicy : undefined);
-  if (propagation !== undefined && !['Orphan', 'Background', 'Foreground'].includes(propagation)) {
-    errors.push(notSupported(FieldPath.root('propagationPolicy'), propagation, ['Foreground', 'Background', 'Orphan']));
+  // The deprecated twin of propagationPolicy; the query reads it as meta/v1's boolean parameters.
+  const orphanQuery = req.query.get('orphanDependents');
+  const orphanDependents = orphanQuery !== null ? queryBool(orphanQuery) : typeof options.orphanDependents === 'boolean' ? options.orphanDependents : undefined;
+  // Upstream's ValidateDeleteOptions, in its order and words.
+  if (orphanDependents !== undefined && propagation !== undefined) {
+    errors.push(invalidField(FieldPath.root('propagationPolicy'), propagation, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
+  if (propagation !== undefined && !isPropagationPolicy(propagation)) {
+    errors.push(notSupported(FieldPath.root('propagationPolicy'), propagation, ['Foreground', 'Background', 'Orphan', 'nil']));
   }
   const grace = parseIntParam(req, 'gracePeriodSeconds') ?? (typeof options.gracePeriodSeconds === 'number' ? options.gracePeriodSeconds : undefined);
   if (grace !== undefined && grace < 0)
@@ -496,5 +513,14 @@ async function deleteOptions(req: ApiRequest): Promise<DeleteOptions> {
     ...(typeof pre.uid === 'string' ? { uid: pre.uid } : {}),
     ...(typeof pre.resourceVersion === 'string' ? { resourceVersion: pre.resourceVersion } : {}),
   };
-  return { dryRun: dryRun.length > 0, preconditions };
+  return {
+    dryRun: dryRun.length > 0,
+    preconditions,
+    ...(propagation !== undefined && isPropagationPolicy(propagation) ? { propagationPolicy: propagation } : {}),
+    ...(orphanDependents !== undefined ? { orphanDependents } : {}),
+  };
+}
+
+function isPropagationPolicy(value: string): value is PropagationPolicy {
+  return value === 'Orphan' || value === 'Background' || value === 'Foreground';
 }

@@ -1,6 +1,6 @@
 /**
  * The conformance suite: one table of checks run against every kind the API server serves, over
- * real HTTPS, against a real etcd. It walks the served registry (all group versions enabled), so a
+ * real HTTPS, on the embedded store. It walks the served registry (all group versions enabled), so a
  * kind added later is covered as soon as conformance-fixtures.ts has an entry for it, and a served
  * kind without one fails. Expectations are upstream kube-apiserver 1.32's, never read back from
  * corral's own definitions.
@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
-import { startEtcd } from '../../shared/etcd/process.ts';
 import { startApiServer } from '../app.ts';
 import { configFromFlags, parseFlags } from '../config.ts';
 import { createTestClient, type ResponseBody, type TestResponse } from '../testing/client.ts';
@@ -39,21 +38,12 @@ function todo(key: string, name: string): { todo?: string } {
 }
 
 const workDir = mkdtempSync(join(tmpdir(), 'corral-conformance-'));
-const etcd = await startEtcd({ dataDir: join(workDir, 'etcd') });
 const dataDir = join(workDir, 'data');
 const server = await startApiServer(
-  configFromFlags(
-    parseFlags([
-      `--etcd-servers=${etcd.endpoints.join(',')}`,
-      '--secure-port=0',
-      '--bind-address=127.0.0.1',
-      `--data-dir=${dataDir}`,
-      '--runtime-config=api/all=true',
-    ]),
-  ),
+  configFromFlags(parseFlags(['--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dataDir}`, '--runtime-config=api/all=true'])),
   pino({ level: 'silent' }),
-).catch(async (err: unknown) => {
-  await etcd.stop();
+).catch((err: unknown) => {
+  rmSync(workDir, { recursive: true, force: true });
   throw err;
 });
 const client = createTestClient(server.url, dataDir);
@@ -63,7 +53,6 @@ const watchTls = { ca: readFileSync(adminPki.caCert, 'utf8'), cert: readFileSync
 after(async () => {
   client.close();
   await server.close();
-  await etcd.stop();
   rmSync(workDir, { recursive: true, force: true });
 });
 

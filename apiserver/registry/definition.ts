@@ -7,6 +7,7 @@ import type { FieldError } from '../../shared/api/field.ts';
 import type { KubeObject } from '../../shared/api/types.ts';
 import type { Schema } from '../../shared/api/schema.ts';
 import type { NameRule } from '../../shared/validation/names.ts';
+import type { GarbageCollectionPolicy } from './deletion-finalizers.ts';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -64,6 +65,8 @@ export interface Strategy<T extends KubeObject = KubeObject> {
   prepareForDelete?(obj: T, ctx: RequestContext): boolean;
   /** True while the kind's own finalizers (beyond metadata.finalizers) keep the object alive. */
   hasPendingFinalizers?(obj: T): boolean;
+  /** What a DELETE without a propagation policy does to dependents (deletion-finalizers.ts); default DeleteDependents. */
+  garbageCollectionPolicy?: GarbageCollectionPolicy;
   /**
    * metadata.generation counts changes of the spec, as upstream's strategy of the kind does
    * (PrepareForCreate sets Generation to 1, PrepareForUpdate adds one when the spec is not

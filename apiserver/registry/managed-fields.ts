@@ -16,7 +16,7 @@
 import { StatusError, badRequest } from '../../shared/api/errors.ts';
 import { FieldPath, forbidden, required, type FieldError } from '../../shared/api/field.ts';
 import { deepCopy, isObject, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../../shared/api/types.ts';
-import { FieldSet, compareStrings, fromFieldsV1, goJSON, makePath, pathString, toFieldsV1, valuesEqual } from '../../shared/apply/fieldpath.ts';
+import { FieldSet, compareStrings, fromFieldsV1Steps, goJSON, makePath, pathString, toFieldsV1Steps, valuesEqual } from '../../shared/apply/fieldpath.ts';
 import {
   ApplyConflictError,
   applyConfigurationSteps,
@@ -26,7 +26,15 @@ import {
   type UpdaterOptions,
 } from '../../shared/apply/merge.ts';
 import { runSteps, runStepsYielding, type Steps } from '../../shared/apply/steps.ts';
-import { TypedValueError, compare, dropNullFields, toFieldSet, validate, validationErrorsString, withGoStructs } from '../../shared/apply/typed.ts';
+import {
+  TypedValueError,
+  compareSteps,
+  dropNullFieldsSteps,
+  toFieldSetSteps,
+  validateSteps,
+  validationErrorsString,
+  withGoStructs,
+} from '../../shared/apply/typed.ts';
 import { apiVersionOf, type ResourceDefinition } from './definition.ts';
 import type { FieldManager, FieldManagerRequest } from './field-manager.ts';
 import type { TimeSlice } from './time-slice.ts';
@@ -198,7 +206,7 @@ function* decodeManagedFieldsSteps(entries: unknown): Steps<Managed> {
     });
     let set: FieldSet;
     try {
-      set = fromFieldsV1(entry['fieldsV1']);
+      set = yield* fromFieldsV1Steps(entry['fieldsV1']);
     } catch (err) {
       throw new InvalidManagedFieldsError(`error decoding versioned set: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -241,7 +249,7 @@ function* encodeManagedFieldsSteps(managed: Managed): Steps<ManagedFieldsEntry[]
     const time = managed.times.get(identifier);
     if (time) entry.time = time;
     entry.fieldsType = 'FieldsV1';
-    entry.fieldsV1 = toFieldsV1(owned.set);
+    entry.fieldsV1 = yield* toFieldsV1Steps(owned.set);
     if (info.subresource) entry.subresource = info.subresource;
     entries.push(entry);
     yield;
@@ -476,16 +484,16 @@ function* fieldsFromLastApplied(live: KubeObject | null, opts: UpdaterOptions): 
   yield;
   const liveValue = deepCopy(live) as Record<string, unknown>;
   yield;
-  if (validate(lastApplied, opts.schema).length) return null;
+  if ((yield* validateSteps(lastApplied, opts.schema)).length) return null;
   yield;
-  if (validate(liveValue, opts.schema).length) return null;
+  if ((yield* validateSteps(liveValue, opts.schema)).length) return null;
   yield;
   let changed;
   let applied;
   try {
-    changed = compare(lastApplied, withGoStructs(liveValue, opts.schema), opts.schema);
+    changed = yield* compareSteps(lastApplied, withGoStructs(liveValue, opts.schema), opts.schema);
     yield;
-    applied = toFieldSet(lastApplied, opts.schema);
+    applied = yield* toFieldSetSteps(lastApplied, opts.schema);
   } catch {
     return null;
   }
@@ -627,7 +635,7 @@ class ManagedFieldsManager implements FieldManager {
     const config = applied as Record<string, unknown>;
     const meta = config['metadata'];
     if (isObject(meta) && Array.isArray(meta['managedFields'])) throw badRequest('metadata.managedFields must be nil');
-    const errors = validate(config, opts.schema);
+    const errors = yield* validateSteps(config, opts.schema);
     if (errors.length) throw badRequest(`failed to create typed patch object (${objectDescription(config)}): ${validationErrorsString(errors)}`);
     yield;
 
@@ -651,7 +659,7 @@ class ManagedFieldsManager implements FieldManager {
     let object: KubeObject;
     if (merged.object) {
       times.set(identifier, now);
-      object = dropNullFields(merged.object, opts.schema) as KubeObject;
+      object = (yield* dropNullFieldsSteps(merged.object, opts.schema)) as KubeObject;
       yield;
     } else {
       // Nothing changed in the object: it stays as it is, and the applier's time is not touched.

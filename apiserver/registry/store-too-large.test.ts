@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../shared/api/types.ts';
 import { AdmissionChain } from '../admission/admission.ts';
+import { skipUnlessEtcd } from '../../shared/etcd/availability.ts';
 import { EtcdStore } from '../storage/etcd/store.ts';
 import { useEtcd } from '../testing/etcd.ts';
 import { configMapDefinition, type ConfigMap } from './core/configmap.ts';
@@ -52,7 +53,7 @@ function manyKeys(): Record<string, string> {
 
 const dataOf = (obj: KubeObject): Record<string, string> => (obj as ConfigMap).data ?? {};
 
-describe('writes too large for etcd', () => {
+describe('writes too large for etcd', { skip: skipUnlessEtcd() }, () => {
   it('are each a 413 of their own; the breaker stays closed and other reads and writes go on', async () => {
     const s = store();
     const nodes = store(nodeDefinition);

@@ -56,6 +56,7 @@ import { ignoreManagedFieldsTimestampsYielding } from './managed-fields.ts';
 import { TimeSlice } from './time-slice.ts';
 import { apiVersionOf, type RequestContext, type ResourceDefinition } from './definition.ts';
 import { formatTimeOf } from '../../shared/go/time.ts';
+import { deletionFinalizers, namespaceDeletionFinalizers, type PropagationOptions } from './deletion-finalizers.ts';
 
 /** Which objects a list or deletecollection selects; built from label and field selectors. */
 export interface ListFilter {
@@ -95,7 +96,7 @@ export interface Preconditions {
   resourceVersion?: string;
 }
 
-export interface DeleteOptions {
+export interface DeleteOptions extends PropagationOptions {
   dryRun: boolean;
   preconditions?: Preconditions;
 }
@@ -808,27 +809,40 @@ export class GenericStore {
           const attributes = this.attributes('DELETE', '', namespace, name, undefined, old, ctx, opts);
           await this.admission.admit(attributes);
           await this.admission.validate(attributes);
-          if (old.metadata.deletionTimestamp && !this.finalized(old)) {
-            // Already terminating: nothing changes until the finalizers are gone.
+          if (old.metadata.deletionTimestamp && def.strategy.hasPendingFinalizers?.(old)) {
+            // The kind's own finalizers (a Namespace's spec.finalizers) remain: upstream's REST
+            // Delete of such a kind changes nothing until they are gone.
             outcome = { object: old, deleted: false };
             return { action: 'none', object: old };
           }
+          // A kind that prepares its own deletion (Namespace) follows its REST Delete's rules on the
+          // first delete, the generic ones afterwards (upstream hands the later deletes to the store).
+          const own = !!def.strategy.prepareForDelete && !old.metadata.deletionTimestamp;
+          const existing = old.metadata.finalizers ?? [];
+          const finalizers = own ? namespaceDeletionFinalizers(existing, opts) : deletionFinalizers(existing, opts, def.strategy.garbageCollectionPolicy);
           // Without finalizers or a strategy that may add them, the object just goes: no copy to mark.
-          if (!hasFinalizers(old) && !def.strategy.prepareForDelete) {
+          if (finalizers.length === 0 && !own) {
             outcome = { object: old, deleted: true };
             return opts.dryRun ? { action: 'none', object: old } : { action: 'delete' };
           }
           const marked = structuredClone(old);
-          const needsFinalization = def.strategy.prepareForDelete?.(marked, ctx) ?? false;
-          if (hasFinalizers(marked) || needsFinalization) {
+          const needsFinalization = own && (def.strategy.prepareForDelete?.(marked, ctx) ?? false);
+          if (finalizers.length > 0 || needsFinalization) {
+            if (old.metadata.deletionTimestamp && old.metadata.deletionGracePeriodSeconds === 0 && isDeepStrictEqual(finalizers, existing)) {
+              // A repeated delete that changes no finalizer writes nothing.
+              outcome = { object: old, deleted: false };
+              return { action: 'none', object: old };
+            }
+            if (finalizers.length > 0) marked.metadata.finalizers = finalizers;
+            else delete marked.metadata.finalizers;
+            outcome = { object: marked, deleted: false };
             // Marking an object for deletion changes what its controllers must do: a counted
             // generation moves (upstream's markAsDeleting). A kind that prepares its own deletion
             // (Namespace) is deleted by its own REST Delete upstream, which leaves generation alone.
             const generation = marked.metadata.generation ?? 0;
             if (!def.strategy.prepareForDelete && !old.metadata.deletionTimestamp && generation > 0) marked.metadata.generation = generation + 1;
-            marked.metadata.deletionTimestamp = formatTimeOf(ctx.now);
+            marked.metadata.deletionTimestamp ??= formatTimeOf(ctx.now);
             marked.metadata.deletionGracePeriodSeconds = 0;
-            outcome = { object: marked, deleted: false };
             if (opts.dryRun) return { action: 'none', object: marked };
             delete marked.metadata.resourceVersion;
             return { action: 'put', object: this.toStorage(marked) };

@@ -22,3 +22,20 @@ test('a boundary yields once the turn has run past the budget, and the next turn
   await slice.boundary();
   assert.equal(slice.yields, 2);
 });
+
+test('a yield from an I/O callback resumes only after the loop has run its timers and polled again', async () => {
+  const { readFile } = await import('node:fs/promises');
+  // Resolves in an I/O callback (the poll phase), as a request body's last chunk arrives.
+  await readFile(new URL(import.meta.url));
+  let timerRan = false;
+  setTimeout(() => (timerRan = true), 0);
+  // Past the timer's due time (it is due after 1 ms), so that the next timers phase runs it.
+  const start = performance.now();
+  while (performance.now() - start < 3) {
+    // busy: this turn's work
+  }
+  const slice = new TimeSlice(0);
+  await slice.boundary();
+  // One immediate would run in this iteration's check phase, before the timers phase.
+  assert.ok(timerRan);
+});

@@ -25,9 +25,16 @@ export class TimeSlice {
     this.turnStart = now();
   }
 
-  /** At a step boundary: yields (after I/O waiting in the loop) when this turn has run past the budget. */
+  /**
+   * At a step boundary: yields when this turn has run past the budget, and resumes only after the
+   * loop has polled for I/O. One immediate is not enough: scheduled from an I/O callback (a request
+   * body's last chunk) it runs in the check phase of the same loop iteration, before any other
+   * client's I/O, so two steps would hold the loop as one. The second immediate is scheduled from
+   * the check phase, which runs it only after the next poll.
+   */
   async boundary(): Promise<void> {
     if (this.now() - this.turnStart < this.budgetMs) return;
+    await nextTurn();
     await nextTurn();
     this.yields++;
     this.turnStart = this.now();

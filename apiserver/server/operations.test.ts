@@ -1,5 +1,5 @@
 /**
- * The operational features of the pipeline against in-process API servers on one real etcd:
+ * The operational features of the pipeline against in-process API servers on one embedded store:
  * deprecation signals, /metrics, the audit log, request logs, in-flight limits, request timeouts,
  * runtime configuration errors and graceful shutdown.
  */
@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startEtcd, type EtcdProcess } from '../../shared/etcd/process.ts';
 import { startApiServer, withLivezGrace, type RunningApiServer } from '../app.ts';
 import { pkiPaths } from '../auth/pki-setup.ts';
 import { configFromFlags, parseFlags } from '../config.ts';
@@ -27,16 +26,10 @@ const tokenFile = join(workDir, 'tokens.csv');
 // bob is an ordinary user whose group may edit configmaps (see `start`); prometheus reads /metrics
 // through the default policy's system:monitoring.
 writeFileSync(tokenFile, 'bob-token,bob,uid-bob,"devs"\nprom-token,prometheus,uid-prom,"system:monitoring"\n');
-let etcd: EtcdProcess;
 const running: RunningApiServer[] = [];
-
-before(async () => {
-  etcd = await startEtcd({ dataDir: join(workDir, 'etcd') });
-});
 
 after(async () => {
   for (const s of running) await s.close();
-  await etcd?.stop();
   rmSync(workDir, { recursive: true, force: true });
 });
 
@@ -60,7 +53,6 @@ async function start(args: string[] = []): Promise<Started> {
   });
   const config = configFromFlags(
     parseFlags([
-      `--etcd-servers=${etcd.endpoints.join(',')}`,
       '--secure-port=0',
       '--bind-address=127.0.0.1',
       `--data-dir=${dataDir}`,
@@ -92,7 +84,7 @@ async function grantConfigMaps(url: string, group: string): Promise<void> {
     subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: group }],
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'configmap-editor' },
   };
-  // PUT creates or keeps them: the servers of this file share one etcd.
+  // PUT creates or keeps them: the servers of this file share one store.
   assert.ok([200, 201].includes((await call(url, 'PUT', '/apis/rbac.authorization.k8s.io/v1/clusterroles/configmap-editor', { body: role })).status));
   assert.ok(
     [200, 201].includes((await call(url, 'PUT', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${binding.metadata.name}`, { body: binding })).status),
@@ -226,7 +218,7 @@ describe('a default server', () => {
     assert.match(prometheus.text, /^process_start_time_seconds \d+/m);
   });
 
-  it('counts requests with upstream verbs, scopes and codes, and times etcd calls', async () => {
+  it('counts requests with upstream verbs, scopes and codes, and times storage calls', async () => {
     const url = s.server.url;
     assert.equal((await call(url, 'POST', '/api/v1/namespaces/default/configmaps', { body: configMap('m1') })).status, 201);
     assert.equal((await call(url, 'POST', '/api/v1/namespaces/default/configmaps?dryRun=All', { body: configMap('m2') })).status, 201);
@@ -284,9 +276,11 @@ describe('a default server', () => {
       ),
       1,
     );
-    assert.ok((sample(text, 'etcd_request_duration_seconds_count{operation="create",type="configmaps"}') ?? 0) >= 1);
-    assert.ok((sample(text, 'etcd_request_duration_seconds_count{operation="delete",type="configmaps"}') ?? 0) >= 1);
-    assert.ok((sample(text, 'etcd_request_duration_seconds_count{operation="get",type="configmaps"}') ?? 0) >= 1);
+    // The embedded store's own histogram: etcd_request_duration_seconds is etcd's alone.
+    for (const operation of ['create', 'update', 'delete', 'get'])
+      assert.ok((sample(text, `corral_embedded_storage_request_duration_seconds_count{operation="${operation}",type="configmaps"}`) ?? 0) >= 1, operation);
+    assert.equal(sample(text, 'etcd_request_duration_seconds_count{operation="create",type="configmaps"}'), undefined);
+    assert.ok((sample(text, 'apiserver_storage_size_bytes{storage_cluster_id="embedded"}') ?? 0) > 0);
     assert.equal(sample(text, 'apiserver_current_inflight_requests{request_kind="readOnly"}'), 1);
   });
 
@@ -589,7 +583,7 @@ describe('graceful shutdown', () => {
     const ready = await call(url, 'GET', '/readyz?verbose', { auth: 'none' });
     assert.equal(ready.status, 500);
     assert.match(ready.text, /^\[-\]shutdown failed: reason withheld$/m);
-    assert.match(ready.text, /^\[\+\]etcd ok$/m);
+    assert.match(ready.text, /^\[\+\]embedded-storage ok$/m);
     assert.equal((await call(url, 'GET', '/livez', { auth: 'none' })).status, 200);
     assert.equal((await call(url, 'GET', '/api/v1/namespaces/default/configmaps')).status, 200);
     await waitFor('the watch to end', async () => (await Promise.race([watch.ended, sleep(50).then(() => 'open')])) === 'end', { timeoutMs: 5000 });

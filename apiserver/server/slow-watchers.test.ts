@@ -1,5 +1,5 @@
 /**
- * Slow and hostile watchers against an in-process API server on a real etcd (issue 10, finding 2,
+ * Slow and hostile watchers against an in-process API server on the embedded store (issue 10, finding 2,
  * at a bounded scale): watches that never read (HTTP/1.1 sockets left unread, HTTP/2 streams never
  * consumed, so their flow-control window closes) in every representation, most of them Tables
  * carrying the whole object as in the finding, while 100 KB ConfigMaps change. The server must stay
@@ -18,7 +18,6 @@ import { request as httpsRequest } from 'node:https';
 import type { ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEtcd, type EtcdProcess } from '../../shared/etcd/process.ts';
 import { startApiServer, type RunningApiServer } from '../app.ts';
 import { pkiPaths } from '../auth/pki-setup.ts';
 import { configFromFlags, parseFlags } from '../config.ts';
@@ -30,7 +29,6 @@ import { defaultWatchBudgetLimits } from './watch-budget.ts';
 
 const workDir = mkdtempSync(join(tmpdir(), 'corral-slow-watchers-'));
 const dataDir = join(workDir, 'data');
-let etcd: EtcdProcess;
 let server: RunningApiServer;
 let client: TestClient;
 
@@ -47,16 +45,7 @@ const objectBytes = 100 * 1024;
 const maxUpdates = 400;
 
 before(async () => {
-  etcd = await startEtcd({ dataDir: join(workDir, 'etcd') });
-  const config = configFromFlags(
-    parseFlags([
-      `--etcd-servers=${etcd.endpoints.join(',')}`,
-      '--secure-port=0',
-      '--bind-address=127.0.0.1',
-      `--data-dir=${dataDir}`,
-      '--etcd-compaction-interval=0',
-    ]),
-  );
+  const config = configFromFlags(parseFlags(['--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dataDir}`, '--etcd-compaction-interval=0']));
   server = await startApiServer(config, createLogger('warn', 'apiserver'));
   client = createTestClient(server.url, dataDir);
 });
@@ -64,7 +53,6 @@ before(async () => {
 after(async () => {
   client?.close();
   await server?.close();
-  await etcd?.stop();
   rmSync(workDir, { recursive: true, force: true });
 });
 

@@ -1,8 +1,9 @@
 /**
  * Start-up step "bootstrap": what every cluster has, created or reconciled by each replica as it
- * starts (upstream's post-start hooks): the system namespaces, then the default RBAC policy (with
- * the node join bindings when bootstrap tokens authenticate), then ClusterRole aggregation keeps
- * running. Writes go through the registry as `system:apiserver` in system:masters, admission
+ * starts (upstream's post-start hooks): the system namespaces, `kube-public/cluster-info` when
+ * nodes join with bootstrap tokens (cluster-info.ts, as kubeadm's init makes it), then the default
+ * RBAC policy (with the node join bindings when bootstrap tokens authenticate), then ClusterRole
+ * aggregation keeps running. Writes go through the registry as `system:apiserver` in system:masters, admission
  * included.
  *
  * Like upstream's hooks, a step that fails (etcd away, an admission plugin such as AlwaysDeny that
@@ -10,6 +11,7 @@
  * naming the unfinished hook.
  */
 import type { Logger } from 'pino';
+import { ensureClusterInfo, registryStores } from './cluster-info.ts';
 import { isStatusError } from '../../shared/api/errors.ts';
 import { rbacGroup } from '../../shared/api/rbac.ts';
 import { ClusterRoleAggregator } from '../authorization/rbac/aggregation.ts';
@@ -52,7 +54,7 @@ async function createSystemNamespaces(registry: Registry): Promise<void> {
 }
 
 /**
- * Creates the system namespaces and reconciles the RBAC policy; then keeps aggregated ClusterRoles
+ * Creates the system namespaces (and cluster-info when asked) and reconciles the RBAC policy; then keeps aggregated ClusterRoles
  * current (the returned aggregator, undefined without the RBAC API), until stopped.
  */
 export async function bootstrap(
@@ -60,11 +62,15 @@ export async function bootstrap(
   watchCache: WatchCache,
   state: HealthState,
   logger: Logger,
-  options: { nodeJoin: boolean },
+  options: { nodeJoin: boolean; clusterInfo?: { server: string; caPem: string } },
 ): Promise<ClusterRoleAggregator | undefined> {
   if (!registry.namespaces()) throw new Error('the core v1 API must be enabled');
   await untilDone('creating the system namespaces', () => createSystemNamespaces(registry), logger);
   state.namespacesCreated = true;
+  const clusterInfo = options.clusterInfo;
+  if (clusterInfo) {
+    await untilDone('creating cluster-info', () => ensureClusterInfo(registryStores(registry), clusterInfo.server, clusterInfo.caPem, logger), logger);
+  }
   // Without the RBAC API (--runtime-config) there is no policy to keep.
   const clusterRoles = registry.lookup(rbacGroup, 'v1', 'clusterroles')?.store;
   if (!clusterRoles) {

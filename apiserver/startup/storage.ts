@@ -7,9 +7,10 @@
  * - embedded (no `--etcd-servers`): LMDB in `<data-dir>/db`, owned by this one process (a second
  *   API server on the same data dir stops at once: replicas need etcd), compacted locally.
  */
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { ApiServerConfig } from '../config.ts';
+import type { ApiServerMetrics } from '../server/metrics.ts';
 import { WatchCache } from '../storage/cache/watch-cache.ts';
 import { embeddedCacheFeed } from '../storage/embedded/cache-feed.ts';
 import { EmbeddedCompactor } from '../storage/embedded/compactor.ts';
@@ -23,8 +24,12 @@ import type { Storage } from '../storage/storage.ts';
 export interface OpenedStorage {
   backend: 'etcd' | 'embedded';
   storage: Storage;
-  /** Set for etcd: its calls are timed for etcd_request_duration_seconds. */
-  etcd: EtcdStore | undefined;
+  /**
+   * Reports the backend in the metrics: etcd's calls in etcd_request_duration_seconds; the embedded
+   * store's in corral_embedded_storage_request_duration_seconds, and its file in
+   * apiserver_storage_size_bytes. `typeOf` names the group resource of a key (the `type` label).
+   */
+  instrument(metrics: ApiServerMetrics, typeOf: (key: string) => string): void;
   watchCache: WatchCache;
   /** Reads the backend's revision: the health check and ComponentStatus. */
   probe(): Promise<void>;
@@ -46,7 +51,9 @@ function openEtcd(config: ApiServerConfig, logger: Logger): OpenedStorage {
   return {
     backend: 'etcd',
     storage: etcd,
-    etcd,
+    instrument(metrics, typeOf) {
+      etcd.observer = (operation, key, seconds, failed) => metrics.etcdRequest(operation, typeOf(key), seconds, failed);
+    },
     watchCache,
     probe: async () => void (await etcd.currentRevision()),
     async start() {
@@ -61,16 +68,57 @@ function openEtcd(config: ApiServerConfig, logger: Logger): OpenedStorage {
   };
 }
 
-function openEmbedded(config: ApiServerConfig, logger: Logger): OpenedStorage {
-  const dir = join(config.dataDir, 'db');
-  const release = lockEmbeddedStore(dir);
-  let store: EmbeddedStore;
-  try {
-    store = new EmbeddedStore(dir, config.etcdPrefix);
-  } catch (err) {
-    release();
-    throw err;
+interface SharedStore {
+  store: EmbeddedStore;
+  users: number;
+  release: () => void;
+  /** The first start's preparation of the store (shrinkFile), which later starts wait for. */
+  prepared?: Promise<void>;
+}
+
+/**
+ * The embedded stores this process has open, by directory. API servers in one process (in-process
+ * tests) on one data dir share its store, as replicas share an etcd: each one's watch cache sees
+ * the others' writes, which two stores on one LMDB file would not deliver.
+ */
+const openStores = new Map<string, SharedStore>();
+
+/** The store in `dir`, locked for this process (a second process stops: replicas need etcd); `close` lets it go. */
+function acquireEmbeddedStore(dir: string, prefix: string): { store: EmbeddedStore; prepare: (logger: Logger) => Promise<void>; close: () => Promise<void> } {
+  let shared = openStores.get(dir);
+  if (shared && shared.store.prefix !== prefix) throw new Error(`the embedded store in ${dir} is open with the prefix ${shared.store.prefix}, not ${prefix}`);
+  if (!shared) {
+    const release = lockEmbeddedStore(dir);
+    try {
+      shared = { store: new EmbeddedStore(dir, prefix), users: 0, release };
+    } catch (err) {
+      release();
+      throw err;
+    }
+    openStores.set(dir, shared);
   }
+  const entry = shared;
+  entry.users++;
+  let closed = false;
+  return {
+    store: entry.store,
+    prepare: (logger) =>
+      (entry.prepared ??= entry.store.shrinkFile().then((shrunk) => {
+        if (shrunk) logger.info(shrunk, 'copied the embedded store into a smaller file');
+      })),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      if (--entry.users > 0) return;
+      openStores.delete(dir);
+      await entry.store.close();
+      entry.release();
+    },
+  };
+}
+
+function openEmbedded(config: ApiServerConfig, logger: Logger): OpenedStorage {
+  const { store, prepare, close } = acquireEmbeddedStore(resolve(config.dataDir, 'db'), config.etcdPrefix);
   const watchCache = new WatchCache(embeddedCacheFeed(store), config.etcdPrefix, (err) => logger.warn({ err }, 'watch cache re-initializing'));
   const compactor = new EmbeddedCompactor(
     store,
@@ -81,18 +129,22 @@ function openEmbedded(config: ApiServerConfig, logger: Logger): OpenedStorage {
   return {
     backend: 'embedded',
     storage: store,
-    etcd: undefined,
+    instrument(metrics, typeOf) {
+      store.observer = (operation, key, seconds) => metrics.embeddedStorageRequest(operation, typeOf(key), seconds);
+      // A scrape after the store closed has no size to report, rather than an error.
+      metrics.setStorageSizeSource(() => (store.isOpen() ? { cluster: 'embedded', bytes: store.sizeBytes() } : undefined));
+    },
     watchCache,
     probe: async () => void (await store.currentRevision()),
     async start() {
+      await prepare(logger);
       await watchCache.start();
       compactor.start();
     },
     async stop() {
       compactor.stop();
       await watchCache.stop();
-      await store.close();
-      release();
+      await close();
     },
   };
 }

@@ -17,6 +17,13 @@ import type { KubeObject } from '../../shared/api/types.ts';
 import type { RangeOptions, RangeResult, StoredValue, UpdateDecision, UpdateResult } from './etcd/store.ts';
 import type { StorageWatch, StorageWatchHandlers } from './etcd/watch.ts';
 
+/**
+ * What one request of a backend did, for its latency metric (etcd_request_duration_seconds, or
+ * the embedded store's corral_embedded_storage_request_duration_seconds): the operation, the key
+ * it was for, how long it took and whether it failed.
+ */
+export type StorageRequestObserver = (operation: 'get' | 'list' | 'create' | 'update' | 'delete', key: string, seconds: number, failed: boolean) => void;
+
 export interface Storage {
   /** The key of one object: `<prefix>/<resource>/<namespace>/<name>`, without the namespace when unset. */
   key(resource: string, namespace: string | undefined, name: string): string;

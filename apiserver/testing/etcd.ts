@@ -1,12 +1,16 @@
 /**
  * A real etcd for one test file (or suite): started in a temp dir before its tests, stopped and
  * removed after them, with a client. Call at the top level or inside `describe`.
+ *
+ * On a machine without etcd no hooks are registered (top-level hooks run even when every test is
+ * skipped), so the suites that use it must skip there: `describe('…', { skip: skipUnlessEtcd() }, …)`.
  */
 import { after, before } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Etcd3 } from 'etcd3';
+import { skipUnlessEtcd } from '../../shared/etcd/availability.ts';
 import { startEtcd, type EtcdProcess } from '../../shared/etcd/process.ts';
 import { startProxy, type TcpProxy } from '../../shared/etcd/proxy.ts';
 import { connectEtcd } from '../storage/etcd/store.ts';
@@ -33,14 +37,17 @@ async function stopTestEtcd(etcd: TestEtcd): Promise<void> {
 /** Registers the before/after hooks; the returned getter is valid inside the tests. */
 export function useEtcd(name: string): () => TestEtcd {
   let current: TestEtcd | undefined;
-  before(async () => {
-    current = await startTestEtcd(name);
-  });
-  after(async () => {
-    if (current) await stopTestEtcd(current);
-  });
+  const missing = skipUnlessEtcd();
+  if (!missing) {
+    before(async () => {
+      current = await startTestEtcd(name);
+    });
+    after(async () => {
+      if (current) await stopTestEtcd(current);
+    });
+  }
   return () => {
-    if (!current) throw new Error('useEtcd: etcd is only there while the tests run');
+    if (!current) throw new Error(missing ? `useEtcd: ${missing}; skip the suite with skipUnlessEtcd()` : 'useEtcd: etcd is only there while the tests run');
     return current;
   };
 }
@@ -55,19 +62,23 @@ export interface ProxiedEtcd extends TestEtcd {
 /** As useEtcd, with a TCP proxy in front of etcd and a second client through it. */
 export function useProxiedEtcd(name: string): () => ProxiedEtcd {
   let current: ProxiedEtcd | undefined;
-  before(async () => {
-    const base = await startTestEtcd(name);
-    const proxy = await startProxy({ targetPort: base.process.clientPort });
-    current = { ...base, proxy, viaProxy: connectEtcd({ endpoints: [proxy.url] }) };
-  });
-  after(async () => {
-    if (!current) return;
-    current.viaProxy.close();
-    await current.proxy.close();
-    await stopTestEtcd(current);
-  });
+  const missing = skipUnlessEtcd();
+  if (!missing) {
+    before(async () => {
+      const base = await startTestEtcd(name);
+      const proxy = await startProxy({ targetPort: base.process.clientPort });
+      current = { ...base, proxy, viaProxy: connectEtcd({ endpoints: [proxy.url] }) };
+    });
+    after(async () => {
+      if (!current) return;
+      current.viaProxy.close();
+      await current.proxy.close();
+      await stopTestEtcd(current);
+    });
+  }
   return () => {
-    if (!current) throw new Error('useProxiedEtcd: etcd is only there while the tests run');
+    if (!current)
+      throw new Error(missing ? `useProxiedEtcd: ${missing}; skip the suite with skipUnlessEtcd()` : 'useProxiedEtcd: etcd is only there while the tests run');
     return current;
   };
 }

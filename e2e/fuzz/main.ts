@@ -1,5 +1,5 @@
 /**
- * `npm run fuzz`: a long fuzz run (100,000 cases unless told otherwise) against a fresh etcd and
+ * `npm run fuzz`: a long fuzz run (100,000 cases unless told otherwise) against a fresh
  * API server, recording every distinct failure rather than stopping at the first, then printing
  * the counts (requests, by status code, by HTTP version, failures) and each failure's reproducer.
  * Exits 1 when anything failed.

@@ -1,5 +1,5 @@
 /**
- * The server under fuzz: one real API server process on a real etcd (the e2e harness's cluster,
+ * The server under fuzz: one real API server process (the e2e harness's cluster, on the embedded store;
  * every API version enabled), a transport with and without the admin certificate, the served
  * resources from discovery, and the checks that it is still there: the process has not exited
  * and `/readyz` answers 200.

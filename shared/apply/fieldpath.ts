@@ -10,6 +10,8 @@
  */
 import { goQuote } from '../go/format.ts';
 import { parseJson } from '../codec/json.ts';
+import { sortSteps } from './sort-steps.ts';
+import { runSteps, WorkCounter, type Steps } from './steps.ts';
 
 /** One field of a list item's key. */
 export interface KeyField {
@@ -121,6 +123,44 @@ function compareMaps(a: Record<string, unknown>, b: Record<string, unknown>): nu
     if (c !== 0) return c;
   }
   return 0;
+}
+
+/** valuesEqual in steps of about `entriesPerStep` entries (steps.ts), for values that may be large. */
+export function valuesEqualSteps(a: unknown, b: unknown): Steps<boolean> {
+  return equalSteps(a, b, new WorkCounter());
+}
+
+/** valuesEqual, descending with a walk (a generator) into maps and lists only. */
+function* equalSteps(a: unknown, b: unknown, work: WorkCounter): Steps<boolean> {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) {
+      const x: unknown = a[i];
+      const y: unknown = b[i];
+      if (!(typeof x === 'object' && x !== null ? yield* equalSteps(x, y, work) : x === y)) return false;
+      if (work.tick()) yield;
+    }
+    return true;
+  }
+  if (isRecord(a)) {
+    if (!isRecord(b)) return false;
+    // Listing 150,000 keys is a step of its own.
+    const keys = Object.keys(a);
+    if (work.tick(keys.length)) yield;
+    const count = Object.keys(b).length;
+    if (work.tick(count)) yield;
+    if (keys.length !== count) return false;
+    for (const k of keys) {
+      if (!Object.hasOwn(b, k)) return false;
+      const x = a[k];
+      const y = b[k];
+      if (!(typeof x === 'object' && x !== null ? yield* equalSteps(x, y, work) : x === y)) return false;
+      if (work.tick()) yield;
+    }
+    return true;
+  }
+  return false;
 }
 
 /** Equality of JSON values (upstream value.Equals): maps regardless of key order. */
@@ -307,6 +347,19 @@ class ElementList<T> {
     return this.items;
   }
 
+  /** Whether the items are out of order and too many to sort at once (see `orderSteps`). */
+  get largeUnordered(): boolean {
+    return this.index !== undefined && this.items.length > largeLevel;
+  }
+
+  /** Puts the items in element order, as `ordered` does, in steps (a sort of 150,000 holds the loop). */
+  *orderSteps(work: WorkCounter): Steps<void> {
+    if (!this.index) return;
+    const elementOf = this.elementOf;
+    yield* sortSteps(this.items, (a, b) => compareElements(elementOf(a), elementOf(b)), work);
+    this.index = undefined;
+  }
+
   /** Items already in element order and distinct (a set operation's output). */
   static of<T>(elementOf: (item: T) => PathElement, items: T[]): ElementList<T> {
     const list = new ElementList(elementOf);
@@ -361,6 +414,9 @@ class ElementList<T> {
   }
 }
 
+/** Items of a level above which FieldSet.orderSteps sorts it in steps rather than on its first read. */
+const largeLevel = 1024;
+
 const self = (e: PathElement): PathElement => e;
 const nodeElement = (n: SetNode): PathElement => n.element;
 
@@ -386,6 +442,23 @@ export class FieldSet {
     const s = new FieldSet();
     for (const p of paths) s.insert(p);
     return s;
+  }
+
+  /**
+   * Puts every large level in element order in steps (steps.ts), so that the reads that follow (set
+   * operations, encoding) need not sort one at once; small levels are left to sort when read.
+   */
+  *orderSteps(work: WorkCounter): Steps<void> {
+    const large: { orderSteps(work: WorkCounter): Steps<void> }[] = [];
+    this.collectLargeUnordered(large);
+    for (const list of large) yield* list.orderSteps(work);
+  }
+
+  /** The levels of this set that are out of order and large, found without a walk in steps. */
+  private collectLargeUnordered(into: { orderSteps(work: WorkCounter): Steps<void> }[]): void {
+    if (this.memberList.largeUnordered) into.push(this.memberList);
+    if (this.childList.largeUnordered) into.push(this.childList);
+    for (const node of this.childList.unordered()) node.set.collectLargeUnordered(into);
   }
 
   /** The paths ending at this level, in element order. */
@@ -685,38 +758,56 @@ function parseJSON(text: string): unknown {
  * that is both a member and has paths below it. Key order is element order, as upstream writes it.
  */
 export function toFieldsV1(set: FieldSet): Record<string, unknown> {
-  return emitContents(set, false);
+  return runSteps(toFieldsV1Steps(set));
 }
 
-function emitContents(set: FieldSet, includeSelf: boolean): Record<string, unknown> {
+/** toFieldsV1 in steps of about `entriesPerStep` elements (steps.ts). */
+export function* toFieldsV1Steps(set: FieldSet): Steps<Record<string, unknown>> {
+  const work = new WorkCounter();
+  yield* set.orderSteps(work);
+  return yield* emitContents(set, false, work);
+}
+
+function* emitContents(set: FieldSet, includeSelf: boolean, work: WorkCounter): Steps<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  if (includeSelf && !(set.members.length === 0 && set.children.length === 0)) out['.'] = {};
+  const members = set.members;
+  const children = set.children;
+  if (includeSelf && !(members.length === 0 && children.length === 0)) out['.'] = {};
   let mi = 0;
   let ci = 0;
-  while (mi < set.members.length || ci < set.children.length) {
-    const member = set.members[mi];
-    const node = set.children[ci];
+  while (mi < members.length || ci < children.length) {
+    const member = members[mi];
+    const node = children[ci];
     const c = !member ? 1 : !node ? -1 : compareElements(member, node.element);
     if (c < 0 && member) {
       out[serializeElement(member)] = {};
       mi++;
     } else if (c > 0 && node) {
-      out[serializeElement(node.element)] = emitContents(node.set, false);
+      out[serializeElement(node.element)] = yield* emitContents(node.set, false, work);
       ci++;
     } else if (node) {
-      out[serializeElement(node.element)] = emitContents(node.set, true);
+      out[serializeElement(node.element)] = yield* emitContents(node.set, true, work);
       mi++;
       ci++;
     }
+    if (work.tick()) yield;
   }
   return out;
 }
 
 /** Decodes a FieldsV1 tree; throws FieldsV1Error when it is malformed. */
 export function fromFieldsV1(tree: unknown): FieldSet {
+  return runSteps(fromFieldsV1Steps(tree));
+}
+
+/** fromFieldsV1 in steps of about `entriesPerStep` keys (steps.ts); the set comes out ordered. */
+export function* fromFieldsV1Steps(tree: unknown): Steps<FieldSet> {
   if (tree === null || tree === undefined) return new FieldSet();
   if (!isRecord(tree)) throw new FieldsV1Error('fieldsV1 must be an object');
-  return readLevel(tree).children ?? new FieldSet();
+  const work = new WorkCounter();
+  const set = (yield* readLevel(tree, work)).children ?? new FieldSet();
+  yield* set.orderSteps(work);
+  return set;
 }
 
 /** What an empty level (`{}`, or null) reads as: a member with nothing below. */
@@ -727,11 +818,14 @@ function isEmptyRecord(value: Record<string, unknown>): boolean {
   return true;
 }
 
-function readLevel(tree: Record<string, unknown>): { children: FieldSet | undefined; isMember: boolean } {
+function* readLevel(tree: Record<string, unknown>, work: WorkCounter): Steps<{ children: FieldSet | undefined; isMember: boolean }> {
   let children: FieldSet | undefined;
   let isMember = false;
   // Keys, not entries, and no call for the `{}` of a member: a level may hold 150,000 of them.
-  for (const key of Object.keys(tree)) {
+  const keys = Object.keys(tree);
+  if (work.tick(keys.length)) yield;
+  for (const key of keys) {
+    if (work.tick()) yield;
     const value = tree[key];
     if (key === '.') {
       isMember = true;
@@ -740,7 +834,7 @@ function readLevel(tree: Record<string, unknown>): { children: FieldSet | undefi
     const element = deserializeElement(key);
     if (!element) continue;
     if (value !== null && !isRecord(value)) throw new FieldsV1Error(`the value of ${goQuote(key)} must be an object`);
-    const below = value === null || isEmptyRecord(value) ? memberLeaf : readLevel(value);
+    const below = value === null || isEmptyRecord(value) ? memberLeaf : yield* readLevel(value, work);
     if (below.isMember) (children ??= new FieldSet()).insertMember(element);
     if (below.children) (children ??= new FieldSet()).setChild(element, below.children);
   }

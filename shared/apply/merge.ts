@@ -12,9 +12,9 @@
  * convert objects between versions, so sets recorded at another version are carried unchanged.
  */
 import type { Schema } from '../api/schema.ts';
-import { FieldSet, compareStrings, comparePaths, valuesEqual, type Path } from './fieldpath.ts';
+import { FieldSet, compareStrings, comparePaths, valuesEqualSteps, type Path } from './fieldpath.ts';
 import { runSteps, type Steps } from './steps.ts';
-import { compare, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet, withGoStructs, type Comparison } from './typed.ts';
+import { compareSteps, ensureNamedFieldsAreMembersSteps, mergeSteps, removeItemsSteps, toFieldSetSteps, withGoStructs, type Comparison } from './typed.ts';
 
 /** What one manager owns, at which API version, and whether it got it by applying. */
 export interface ManagerSet {
@@ -58,7 +58,7 @@ function* filteredComparison(opts: UpdaterOptions, live: unknown, updated: unkno
   const liveValue = withGoStructs(live, opts.schema);
   const updatedValue = withGoStructs(updated, opts.schema);
   yield;
-  const c = compare(liveValue, updatedValue, opts.schema);
+  const c = yield* compareSteps(liveValue, updatedValue, opts.schema);
   yield;
   const removed = filtered(opts, c.removed);
   const modified = filtered(opts, c.modified);
@@ -173,17 +173,17 @@ export function* applyConfigurationSteps(
   manager: string,
   force: boolean,
 ): Steps<ApplyResult> {
-  const merged = merge(live, config, opts.schema);
+  const merged = yield* mergeSteps(live, config, opts.schema);
   yield;
   const lastApplied = managers.get(manager);
   const withApplier: ManagedSets = new Map(managers);
-  const applied = toFieldSet(config, opts.schema);
+  const applied = yield* toFieldSetSteps(config, opts.schema);
   yield;
   withApplier.set(manager, { set: filtered(opts, applied), apiVersion: opts.apiVersion, applied: true });
   yield;
   const pruned = yield* prune(opts, asObject(merged), withApplier, lastApplied);
   const { managers: out } = yield* takeOwnership(opts, live, pruned, withApplier, manager, force);
-  const unchanged = valuesEqual(live, pruned);
+  const unchanged = yield* valuesEqualSteps(live, pruned);
   yield;
   return { object: unchanged ? null : pruned, managers: out };
 }
@@ -203,13 +203,17 @@ function* prune(
   lastApplied: ManagerSet | undefined,
 ): Steps<Record<string, unknown>> {
   if (!lastApplied || lastApplied.set.empty() || lastApplied.apiVersion !== opts.apiVersion) return merged;
-  const named = (set: FieldSet): FieldSet => ensureNamedFieldsAreMembers(set, opts.schema);
-  const remove = (set: FieldSet): Record<string, unknown> => asObject(removeItems(merged, set, opts.schema));
-  const fieldsOf = (value: Record<string, unknown>): FieldSet => named(toFieldSet(value, opts.schema));
+  const named = (set: FieldSet): Steps<FieldSet> => ensureNamedFieldsAreMembersSteps(set, opts.schema);
+  const remove = function* (set: FieldSet): Steps<Record<string, unknown>> {
+    return asObject(yield* removeItemsSteps(merged, set, opts.schema));
+  };
+  const fieldsOf = function* (value: Record<string, unknown>): Steps<FieldSet> {
+    return yield* named(yield* toFieldSetSteps(value, opts.schema));
+  };
 
-  const lastAppliedNamed = named(lastApplied.set);
+  const lastAppliedNamed = yield* named(lastApplied.set);
   yield;
-  let pruned = remove(lastAppliedNamed);
+  let pruned = yield* remove(lastAppliedNamed);
   yield;
 
   // Add back what anyone (the applier's new configuration included) owns.
@@ -219,25 +223,25 @@ function* prune(
     owned = owned.union(m.set);
     yield;
   }
-  const ownedNamed = named(owned);
+  const ownedNamed = yield* named(owned);
   yield;
-  const mergedFields = fieldsOf(merged);
+  const mergedFields = yield* fieldsOf(merged);
   yield;
-  const prunedFields = fieldsOf(pruned);
+  const prunedFields = yield* fieldsOf(pruned);
   yield;
   const keep = prunedFields.union(ownedNamed);
   yield;
   const readd = mergedFields.difference(keep);
   yield;
-  pruned = remove(readd);
+  pruned = yield* remove(readd);
   yield;
 
   // Remove only what the applier owned: unowned fields stay.
-  const remaining = fieldsOf(pruned);
+  const remaining = yield* fieldsOf(pruned);
   yield;
   const gone = mergedFields.difference(remaining);
   yield;
   const toRemove = gone.intersection(lastAppliedNamed);
   yield;
-  return remove(toRemove);
+  return yield* remove(toRemove);
 }

@@ -29,3 +29,26 @@ export async function runStepsYielding<T>(steps: Steps<T>, boundary: () => Promi
     await boundary();
   }
 }
+
+/**
+ * Entries a walk visits between two of its yields: about a millisecond of work on a large map, so
+ * that a caller's slice (which yields only once its own budget is spent) can cut anywhere.
+ */
+export const entriesPerStep = 1024;
+
+/**
+ * Counts the entries (map entries, list items, set members) one walk visits, so that a walk over a
+ * large value can yield every `entriesPerStep` of them wherever they lie: one counter per walk,
+ * shared by every level of it. A walk checks it per entry (`if (work.tick()) yield;`).
+ */
+export class WorkCounter {
+  private count = 0;
+
+  /** Counts `n` entries; true once a step's worth has been counted since it last said true. */
+  tick(n = 1): boolean {
+    this.count += n;
+    if (this.count < entriesPerStep) return false;
+    this.count = 0;
+    return true;
+  }
+}

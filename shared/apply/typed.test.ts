@@ -20,11 +20,14 @@ import {
 import { FieldSet, keyElement, makePath, pathString, toFieldsV1, valueElement } from './fieldpath.ts';
 import {
   compare,
+  compareSteps,
   dropNullFields,
   ensureNamedFieldsAreMembers,
   merge,
+  mergeSteps,
   removeItems,
   toFieldSet,
+  toFieldSetSteps,
   validate,
   validationErrorsString,
   withGoStructs,
@@ -241,4 +244,33 @@ test('withGoStructs fills struct fields Go holds by value, not pointers, maps or
   // So creating spec.inner.a owns the leaf only, as upstream's Go objects have spec and inner already.
   const c = compare(withGoStructs({}, goSchema), withGoStructs({ spec: { inner: { a: 'v' }, pointer: { b: 'w' } } }, goSchema), goSchema);
   assert.deepEqual(paths(c.added), ['.spec.pointer', '.spec.inner.a', '.spec.pointer.b']);
+});
+
+test('the walks of a large map yield between entries and compute what they compute in one go', () => {
+  const labels = (prefix: string): Record<string, string> => Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`l${i}`, `${prefix}${i}`]));
+  const live = { apiVersion: 'v1', kind: 'Thing', metadata: { name: 'x', labels: labels('a') }, data: { k: 'v' } };
+  const config = { apiVersion: 'v1', kind: 'Thing', metadata: { name: 'x', labels: { ...labels('b'), extra: 'e' } } };
+  const drain = <T>(steps: Generator<void, T, undefined>): { value: T; yields: number } => {
+    let yields = 0;
+    for (;;) {
+      const next = steps.next();
+      if (next.done) return { value: next.value, yields };
+      yields++;
+    }
+  };
+  const set = drain(toFieldSetSteps(config, thingSchema));
+  assert.ok(set.yields > 1);
+  assert.equal(set.value.size(), 5004);
+  assert.ok(set.value.has(makePath('metadata', 'labels', 'l4999')));
+  assert.deepEqual(paths(set.value), paths(toFieldSet(config, thingSchema)));
+  const compared = drain(compareSteps(live, config, thingSchema));
+  assert.ok(compared.yields > 1);
+  assert.equal(compared.value.modified.size(), 5000);
+  assert.deepEqual(paths(compared.value.added), ['.metadata.labels.extra']);
+  assert.deepEqual(paths(compared.value.removed), ['.data', '.data.k']);
+  assert.deepEqual(paths(compared.value.removed), paths(compare(live, config, thingSchema).removed));
+  const merged = drain(mergeSteps(live, config, thingSchema));
+  assert.ok(merged.yields > 1);
+  assert.deepEqual(merged.value, merge(live, config, thingSchema));
+  assert.deepEqual(Object.keys((merged.value as { metadata: { labels: object } }).metadata.labels).slice(-2), ['l4999', 'extra']);
 });

@@ -31,6 +31,7 @@ import {
 } from './fieldpath.ts';
 import { goQuote } from '../go/format.ts';
 import { append } from '../api/append.ts';
+import { runSteps, WorkCounter, type Steps } from './steps.ts';
 
 /** A node's type: a kind's schema, or one of upstream's two schemaless types (`null`: undeclared). */
 export type TypeRef = Schema | 'untyped' | 'deduced' | null;
@@ -140,6 +141,12 @@ function listOf(s: Schema): ListType {
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/**
+ * A map or list: a node with children. The walks below are steps (steps.ts) that descend with
+ * `yield*` into containers only; a leaf (nearly every node: the 150,000 labels of a large Node)
+ * is handled by a plain call, so that a walk costs a generator per container, not per field.
+ */
+const isContainer = (v: unknown): v is object => typeof v === 'object' && v !== null;
 const own = (m: Readonly<Record<string, unknown>>, key: string): unknown => (Object.hasOwn(m, key) ? m[key] : undefined);
 
 /** Narrows an atom to the kind of the value at hand; absent and null values keep every kind. */
@@ -303,17 +310,36 @@ function tryItemElement(list: ListType, item: unknown): PathElement | Error {
  * items (unless allowed, as for live objects).
  */
 export function validate(value: unknown, ref: TypeRef, allowDuplicates = false): ValidationError[] {
+  return runSteps(validateSteps(value, ref, allowDuplicates));
+}
+
+/** validate in steps of about `entriesPerStep` entries (steps.ts). */
+export function validateSteps(value: unknown, ref: TypeRef, allowDuplicates = false): Steps<ValidationError[]> {
+  return validateNode(value, ref, allowDuplicates, new WorkCounter());
+}
+
+function* validateNode(value: unknown, ref: TypeRef, allowDuplicates: boolean, work: WorkCounter): Steps<ValidationError[]> {
   // Upstream's order of precedence (map, scalar, list), without closures: this runs for every field.
   const atom = deduce(resolve(ref), value);
-  if (atom.map) return validateMap(atom.map, value, allowDuplicates);
+  if (atom.map) return isRecord(value) ? yield* validateMap(atom.map, value, allowDuplicates, work) : notMap(value);
   if (atom.scalar) return checkScalar(atom.scalar, value, '');
-  if (atom.list) return validateList(atom.list, value, allowDuplicates);
+  if (atom.list) return Array.isArray(value) ? yield* validateList(atom.list, value, allowDuplicates, work) : notList(value);
   return failure('schema error: invalid atom: inlined');
 }
 
-function validateList(t: ListType, value: unknown, allowDuplicates: boolean): ValidationError[] {
-  if (value === null || value === undefined) return [];
-  if (!Array.isArray(value)) return failure(`expected list, got &{${goV(value)}}`);
+/** validateNode of a value that is no map or list, which has nothing below it to walk. */
+function validateLeaf(value: unknown, ref: TypeRef): ValidationError[] {
+  const atom = deduce(resolve(ref), value);
+  if (atom.map) return notMap(value);
+  if (atom.scalar) return checkScalar(atom.scalar, value, '');
+  if (atom.list) return notList(value);
+  return failure('schema error: invalid atom: inlined');
+}
+
+const notMap = (value: unknown): ValidationError[] => (value === null || value === undefined ? [] : failure(`expected map, got &{${goV(value)}}`));
+const notList = (value: unknown): ValidationError[] => (value === null || value === undefined ? [] : failure(`expected list, got &{${goV(value)}}`));
+
+function* validateList(t: ListType, value: unknown[], allowDuplicates: boolean, work: WorkCounter): Steps<ValidationError[]> {
   const errors: ValidationError[] = [];
   const seen = new FieldSet();
   for (let i = 0; i < value.length; i++) {
@@ -329,24 +355,29 @@ function validateList(t: ListType, value: unknown, allowDuplicates: boolean): Va
       if (seen.hasMember(element) && !allowDuplicates) append(errors, failure(`duplicate entries for key ${elementString(element)}`));
       seen.insertMember(element);
     }
-    const below = validate(value[i], t.element, allowDuplicates);
+    const item = value[i];
+    const below = isContainer(item) ? yield* validateNode(item, t.element, allowDuplicates, work) : validateLeaf(item, t.element);
     if (below.length) append(errors, prefixed(elementString(element), below));
+    if (work.tick()) yield;
   }
   return errors;
 }
 
-function validateMap(t: MapType, value: unknown, allowDuplicates: boolean): ValidationError[] {
-  if (value === null || value === undefined) return [];
-  if (!isRecord(value)) return failure(`expected map, got &{${goV(value)}}`);
+function* validateMap(t: MapType, value: Record<string, unknown>, allowDuplicates: boolean, work: WorkCounter): Steps<ValidationError[]> {
   const errors: ValidationError[] = [];
-  for (const key of Object.keys(value)) {
+  const keys = Object.keys(value);
+  if (work.tick(keys.length)) yield;
+  for (const key of keys) {
     if (!Object.hasOwn(t.fields, key) && t.element === null) {
       append(errors, prefixed(elementString(fieldElement(key)), failure('field not declared in schema')));
       break;
     }
     // The prefix is built only for errors: a map of 100,000 valid labels needs none.
-    const below = validate(value[key], fieldType(t, key), allowDuplicates);
+    const item = value[key];
+    const ref = fieldType(t, key);
+    const below = isContainer(item) ? yield* validateNode(item, ref, allowDuplicates, work) : validateLeaf(item, ref);
     if (below.length) append(errors, prefixed(elementString(fieldElement(key)), below));
+    if (work.tick()) yield;
   }
   return errors;
 }
@@ -359,20 +390,28 @@ function validateMap(t: MapType, value: unknown, allowDuplicates: boolean): Vali
  * of keyed lists and sets, atomic lists and maps as a whole, and null or empty struct fields.
  */
 export function toFieldSet(value: unknown, ref: TypeRef): FieldSet {
+  return runSteps(toFieldSetSteps(value, ref));
+}
+
+/** toFieldSet in steps of about `entriesPerStep` entries (steps.ts); the set comes out ordered. */
+export function* toFieldSetSteps(value: unknown, ref: TypeRef): Steps<FieldSet> {
   const set = new FieldSet();
-  collectFields(value, ref, [], set);
+  const work = new WorkCounter();
+  if (isContainer(value)) yield* collectFields(value, ref, [], set, work);
+  else collectLeafFields(value, ref, [], set);
+  yield* set.orderSteps(work);
   return set;
 }
 
 /**
- * Adds the fields of `value` at `path` to `set`. `path` is shared along the walk (children push and
- * pop their element; FieldSet.insert keeps no reference to it), and the atom is dispatched in
- * upstream's order of precedence (map, scalar, list) without closures: this runs for every field of
- * every write (120,000 labels: closures and path copies per field cost more than the walk).
- * Returns the number of entries of a map walked field by field, -1 for anything else, so that the
- * caller need not count a large map's keys again to know whether it is empty.
+ * Adds the fields of `value` (a map or list) at `path` to `set`. `path` is shared along the walk
+ * (children push and pop their element; FieldSet.insert keeps no reference to it), and the atom is
+ * dispatched in upstream's order of precedence (map, scalar, list) without closures: this runs for
+ * every field of every write (120,000 labels: closures and path copies per field cost more than
+ * the walk). Returns the number of entries of a map walked field by field, -1 for anything else,
+ * so that the caller need not count a large map's keys again to know whether it is empty.
  */
-function collectFields(value: unknown, ref: TypeRef, path: PathElement[], set: FieldSet): number {
+function* collectFields(value: object, ref: TypeRef, path: PathElement[], set: FieldSet, work: WorkCounter): Steps<number> {
   const atom = deduce(resolve(ref), value);
   if (atom.map) {
     const t = atom.map;
@@ -382,12 +421,15 @@ function collectFields(value: unknown, ref: TypeRef, path: PathElement[], set: F
     }
     if (!isRecord(value)) return -1;
     const keys = Object.keys(value);
+    if (work.tick(keys.length)) yield;
     for (const key of keys) {
       const item = value[key];
+      const itemRef = fieldType(t, key);
       path.push(fieldElement(key));
-      const entries = collectFields(item, fieldType(t, key), path, set);
+      const entries = isContainer(item) ? yield* collectFields(item, itemRef, path, set, work) : collectLeafFields(item, itemRef, path, set);
       if (item === null || !Object.hasOwn(t.fields, key) || (isRecord(item) && (entries >= 0 ? entries === 0 : isEmptyRecord(item)))) set.insert(path);
       path.pop();
+      if (work.tick()) yield;
     }
     return keys.length;
   }
@@ -405,7 +447,10 @@ function collectFields(value: unknown, ref: TypeRef, path: PathElement[], set: F
     const seen = new FieldSet();
     const duplicates = new FieldSet();
     const elements: (PathElement | Error)[] = [];
-    for (const item of value) elements.push(tryItemElement(t, item));
+    for (const item of value) {
+      elements.push(tryItemElement(t, item));
+      if (work.tick()) yield;
+    }
     for (const pe of elements) {
       if (pe instanceof Error) continue;
       if (!seen.hasMember(pe)) seen.insertMember(pe);
@@ -415,16 +460,27 @@ function collectFields(value: unknown, ref: TypeRef, path: PathElement[], set: F
         path.pop();
         duplicates.insertMember(pe);
       }
+      if (work.tick()) yield;
     }
     for (let i = 0; i < elements.length; i++) {
       const pe = elements[i] as PathElement | Error;
       if (pe instanceof Error || duplicates.hasMember(pe)) continue;
+      const item: unknown = value[i];
       path.push(pe);
-      collectFields(value[i], t.element, path, set);
+      if (isContainer(item)) yield* collectFields(item, t.element, path, set, work);
+      else collectLeafFields(item, t.element, path, set);
       set.insert(path);
       path.pop();
+      if (work.tick()) yield;
     }
   }
+  return -1;
+}
+
+/** collectFields of a value that is no map or list: at most its own path. */
+function collectLeafFields(value: unknown, ref: TypeRef, path: PathElement[], set: FieldSet): number {
+  const atom = deduce(resolve(ref), value);
+  if (atom.map ? atom.map.atomic : atom.scalar !== undefined || atom.list?.atomic === true) set.insert(path);
   return -1;
 }
 
@@ -444,9 +500,18 @@ export interface Comparison {
  * added or removed together with everything below it.
  */
 export function compare(lhs: unknown, rhs: unknown, ref: TypeRef): Comparison {
+  return runSteps(compareSteps(lhs, rhs, ref));
+}
+
+/** compare in steps of about `entriesPerStep` entries (steps.ts); the sets come out ordered. */
+export function* compareSteps(lhs: unknown, rhs: unknown, ref: TypeRef): Steps<Comparison> {
   const comparison: Comparison = { removed: new FieldSet(), modified: new FieldSet(), added: new FieldSet() };
-  const errors = compareNode(lhs, rhs, ref, [], comparison);
+  const work = new WorkCounter();
+  const errors = yield* compareNode(lhs, rhs, ref, [], comparison, work);
   if (errors.length) throw new TypedValueError(errors);
+  yield* comparison.removed.orderSteps(work);
+  yield* comparison.modified.orderSteps(work);
+  yield* comparison.added.orderSteps(work);
   return comparison;
 }
 
@@ -463,25 +528,53 @@ interface CompareNode {
   inLeaf: boolean;
 }
 
-function compareNode(lhs: unknown, rhs: unknown, ref: TypeRef, path: PathElement[], out: Comparison): ValidationError[] {
-  if (lhs === undefined && rhs === undefined) return failure('at least one of lhs and rhs must be provided');
+/**
+ * The kind a node is compared (or merged) as, after `leftFirst` when the sides are of different
+ * kinds: the left is then walked as its own kind first, on a record of its own. Returned as the
+ * second kind only, the first stored in `leftKind` (no allocation: this runs for every field).
+ */
+let leftKind: Atom | undefined;
+
+function nodeKind(lhs: unknown, rhs: unknown, ref: TypeRef): Atom {
   const atom = resolve(ref);
   const left = deduce(atom, lhs);
   const right = deduce(atom, rhs);
-  const node: CompareNode = { lhs, rhs, path, out, inLeaf: false };
-  let errors: ValidationError[];
-  if (rhs === undefined) errors = compareAs(node, left);
-  else if (lhs === undefined || sameAtom(left, right)) errors = compareAs(node, right);
-  else {
-    // Different kinds on each side: the left is walked as its own kind first, on its own record.
-    const leftErrors = compareAs({ lhs, rhs, path, out, inLeaf: false }, left);
-    errors = leftErrors.concat(compareAs(node, right));
-  }
+  leftKind = undefined;
+  if (rhs === undefined) return left;
+  if (lhs !== undefined && !sameAtom(left, right)) leftKind = left;
+  return right;
+}
+
+const bothAbsent = (): ValidationError[] => failure('at least one of lhs and rhs must be provided');
+
+/** A compared node not recorded as a leaf is added or removed as a whole when one side lacks it. */
+function compareDone(node: CompareNode, errors: ValidationError[]): ValidationError[] {
   if (!node.inLeaf) {
-    if (lhs === undefined) out.added.insert(path);
-    else if (rhs === undefined) out.removed.insert(path);
+    if (node.lhs === undefined) node.out.added.insert(node.path);
+    else if (node.rhs === undefined) node.out.removed.insert(node.path);
   }
   return errors;
+}
+
+function* compareNode(lhs: unknown, rhs: unknown, ref: TypeRef, path: PathElement[], out: Comparison, work: WorkCounter): Steps<ValidationError[]> {
+  if (lhs === undefined && rhs === undefined) return bothAbsent();
+  const atom = nodeKind(lhs, rhs, ref);
+  const leftFirst = leftKind;
+  const node: CompareNode = { lhs, rhs, path, out, inLeaf: false };
+  const leftErrors = leftFirst ? yield* compareAs({ lhs, rhs, path, out, inLeaf: false }, leftFirst, work) : [];
+  const errors = yield* compareAs(node, atom, work);
+  return compareDone(node, leftErrors.length ? leftErrors.concat(errors) : errors);
+}
+
+/** compareNode of two values neither of which is a map or list: nothing below them to walk. */
+function compareLeafNode(lhs: unknown, rhs: unknown, ref: TypeRef, path: PathElement[], out: Comparison): ValidationError[] {
+  if (lhs === undefined && rhs === undefined) return bothAbsent();
+  const atom = nodeKind(lhs, rhs, ref);
+  const leftFirst = leftKind;
+  const node: CompareNode = { lhs, rhs, path, out, inLeaf: false };
+  const leftErrors = leftFirst ? compareLeafAs({ lhs, rhs, path, out, inLeaf: false }, leftFirst) : [];
+  const errors = compareLeafAs(node, atom);
+  return compareDone(node, leftErrors.length ? leftErrors.concat(errors) : errors);
 }
 
 /** Records the node as a leaf (once): added, removed or, when the values differ, modified. */
@@ -493,15 +586,25 @@ function compareLeaf(node: CompareNode): void {
   else if (!valuesEqual(node.lhs, node.rhs)) node.out.modified.insert(node.path);
 }
 
+/** compareAs of a node without maps or lists: every kind but a mismatched scalar is a leaf. */
+function compareLeafAs(node: CompareNode, atom: Atom): ValidationError[] {
+  if (!atom.map && atom.scalar) {
+    const errors = scalarErrors(atom.scalar, node.lhs, node.rhs);
+    if (errors) return errors;
+  } else if (!atom.map && !atom.list) return failure('schema error: invalid atom: inlined');
+  compareLeaf(node);
+  return [];
+}
+
 /** Compares the node as `atom`'s kind, in upstream's order of precedence: map, scalar, list. */
-function compareAs(node: CompareNode, atom: Atom): ValidationError[] {
+function* compareAs(node: CompareNode, atom: Atom, work: WorkCounter): Steps<ValidationError[]> {
   const { lhs, rhs, path } = node;
   if (atom.map) {
     const t = atom.map;
     const l = isRecord(lhs) ? lhs : undefined;
     const r = isRecord(rhs) ? rhs : undefined;
     // Both maps are empty exactly when they have no keys between them.
-    const keys = t.atomic ? [] : zipKeys(l, r);
+    const keys = t.atomic ? [] : yield* zipKeys(l, r, work);
     if (keys.length === 0) {
       compareLeaf(node);
       return [];
@@ -510,9 +613,15 @@ function compareAs(node: CompareNode, atom: Atom): ValidationError[] {
     for (const key of keys) {
       const child = fieldElement(key);
       path.push(child);
-      const childErrors = compareNode(l ? own(l, key) : undefined, r ? own(r, key) : undefined, fieldType(t, key), path, node.out);
+      const lv = l ? own(l, key) : undefined;
+      const rv = r ? own(r, key) : undefined;
+      const ref = fieldType(t, key);
+      // A walk (a generator) only where either side has children: not for each of 150,000 labels.
+      const childErrors =
+        isContainer(lv) || isContainer(rv) ? yield* compareNode(lv, rv, ref, path, node.out, work) : compareLeafNode(lv, rv, ref, path, node.out);
       path.pop();
       if (childErrors.length) errors = errors.concat(prefixed(elementString(child), childErrors));
+      if (work.tick()) yield;
     }
     return errors;
   }
@@ -530,7 +639,7 @@ function compareAs(node: CompareNode, atom: Atom): ValidationError[] {
       compareLeaf(node);
       return [];
     }
-    return compareListItems(t, l ?? [], r ?? [], path, node.out);
+    return yield* compareListItems(t, l ?? [], r ?? [], path, node.out, work);
   }
   return failure('schema error: invalid atom: inlined');
 }
@@ -551,14 +660,22 @@ const isEmptyRecord = (m: Record<string, unknown> | undefined): boolean => {
   return true;
 };
 
-/** The keys of two maps, the left map's first, each once. */
-function zipKeys(l: Record<string, unknown> | undefined, r: Record<string, unknown> | undefined): string[] {
+/**
+ * The keys of two maps, the left map's first, each once. In steps: listing the keys of a map of
+ * 150,000 entries is itself a step of tens of milliseconds, so each map's is one step.
+ */
+function* zipKeys(l: Record<string, unknown> | undefined, r: Record<string, unknown> | undefined, work: WorkCounter): Steps<string[]> {
   const keys = Object.keys(l ?? {});
+  if (work.tick(keys.length)) yield;
   const right = Object.keys(r ?? {});
+  if (work.tick(right.length)) yield;
   // One side empty (a create, a new map): the other's keys as they are, not copied one by one.
   if (keys.length === 0) return right;
   if (right.length === 0) return keys;
-  for (const key of right) if (!Object.hasOwn(l ?? {}, key)) keys.push(key);
+  for (const key of right) {
+    if (!Object.hasOwn(l ?? {}, key)) keys.push(key);
+    if (work.tick()) yield;
+  }
   return keys;
 }
 
@@ -567,52 +684,55 @@ interface Grouped {
   items: unknown[];
 }
 
-function compareListItems(t: ListType, lhs: unknown[], rhs: unknown[], path: PathElement[], out: Comparison): ValidationError[] {
+function* compareListItems(t: ListType, lhs: unknown[], rhs: unknown[], path: PathElement[], out: Comparison, work: WorkCounter): Steps<ValidationError[]> {
   const errors: ValidationError[] = [];
   const order: string[] = [];
-  const group = (list: unknown[], into: Map<string, Grouped>, record: (key: string) => void): void => {
-    list.forEach((item, i) => {
-      const pe = tryItemElement(t, item);
-      if (pe instanceof Error) {
-        append(errors, failure(`element ${i}: ${pe.message}`));
-        return;
-      }
-      const key = serializeElement(pe);
-      const existing = into.get(key);
-      if (existing) existing.items.push(item);
-      else {
-        into.set(key, { element: pe, items: [item] });
-        record(key);
-      }
-    });
-  };
   const left = new Map<string, Grouped>();
   const right = new Map<string, Grouped>();
-  group(lhs, left, (key) => order.push(key));
-  group(rhs, right, (key) => {
-    if (!left.has(key)) order.push(key);
-  });
+  // Items grouped by element (the left list's first), and every element once in `order`.
+  for (const [list, into] of [
+    [lhs, left],
+    [rhs, right],
+  ] as const) {
+    for (let i = 0; i < list.length; i++) {
+      const item = list[i];
+      const pe = tryItemElement(t, item);
+      if (pe instanceof Error) append(errors, failure(`element ${i}: ${pe.message}`));
+      else {
+        const key = serializeElement(pe);
+        const existing = into.get(key);
+        if (existing) existing.items.push(item);
+        else {
+          into.set(key, { element: pe, items: [item] });
+          if (into === left || !left.has(key)) order.push(key);
+        }
+      }
+      if (work.tick()) yield;
+    }
+  }
   for (const key of order) {
     const l = left.get(key)?.items ?? [];
     const r = right.get(key)?.items ?? [];
     const pe = (left.get(key) ?? right.get(key))?.element as PathElement;
-    const item = (a: unknown, b: unknown): void => {
-      path.push(pe);
-      const itemErrors = compareNode(a, b, t.element, path, out);
-      path.pop();
-      if (itemErrors.length) append(errors, prefixed(elementString(pe), itemErrors));
-    };
-    if (l.length <= 1 && r.length <= 1) item(l[0], r[0]);
+    // The pair of items compared under `pe`, if any.
+    let pair: [unknown, unknown] | undefined;
+    if (l.length <= 1 && r.length <= 1) pair = [l[0], r[0]];
     else if (l.length >= 2 && r.length >= 2) {
       // Duplicates on both sides compare as one atomic value.
       if (l.length !== r.length || !l.every((v, i) => valuesEqual(v, r[i]))) out.modified.insert([...path, pe]);
     } else if (l.length >= 2) {
-      if (r.length) item(undefined, r[0]);
-      out.removed.insert([...path, pe]);
-    } else {
-      if (l.length) item(l[0], undefined);
-      out.added.insert([...path, pe]);
+      if (r.length) pair = [undefined, r[0]];
+    } else if (l.length) pair = [l[0], undefined];
+    if (pair) {
+      const [a, b] = pair;
+      path.push(pe);
+      const itemErrors = isContainer(a) || isContainer(b) ? yield* compareNode(a, b, t.element, path, out, work) : compareLeafNode(a, b, t.element, path, out);
+      path.pop();
+      if (itemErrors.length) append(errors, prefixed(elementString(pe), itemErrors));
     }
+    if (l.length >= 2 && r.length < 2) out.removed.insert([...path, pe]);
+    else if (r.length >= 2 && l.length < 2) out.added.insert([...path, pe]);
+    if (work.tick()) yield;
   }
   return errors;
 }
@@ -626,7 +746,12 @@ function compareListItems(t: ListType, lhs: unknown[], rhs: unknown[], path: Pat
  * has them. Duplicate items of `rhs` are an error; duplicates of `lhs` are replaced as a whole.
  */
 export function merge(lhs: unknown, rhs: unknown, ref: TypeRef): unknown {
-  const { out, errors } = mergeNode(lhs, rhs, ref);
+  return runSteps(mergeSteps(lhs, rhs, ref));
+}
+
+/** merge in steps of about `entriesPerStep` entries (steps.ts). */
+export function* mergeSteps(lhs: unknown, rhs: unknown, ref: TypeRef): Steps<unknown> {
+  const { out, errors } = yield* mergeNode(lhs, rhs, ref, new WorkCounter());
   if (errors.length) throw new TypedValueError(errors);
   return out;
 }
@@ -639,21 +764,31 @@ interface MergeNode {
   inLeaf: boolean;
 }
 
-function mergeNode(lhs: unknown, rhs: unknown, ref: TypeRef): { out: unknown; errors: ValidationError[] } {
-  if (lhs === undefined && rhs === undefined) return { out: undefined, errors: failure('at least one of lhs and rhs must be provided') };
-  const atom = resolve(ref);
-  const left = deduce(atom, lhs);
-  const right = deduce(atom, rhs);
+interface Merged {
+  out: unknown;
+  errors: ValidationError[];
+}
+
+function* mergeNode(lhs: unknown, rhs: unknown, ref: TypeRef, work: WorkCounter): Steps<Merged> {
+  if (lhs === undefined && rhs === undefined) return { out: undefined, errors: bothAbsent() };
+  const atom = nodeKind(lhs, rhs, ref);
+  const leftFirst = leftKind;
   const node: MergeNode = { lhs, rhs, out: undefined, inLeaf: false };
-  let errors: ValidationError[];
-  if (rhs === undefined) errors = mergeAs(node, left);
-  else if (lhs === undefined || sameAtom(left, right)) errors = mergeAs(node, right);
-  else {
-    // Different kinds on each side: the left is walked as its own kind for its errors only.
-    const leftErrors = mergeAs({ lhs, rhs, out: undefined, inLeaf: false }, left);
-    errors = leftErrors.concat(mergeAs(node, right));
-  }
-  return { out: node.out, errors };
+  // Different kinds on each side: the left is walked as its own kind for its errors only.
+  const leftErrors = leftFirst ? yield* mergeAs({ lhs, rhs, out: undefined, inLeaf: false }, leftFirst, work) : [];
+  const errors = yield* mergeAs(node, atom, work);
+  return { out: node.out, errors: leftErrors.length ? leftErrors.concat(errors) : errors };
+}
+
+/** mergeNode of two values neither of which is a map or list: nothing below them to walk. */
+function mergeLeafNode(lhs: unknown, rhs: unknown, ref: TypeRef): Merged {
+  if (lhs === undefined && rhs === undefined) return { out: undefined, errors: bothAbsent() };
+  const atom = nodeKind(lhs, rhs, ref);
+  const leftFirst = leftKind;
+  const node: MergeNode = { lhs, rhs, out: undefined, inLeaf: false };
+  const leftErrors = leftFirst ? mergeLeafAs({ lhs, rhs, out: undefined, inLeaf: false }, leftFirst) : [];
+  const errors = mergeLeafAs(node, atom);
+  return { out: node.out, errors: leftErrors.length ? leftErrors.concat(errors) : errors };
 }
 
 /** Takes the node whole: the right-hand value when there is one. */
@@ -663,15 +798,25 @@ function mergeLeaf(node: MergeNode): void {
   node.out = node.rhs !== undefined ? node.rhs : node.lhs;
 }
 
+/** mergeAs of a node without maps or lists: every kind but a mismatched scalar is taken whole. */
+function mergeLeafAs(node: MergeNode, atom: Atom): ValidationError[] {
+  if (!atom.map && atom.scalar) {
+    const errors = scalarErrors(atom.scalar, node.lhs, node.rhs);
+    if (errors) return errors;
+  } else if (!atom.map && !atom.list) return failure('schema error: invalid atom: inlined');
+  mergeLeaf(node);
+  return [];
+}
+
 /** Merges the node as `atom`'s kind, in upstream's order of precedence: map, scalar, list. */
-function mergeAs(node: MergeNode, atom: Atom): ValidationError[] {
+function* mergeAs(node: MergeNode, atom: Atom, work: WorkCounter): Steps<ValidationError[]> {
   const { lhs, rhs } = node;
   if (atom.map) {
     const t = atom.map;
     const l = isRecord(lhs) ? lhs : undefined;
     const r = isRecord(rhs) ? rhs : undefined;
     // Both maps are empty exactly when they have no keys between them.
-    const keys = t.atomic ? [] : zipKeys(l, r);
+    const keys = t.atomic ? [] : yield* zipKeys(l, r, work);
     if (keys.length === 0) {
       mergeLeaf(node);
       return [];
@@ -680,12 +825,17 @@ function mergeAs(node: MergeNode, atom: Atom): ValidationError[] {
     const result: Record<string, unknown> = {};
     let empty = true;
     for (const key of keys) {
-      const child = mergeNode(l ? own(l, key) : undefined, r ? own(r, key) : undefined, fieldType(t, key));
+      const lv = l ? own(l, key) : undefined;
+      const rv = r ? own(r, key) : undefined;
+      const ref = fieldType(t, key);
+      // A walk (a generator) only where either side has children: not for each of 150,000 labels.
+      const child = isContainer(lv) || isContainer(rv) ? yield* mergeNode(lv, rv, ref, work) : mergeLeafNode(lv, rv, ref);
       if (child.errors.length) errors = errors.concat(prefixed(elementString(fieldElement(key)), child.errors));
       if (child.out !== undefined) {
         result[key] = child.out;
         empty = false;
       }
+      if (work.tick()) yield;
     }
     if (!empty) node.out = result;
     return errors;
@@ -704,7 +854,7 @@ function mergeAs(node: MergeNode, atom: Atom): ValidationError[] {
       mergeLeaf(node);
       return [];
     }
-    const merged = mergeListItems(t, l ?? [], r ?? []);
+    const merged = yield* mergeListItems(t, l ?? [], r ?? [], work);
     if (merged.items.length > 0) node.out = merged.items;
     return merged.errors;
   }
@@ -718,24 +868,79 @@ interface IndexedList {
   errors: ValidationError[];
 }
 
-function indexList(t: ListType, list: unknown[], allowDuplicates: boolean): IndexedList {
+function* indexList(t: ListType, list: unknown[], allowDuplicates: boolean, work: WorkCounter): Steps<IndexedList> {
   const indexed: IndexedList = { elements: [], observed: new Map(), errors: [] };
-  list.forEach((item, i) => {
+  for (let i = 0; i < list.length; i++) {
+    if (work.tick()) yield;
+    const item = list[i];
     const pe = tryItemElement(t, item);
     if (pe instanceof Error) {
       append(indexed.errors, failure(`element ${i}: ${pe.message}`));
-      return;
+      continue;
     }
     const key = serializeElement(pe);
     const found = indexed.observed.has(key);
     if (found && !allowDuplicates) {
       append(indexed.errors, failure(`duplicate entries for key ${elementString(pe)}`));
-      return;
+      continue;
     }
     indexed.observed.set(key, found ? null : item);
     indexed.elements.push(pe);
-  });
+  }
   return indexed;
+}
+
+/** Where mergeListItems is in both lists. */
+interface ListCursor {
+  li: number;
+  ri: number;
+  /** The next item of both lists that the applied list wants, at `sharedAt - 1` of the shared ones. */
+  nextShared: PathElement | undefined;
+  sharedAt: number;
+  readonly shared: readonly PathElement[];
+  /** Items of the applied list merged so far, by element key. */
+  readonly mergedRight: Set<string>;
+}
+
+/**
+ * One move of mergeListItems through both lists: the pair of items to merge next (live, applied;
+ * either may be absent), or undefined when this move skips a live item.
+ */
+function nextListPair(cursor: ListCursor, lhs: unknown[], left: IndexedList, right: IndexedList): [unknown, unknown] | undefined {
+  const key = serializeElement;
+  const lLen = left.elements.length;
+  const rLen = right.elements.length;
+  const advanceShared = (): void => {
+    cursor.nextShared = cursor.shared[cursor.sharedAt++];
+  };
+  if (cursor.li < lLen && cursor.ri < rLen) {
+    const pe = left.elements[cursor.li] as PathElement;
+    if (elementsEqual(pe, right.elements[cursor.ri] as PathElement)) {
+      cursor.mergedRight.add(key(pe));
+      cursor.li++;
+      cursor.ri++;
+      advanceShared();
+      return [left.observed.get(key(pe)), right.observed.get(key(pe))];
+    }
+    if (right.observed.has(key(pe)) && cursor.nextShared !== undefined && !elementsEqual(cursor.nextShared, pe)) {
+      // A shared item, but not the next one the applied list wants.
+      cursor.li++;
+      return undefined;
+    }
+  }
+  if (cursor.li < lLen) {
+    const pe = left.elements[cursor.li] as PathElement;
+    if (!right.observed.has(key(pe))) return [lhs[cursor.li++], undefined];
+    if (cursor.mergedRight.has(key(pe))) cursor.li++;
+  }
+  if (cursor.ri < rLen) {
+    const pe = right.elements[cursor.ri] as PathElement;
+    cursor.mergedRight.add(key(pe));
+    cursor.ri++;
+    if (cursor.nextShared !== undefined && elementsEqual(cursor.nextShared, pe)) advanceShared();
+    return [left.observed.has(key(pe)) ? left.observed.get(key(pe)) : undefined, right.observed.get(key(pe))];
+  }
+  return undefined;
 }
 
 /**
@@ -743,58 +948,23 @@ function indexList(t: ListType, list: unknown[], allowDuplicates: boolean): Inde
  * live list only where they stood relative to the shared ones, new items where the applied list has
  * them. Errors below an item are dropped, as upstream drops them.
  */
-function mergeListItems(t: ListType, lhs: unknown[], rhs: unknown[]): { items: unknown[]; errors: ValidationError[] } {
-  const right = indexList(t, rhs, false);
-  const left = indexList(t, lhs, true);
+function* mergeListItems(t: ListType, lhs: unknown[], rhs: unknown[], work: WorkCounter): Steps<{ items: unknown[]; errors: ValidationError[] }> {
+  const right = yield* indexList(t, rhs, false, work);
+  const left = yield* indexList(t, lhs, true, work);
   const errors = [...right.errors, ...left.errors];
   if (errors.length) return { items: [], errors };
-  const key = serializeElement;
-  const shared = right.elements.filter((pe) => left.observed.has(key(pe)));
+  const shared = right.elements.filter((pe) => left.observed.has(serializeElement(pe)));
   // A cursor rather than shift(), which moves every remaining item: quadratic on long lists.
-  let sharedAt = 0;
-  const nextSharedItem = (): PathElement | undefined => shared[sharedAt++];
-  let nextShared = nextSharedItem();
-  const mergedRight = new Set<string>();
+  const cursor: ListCursor = { li: 0, ri: 0, nextShared: shared[0], sharedAt: 1, shared, mergedRight: new Set() };
   const items: unknown[] = [];
-  const push = (l: unknown, r: unknown): void => {
-    const { out } = mergeNode(l, r, t.element);
-    if (out !== undefined) items.push(out);
-  };
-  const lLen = left.elements.length;
-  const rLen = right.elements.length;
-  for (let li = 0, ri = 0; li < lLen || ri < rLen;) {
-    if (li < lLen && ri < rLen) {
-      const pe = left.elements[li] as PathElement;
-      if (elementsEqual(pe, right.elements[ri] as PathElement)) {
-        mergedRight.add(key(pe));
-        push(left.observed.get(key(pe)), right.observed.get(key(pe)));
-        li++;
-        ri++;
-        nextShared = nextSharedItem();
-        continue;
-      }
-      if (right.observed.has(key(pe)) && nextShared !== undefined && !elementsEqual(nextShared, pe)) {
-        // A shared item, but not the next one the applied list wants.
-        li++;
-        continue;
-      }
+  while (cursor.li < left.elements.length || cursor.ri < right.elements.length) {
+    const pair = nextListPair(cursor, lhs, left, right);
+    if (pair) {
+      const [l, r] = pair;
+      const { out } = isContainer(l) || isContainer(r) ? yield* mergeNode(l, r, t.element, work) : mergeLeafNode(l, r, t.element);
+      if (out !== undefined) items.push(out);
     }
-    if (li < lLen) {
-      const pe = left.elements[li] as PathElement;
-      if (!right.observed.has(key(pe))) {
-        push(lhs[li], undefined);
-        li++;
-        continue;
-      }
-      if (mergedRight.has(key(pe))) li++;
-    }
-    if (ri < rLen) {
-      const pe = right.elements[ri] as PathElement;
-      mergedRight.add(key(pe));
-      push(left.observed.has(key(pe)) ? left.observed.get(key(pe)) : undefined, right.observed.get(key(pe)));
-      ri++;
-      if (nextShared !== undefined && elementsEqual(nextShared, pe)) nextShared = nextSharedItem();
-    }
+    if (work.tick()) yield;
   }
   return { items, errors: [] };
 }
@@ -808,19 +978,32 @@ function mergeListItems(t: ListType, lhs: unknown[], rhs: unknown[]): { items: u
  * whole. A struct or map emptied by the removal disappears (`undefined`), as Go's omitempty drops it.
  */
 export function removeItems(value: unknown, toRemove: FieldSet, ref: TypeRef): unknown {
+  return runSteps(removeItemsSteps(value, toRemove, ref));
+}
+
+/** removeItems in steps of about `entriesPerStep` entries (steps.ts). */
+export function removeItemsSteps(value: unknown, toRemove: FieldSet, ref: TypeRef): Steps<unknown> {
+  return removeFrom(value, toRemove, ref, new WorkCounter());
+}
+
+function* removeFrom(value: unknown, toRemove: FieldSet, ref: TypeRef, work: WorkCounter): Steps<unknown> {
   // Upstream's order of precedence (map, scalar, list), without closures: this runs for every field.
+  // Only what has something to remove below it is walked (a generator each): not every label.
   const atom = deduce(resolve(ref), value);
   if (atom.map) {
     const t = atom.map;
     if (!isRecord(value) || t.atomic) return undefined;
     const result: Record<string, unknown> = {};
     let kept = 0;
-    for (const key of Object.keys(value)) {
+    const keys = Object.keys(value);
+    if (work.tick(keys.length)) yield;
+    for (const key of keys) {
+      if (work.tick()) yield;
       const item = value[key];
       const pe = fieldElement(key);
       if (toRemove.hasMember(pe)) continue;
       const below = toRemove.child(pe);
-      const rest = !below || below.empty() ? item : removeItems(item, below, fieldType(t, key));
+      const rest = !below || below.empty() ? item : yield* removeFrom(item, below, fieldType(t, key), work);
       if (rest !== undefined) {
         result[key] = rest;
         kept++;
@@ -835,6 +1018,7 @@ export function removeItems(value: unknown, toRemove: FieldSet, ref: TypeRef): u
     const list: readonly unknown[] = value;
     const items: unknown[] = [];
     for (const item of list) {
+      if (work.tick()) yield;
       const pe = tryItemElement(t, item);
       if (pe instanceof Error) {
         items.push(item);
@@ -842,7 +1026,7 @@ export function removeItems(value: unknown, toRemove: FieldSet, ref: TypeRef): u
       }
       if (toRemove.hasMember(pe)) continue;
       const below = toRemove.child(pe);
-      const kept = !below || below.empty() ? item : removeItems(item, below, t.element);
+      const kept = !below || below.empty() ? item : yield* removeFrom(item, below, t.element, work);
       items.push(kept === undefined ? null : kept);
     }
     return items.length > 0 ? items : undefined;
@@ -858,9 +1042,23 @@ export function removeItems(value: unknown, toRemove: FieldSet, ref: TypeRef): u
  * EnsureNamedFieldsAreMembers), so that removing the set removes such fields as a whole.
  */
 export function ensureNamedFieldsAreMembers(set: FieldSet, ref: TypeRef): FieldSet {
+  return runSteps(ensureNamedFieldsAreMembersSteps(set, ref));
+}
+
+/** ensureNamedFieldsAreMembers in steps of about `entriesPerStep` members (steps.ts). */
+export function* ensureNamedFieldsAreMembersSteps(set: FieldSet, ref: TypeRef): Steps<FieldSet> {
+  const work = new WorkCounter();
+  yield* set.orderSteps(work);
+  return yield* namedFieldsAreMembers(set, ref, work);
+}
+
+function* namedFieldsAreMembers(set: FieldSet, ref: TypeRef, work: WorkCounter): Steps<FieldSet> {
   const atom = ref === null ? {} : resolve(ref);
   const out = new FieldSet();
-  for (const m of set.members) out.insertMember(m);
+  for (const m of set.members) {
+    out.insertMember(m);
+    if (work.tick()) yield;
+  }
   for (const node of set.children) {
     let childRef: TypeRef = null;
     if (node.element.type === 'field' && atom.map) {
@@ -869,7 +1067,8 @@ export function ensureNamedFieldsAreMembers(set: FieldSet, ref: TypeRef): FieldS
     } else if (node.element.type === 'key' && atom.list) {
       childRef = atom.list.element;
     }
-    out.setChild(node.element, ensureNamedFieldsAreMembers(node.set, childRef));
+    out.setChild(node.element, yield* namedFieldsAreMembers(node.set, childRef, work));
+    if (work.tick()) yield;
   }
   return out;
 }
@@ -879,20 +1078,33 @@ export function ensureNamedFieldsAreMembers(set: FieldSet, ref: TypeRef): FieldS
  * null field is simply absent. Entries of maps and free-form values are kept as they are.
  */
 export function dropNullFields(value: unknown, ref: TypeRef): unknown {
+  return runSteps(dropNullFieldsSteps(value, ref));
+}
+
+/** dropNullFields in steps of about `entriesPerStep` entries (steps.ts). */
+export function dropNullFieldsSteps(value: unknown, ref: TypeRef): Steps<unknown> {
+  return dropNulls(value, ref, new WorkCounter());
+}
+
+function* dropNulls(value: unknown, ref: TypeRef, work: WorkCounter): Steps<unknown> {
   // Upstream's order of precedence (map, scalar, list), without closures: this runs for every field.
   // Copy on write: a map or list without nulls below is returned as it is (a map of 100,000 labels
-  // is not rebuilt), so the result may share values with `value`.
+  // is not rebuilt), so the result may share values with `value`. A value that is no map or list
+  // is kept whatever its type, so only maps and lists are walked (a generator each).
   const atom = deduce(resolve(ref), value);
   if (atom.map) {
     const t = atom.map;
     if (!isRecord(value) || t.atomic) return value;
     const keys = Object.keys(value);
+    if (work.tick(keys.length)) yield;
     let result: Record<string, unknown> | undefined;
     for (let i = 0; i < keys.length; i++) {
+      if (work.tick()) yield;
       const key = keys[i] as string;
       const item = value[key];
       const declared = Object.hasOwn(t.fields, key);
-      const kept = item === null && declared ? undefined : declared || t.element !== 'deduced' ? dropNullFields(item, fieldType(t, key)) : item;
+      const walked = isContainer(item) && (declared || t.element !== 'deduced');
+      const kept = item === null && declared ? undefined : walked ? yield* dropNulls(item, fieldType(t, key), work) : item;
       if (!result && kept === item) continue;
       if (!result) {
         result = {};
@@ -906,12 +1118,15 @@ export function dropNullFields(value: unknown, ref: TypeRef): unknown {
   if (atom.list) {
     const t = atom.list;
     if (!Array.isArray(value) || t.atomic) return value;
+    const list: readonly unknown[] = value;
     let items: unknown[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const kept = dropNullFields(value[i], t.element);
-      if (kept !== value[i]) (items ??= value.slice())[i] = kept;
+    for (let i = 0; i < list.length; i++) {
+      if (work.tick()) yield;
+      const item = list[i];
+      const kept = isContainer(item) ? yield* dropNulls(item, t.element, work) : item;
+      if (kept !== item) (items ??= list.slice())[i] = kept;
     }
-    return items ?? value;
+    return items ?? list;
   }
   return value;
 }

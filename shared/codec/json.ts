@@ -8,6 +8,7 @@
  */
 
 import { maxNestingDepth, nestingTooDeepMessage } from './nesting.ts';
+import { runSteps, type Steps } from '../apply/steps.ts';
 
 export class JsonSyntaxError extends Error {}
 
@@ -77,6 +78,15 @@ interface Frame {
  * checked against its object's key set.
  */
 export function findDuplicateKeys(text: string): string[] {
+  return runSteps(findDuplicateKeysSteps(text));
+}
+
+/** Characters the duplicate scan reads between two yields (a few milliseconds of scanning). */
+const scanPerStep = 256 * 1024;
+
+/** findDuplicateKeys, yielding (shared/apply/steps.ts) every scanPerStep characters of a long text. */
+export function* findDuplicateKeysSteps(text: string): Steps<string[]> {
+  let nextYield = scanPerStep;
   const duplicates: string[] = [];
   const stack: Frame[] = [];
   let top: Frame | undefined;
@@ -84,6 +94,10 @@ export function findDuplicateKeys(text: string): string[] {
   let expectKey = false;
   const n = text.length;
   for (let i = 0; i < n; i++) {
+    if (i >= nextYield) {
+      nextYield = i + scanPerStep;
+      yield;
+    }
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
       const end = endOfString(text, i);
@@ -124,8 +138,8 @@ function keyText(text: string, start: number, end: number): string {
   return raw.indexOf('\\') < 0 ? raw : (JSON.parse(text.slice(start, end)) as string);
 }
 
-/** Index just past the closing quote of the string starting at `start`. */
-function endOfString(text: string, start: number): number {
+/** Index just past the closing quote of the string starting at `start` (text.length when unterminated). */
+export function endOfString(text: string, start: number): number {
   let i = start + 1;
   for (;;) {
     const q = text.indexOf('"', i);

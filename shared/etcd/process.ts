@@ -1,14 +1,15 @@
 /**
- * Runs an etcd member as a child process on loopback ports: the single-node control plane
- * (`npm start`), the e2e harness and benchmarks use it. The binary comes from PATH (Debian's
- * etcd-server package). Ports chosen for a data dir are remembered there, so that a restart on the
- * same data dir finds the same member at the same address. `startEtcdCluster` runs a multi-member
+ * Runs an etcd member as a child process on loopback ports: the e2e harness, the tests that need
+ * etcd and the benchmarks use it. The binary comes from PATH (Debian's etcd-server package), or
+ * CORRAL_ETCD_BINARY (availability.ts). Ports chosen for a data dir are remembered there, so that a
+ * restart on the same data dir finds the same member at the same address. `startEtcdCluster` runs a multi-member
  * cluster (fault tests: kill the leader, restart a member).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync, createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { etcdBinary } from './availability.ts';
 import { reclaimDataDir, recordOwnership, tiedToParent } from './ownership.ts';
 
 export interface EtcdMemberSpec {
@@ -124,7 +125,7 @@ export async function startEtcd(opts: EtcdProcessOptions): Promise<EtcdProcess> 
     '--quota-backend-bytes=8589934592',
   ];
   const log = createWriteStream(opts.logFile ?? join(opts.dataDir, 'etcd.log'), { flags: 'a' });
-  const launch = tiedToParent(opts.etcdBinary ?? 'etcd', args);
+  const launch = tiedToParent(opts.etcdBinary ?? etcdBinary(), args);
   // A process group of its own: a signal to the parent's group (Ctrl-C, systemd's default
   // KillMode, a container runtime) reaches the parent alone, which stops etcd after its graceful
   // shutdown; etcd still dies with its parent (see tiedToParent and ownership.ts).

@@ -1,7 +1,8 @@
 /**
- * What every process entry point (start.ts, apiserver/main.ts) shares: telling whether node was
- * started with the module as its program (rather than cli.ts importing it), and running a command
- * so that a failure to start prints `Error: …` and exits 1.
+ * What every process entry point (start.ts, apiserver/main.ts, controllers/main.ts) shares:
+ * telling whether node was started with the module as its program (rather than cli.ts importing
+ * it), running a command so that a failure to start prints `Error: …` and exits 1, and stopping
+ * gracefully on a signal.
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
@@ -24,4 +25,25 @@ export function runCommand(start: () => Promise<void>): void {
     process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   });
+}
+
+/**
+ * On SIGINT or SIGTERM runs `stop` (a graceful shutdown) and exits 0 once it is done, 1 if it
+ * fails (reported through `onError`); a second signal exits at once with 1.
+ */
+export function stopOnSignals(stop: () => Promise<void>, onError: (err: unknown) => void): void {
+  let stopping = false;
+  const handle = (): void => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        onError(err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', handle);
+  process.on('SIGTERM', handle);
 }

@@ -292,6 +292,8 @@ export const coreEventDefinition = defineResource<CoreEvent>({
     validate: validateLegacyEvent,
     validateUpdate: (event) => validateLegacyEvent(event),
     allowCreateOnUpdate: true,
+    // Upstream's event strategy: Events take no part in garbage collection.
+    garbageCollectionPolicy: 'Unsupported',
   },
   fieldSelectors: {
     'involvedObject.kind': involved('kind'),

@@ -159,6 +159,8 @@ export const eventsV1EventDefinition = defineResource<EventsV1Event>({
     validate: validateCreate,
     validateUpdate,
     allowCreateOnUpdate: true,
+    // Upstream's event strategy: Events take no part in garbage collection.
+    garbageCollectionPolicy: 'Unsupported',
   },
   storage: { resource: 'events', toStorage: toCoreEvent, fromStorage: fromCoreEvent },
   fieldSelectors: {

@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { skipUnlessEtcd } from '../../../shared/etcd/availability.ts';
 import { useProxiedEtcd } from '../../testing/etcd.ts';
 import { waitFor } from '../../testing/wait-for.ts';
 import { ResourceCache, WatchCache, type CacheEvent } from './watch-cache.ts';
@@ -174,7 +175,7 @@ describe('ResourceCache', () => {
  * The etcd side, against a real etcd reached through a TCP proxy the tests cut and pause. Waits
  * have generous deadlines that only turn a hang into a failure.
  */
-describe('WatchCache across etcd connection faults', () => {
+describe('WatchCache across etcd connection faults', { skip: skipUnlessEtcd() }, () => {
   const WAIT_MS = 60_000;
   const env = useProxiedEtcd('watch-cache');
 

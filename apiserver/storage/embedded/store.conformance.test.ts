@@ -12,7 +12,7 @@ storageConformance(
     const storage = new EmbeddedStore(join(dir, 'db'));
     return {
       storage,
-      compact: (revision) => storage.compact(revision),
+      compact: async (revision) => void (await storage.compact(revision)),
       close: async () => {
         await storage.close();
         rmSync(dir, { recursive: true, force: true });

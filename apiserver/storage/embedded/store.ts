@@ -4,26 +4,32 @@
  * layout is a log, as kine's on SQL:
  *
  *   log      revision → { key, value (JSON text, null for a delete), prev (the key's previous
- *            revision, 0 for none), expiresAt (ms, 0 for none) }
+ *            live revision, 0 for none), expiresAt (ms, 0 for none) }
  *   current  key → the revision of its newest record (a delete's too)
  *   history  [key, revision] → true: every record of a key, for reads at a past revision
- *   meta     'revision' (the newest), 'compacted' (reads below it are Compacted)
+ *   expiry   [expiresAt, key] → revision: the records with a TTL, by when they expire, so that
+ *            the sweep reads what is due and nothing else (an entry whose key was written again
+ *            since is stale, and dropped when due)
+ *   meta     'revision' (the newest), 'compacted' (reads below it are Compacted),
+ *            'compactedThrough' (the log is compacted up to here: see compact), 'liveBytes' (the
+ *            keys and values of the live objects), 'layout' (2: the above is complete)
  *
  * A write is one LMDB write transaction that checks what it depends on (the key's current
  * revision: create-if-absent and compare-and-swap) and appends the next revision; it is
  * acknowledged once LMDB committed it to disk. Watches are fed from the log in revision order
- * after each commit, so a watcher sees every change after its start exactly once.
- *
- * Not yet: the watch cache, compactor and Event leases of the API server still speak to etcd;
- * wiring this backend in, its compaction in small steps and its restart figures are the rest of
- * issue 13.
+ * after each commit, so a watcher sees every change after its start exactly once. Compaction
+ * works through the log in small transactions (compactionStep), so that a write never waits long
+ * behind it.
  */
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { KubeObject } from '../../../shared/api/types.ts';
-import { compactedError, futureRevisionError, StorageError } from '../etcd/errors.ts';
+import { compactedError, etcdRequestTooLargeMessage, futureRevisionError, StorageError } from '../etcd/errors.ts';
 import type { RangeOptions, RangeResult, StoredValue, UpdateDecision, UpdateResult } from '../etcd/store.ts';
 import type { StorageEvent, StorageWatch, StorageWatchHandlers } from '../etcd/watch.ts';
-import type { Storage } from '../storage.ts';
+import { timed } from '../request-timing.ts';
+import type { Storage, StorageRequestObserver } from '../storage.ts';
 import { decodeStoredObject, encodeStoredObject } from '../stored-value.ts';
 
 interface LogRecord {
@@ -33,8 +39,50 @@ interface LogRecord {
   expiresAt: number;
 }
 
+/**
+ * etcd's default --max-request-bytes (1.5 MiB). The embedded store refuses what etcd would, with
+ * etcd's words, so that a client sees the same 413 on either backend and its data always fits an
+ * etcd. A write counts its key and value, as etcd's request does (less a few bytes of framing).
+ */
+export const maxWriteBytes = 1.5 * 1024 * 1024;
+
+/**
+ * The longest key the store holds: LMDB's largest key (1978 bytes at 4 KiB pages) less room for the
+ * revision in `history`'s [key, revision] keys. etcd has no such limit of its own, so a longer key
+ * (an object name of nearly 2,000 bytes, which few kinds allow) is refused as too large when
+ * written, and found nowhere when read: no such key can be stored.
+ */
+export const maxKeyBytes = 1900;
+
+const storable = (key: string): boolean => Buffer.byteLength(key) <= maxKeyBytes;
+
 /** How often expired objects are looked for (etcd checks leases every 500 ms). */
 const expirySweepMs = 500;
+
+/**
+ * The bounds of one compaction transaction: log records looked at, and milliseconds. A write
+ * arriving meanwhile waits for the transaction, so its size bounds that wait.
+ */
+const compactionStep = { records: 200, ms: 5 };
+
+/** A file below this size is never copied to shrink it (shrinkFile): the copy would gain little. */
+const shrinkFloorBytes = 64 * 1024 * 1024;
+
+/** The layout version whose indexes (expiry) and counters (liveBytes) are complete. */
+const currentLayout = 2;
+
+/** What a record adds to the live data: its key and value (a delete adds nothing). */
+const liveBytesOf = (key: string, value: string | null | undefined): number => (value == null ? 0 : Buffer.byteLength(key) + Buffer.byteLength(value));
+
+/** What one compaction did, for its caller's figures (the bench). */
+export interface CompactionStats {
+  /** Records dropped from the log. */
+  dropped: number;
+  /** Write transactions it took. */
+  steps: number;
+  /** The longest of them (ms, their synchronous part). */
+  longestStepMs: number;
+}
 
 interface Watcher {
   prefix: string;
@@ -45,12 +93,18 @@ interface Watcher {
 }
 
 export class EmbeddedStore implements Storage {
-  private readonly root: RootDatabase;
-  private readonly log: Database<LogRecord, number>;
-  private readonly current: Database<number, string>;
-  private readonly history: Database<boolean, [string, number]>;
-  private readonly meta: Database<number, string>;
+  /** Told about every get, list, create, update and delete; unset, timing costs nothing. */
+  observer: StorageRequestObserver | undefined;
+  // Opened by openDatabases: again after shrinkFile replaced the file.
+  private root!: RootDatabase;
+  private log!: Database<LogRecord, number>;
+  private current!: Database<number, string>;
+  private history!: Database<boolean, [string, number]>;
+  private expiry!: Database<number, [number, string]>;
+  private meta!: Database<number, string>;
   private readonly watchers = new Set<Watcher>();
+  /** The compaction running, if any: compactions run one after another. */
+  private compaction: Promise<unknown> = Promise.resolve();
   /** Every record at or below this revision has been given to the watchers. */
   private notified: number;
   private notifying = false;
@@ -58,14 +112,11 @@ export class EmbeddedStore implements Storage {
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
-    path: string,
+    readonly path: string,
     readonly prefix = '/registry',
   ) {
-    this.root = open({ path, maxDbs: 8, compression: false });
-    this.log = this.root.openDB<LogRecord, number>({ name: 'log', encoding: 'msgpack' });
-    this.current = this.root.openDB<number, string>({ name: 'current', encoding: 'msgpack' });
-    this.history = this.root.openDB<boolean, [string, number]>({ name: 'history', encoding: 'msgpack' });
-    this.meta = this.root.openDB<number, string>({ name: 'meta', encoding: 'msgpack' });
+    this.openDatabases();
+    if (this.meta.get('layout') !== currentLayout) this.completeLayout();
     this.notified = this.revisionNow();
     this.sweeper = setInterval(() => void this.expire().catch(() => undefined), expirySweepMs);
     this.sweeper.unref();
@@ -107,6 +158,7 @@ export class EmbeddedStore implements Storage {
 
   /** The newest record of `key` at or below `revision`, with its revision; undefined when none. */
   private recordAt(key: string, revision: number): { revision: number; record: LogRecord } | undefined {
+    if (!storable(key)) return undefined;
     const newest = this.current.get(key);
     let at = newest !== undefined && newest <= revision ? newest : undefined;
     if (at === undefined && newest !== undefined) {
@@ -125,20 +177,98 @@ export class EmbeddedStore implements Storage {
     return found?.record.value != null ? decodeStoredObject(key, found.record.value, found.revision) : null;
   }
 
-  async get(key: string, revision?: number): Promise<StoredValue | null> {
-    return this.live(key, this.readRevision(key, revision));
+  /**
+   * The bytes of the pages the data takes now: what a copy of the file would take. Pages freed
+   * by compaction are reused by later writes, so the file (sizeBytes) is this at its highest.
+   */
+  bytesInUse(): number {
+    type PageStats = { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
+    let bytes = 0;
+    for (const db of [this.root, this.log, this.current, this.history, this.expiry, this.meta]) {
+      const stats = db.getStats() as PageStats;
+      bytes += (stats.treeBranchPageCount + stats.treeLeafPageCount + stats.overflowPages) * stats.pageSize;
+    }
+    return bytes;
   }
 
-  async range(prefix: string, opts: RangeOptions = {}): Promise<RangeResult> {
+  private openDatabases(): void {
+    // 16 KiB pages (LMDB's default is 4 KiB): an object of a few KiB then fits in a leaf page
+    // beside others, where at 4 KiB it would take an overflow page of its own, half of it empty.
+    // Only a new store takes the size; an existing one keeps its own.
+    this.root = open({ path: this.path, maxDbs: 8, compression: false, pageSize: 16384 });
+    this.log = this.root.openDB<LogRecord, number>({ name: 'log', encoding: 'msgpack' });
+    this.current = this.root.openDB<number, string>({ name: 'current', encoding: 'msgpack' });
+    this.history = this.root.openDB<boolean, [string, number]>({ name: 'history', encoding: 'msgpack' });
+    this.expiry = this.root.openDB<number, [number, string]>({ name: 'expiry', encoding: 'msgpack' });
+    this.meta = this.root.openDB<number, string>({ name: 'meta', encoding: 'msgpack' });
+  }
+
+  /**
+   * Gives the file's free pages back to the file system when they are more than half of it (and
+   * the file is larger than shrinkFloorBytes): LMDB reuses the pages compaction frees, but never
+   * shrinks its file, so a store that once held much more (a burst of writes, a long interval of
+   * history) would keep that size. A compacting copy replaces the file, synced before it does: a
+   * crash leaves either file whole. Only while nothing else uses the store (at start-up, before
+   * the watch cache reads it): the databases are opened again on the copy.
+   */
+  async shrinkFile(): Promise<{ fromBytes: number; toBytes: number } | undefined> {
+    const fromBytes = this.sizeBytes();
+    if (fromBytes <= shrinkFloorBytes || fromBytes <= 2 * this.bytesInUse()) return undefined;
+    const file = join(this.path, 'data.mdb');
+    const copy = `${file}.compacting`;
+    rmSync(copy, { force: true });
+    await this.root.backup(copy, true);
+    const fd = openSync(copy, 'r+');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    await this.root.close();
+    renameSync(copy, file);
+    const dir = openSync(this.path, 'r');
+    try {
+      fsyncSync(dir);
+    } finally {
+      closeSync(dir);
+    }
+    this.openDatabases();
+    return { fromBytes, toBytes: this.sizeBytes() };
+  }
+
+  isOpen(): boolean {
+    return !this.closed;
+  }
+
+  /** The bytes the store's file takes on disk (apiserver_storage_size_bytes): LMDB reuses freed pages, but never shrinks its file. */
+  sizeBytes(): number {
+    return statSync(join(this.path, 'data.mdb')).size;
+  }
+
+  get(key: string, revision?: number): Promise<StoredValue | null> {
+    return timed(this.observer, 'get', key, async () => this.live(key, this.readRevision(key, revision)));
+  }
+
+  range(prefix: string, opts: RangeOptions = {}): Promise<RangeResult> {
+    return timed(this.observer, 'list', prefix, async () => this.rangeNow(prefix, opts));
+  }
+
+  private rangeNow(prefix: string, opts: RangeOptions): RangeResult {
     const at = this.readRevision(prefix, opts.revision);
-    const start = opts.startKey && opts.startKey > prefix ? opts.startKey : prefix;
-    const end = `${prefix}\uffff`;
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
     const values: StoredValue[] = [];
     let count = 0;
     let lastKey: string | undefined;
+    if (!storable(prefix)) return { values, revision: this.revisionNow(), more: false, count, lastKey };
+    const startKey = opts.startKey && opts.startKey > prefix ? opts.startKey : prefix;
+    // A start key too long to be a key (a continue token's) starts at a prefix of it: the keys
+    // before it are skipped below.
+    const start = storable(startKey) ? startKey : startKey.slice(0, maxKeyBytes / 4);
+    const startBytes = Buffer.from(startKey);
+    const end = `${prefix}\uffff`;
     for (const { key } of this.current.getRange({ start, end })) {
       if (!key.startsWith(prefix)) continue;
+      if (start !== startKey && Buffer.compare(Buffer.from(key), startBytes) < 0) continue;
       const value = this.live(key, at);
       if (!value) continue;
       count++;
@@ -176,20 +306,43 @@ export class EmbeddedStore implements Storage {
   }
 
   /**
+   * The live records under `prefix` after `afterKey` (from the first when unset), in key order, at
+   * most `limit`: each key with its stored text, undecoded, and when it expires (ms since the
+   * epoch, 0 for never). What `corral migrate` copies, a page per call, each one synchronous pass.
+   */
+  liveRecords(prefix: string, afterKey: string | undefined, limit: number): { key: string; value: string; expiresAt: number }[] {
+    const out: { key: string; value: string; expiresAt: number }[] = [];
+    for (const { key, value: at } of this.current.getRange({ start: afterKey ?? prefix, end: `${prefix}\uffff` })) {
+      if (out.length === limit) break;
+      if (key === afterKey || !key.startsWith(prefix)) continue;
+      const record = this.log.get(at);
+      if (record?.value != null) out.push({ key, value: record.value, expiresAt: record.expiresAt });
+    }
+    return out;
+  }
+
+  /**
    * One write transaction: `check` sees the key's current revision (0 when absent or deleted) and
    * may refuse by returning false; then the record is appended. Resolves with the new revision once
    * durable, or undefined when refused.
    */
   private async write(key: string, value: string | null, expiresAt: number, check: (currentRevision: number) => boolean): Promise<number | undefined> {
+    if (value !== null && Buffer.byteLength(key) + Buffer.byteLength(value) > maxWriteBytes)
+      throw new StorageError('TooLarge', key, etcdRequestTooLargeMessage);
+    if (!storable(key))
+      throw new StorageError('TooLarge', key, `the key is too long for the embedded store: ${Buffer.byteLength(key)} bytes, at most ${maxKeyBytes}`);
     const revision = await this.root.transaction(() => {
       const newest = this.current.get(key) ?? 0;
-      const liveRevision = newest && this.log.get(newest)?.value != null ? newest : 0;
+      const previous = newest ? this.log.get(newest) : undefined;
+      const liveRevision = previous?.value != null ? newest : 0;
       if (!check(liveRevision)) return undefined;
       const next = this.revisionNow() + 1;
       this.log.putSync(next, { key, value, prev: liveRevision, expiresAt });
       this.history.putSync([key, next], true);
       this.current.putSync(key, next);
       this.meta.putSync('revision', next);
+      if (expiresAt) this.expiry.putSync([expiresAt, key], next);
+      this.meta.putSync('liveBytes', this.liveBytes() + liveBytesOf(key, value) - liveBytesOf(key, previous?.value));
       return next;
     });
     if (revision !== undefined) this.notify();
@@ -198,7 +351,7 @@ export class EmbeddedStore implements Storage {
 
   async create(key: string, obj: KubeObject, ttlSeconds?: number): Promise<StoredValue> {
     const expiresAt = ttlSeconds ? Date.now() + ttlSeconds * 1000 : 0;
-    const revision = await this.write(key, encodeStoredObject(obj), expiresAt, (live) => live === 0);
+    const revision = await timed(this.observer, 'create', key, () => this.write(key, encodeStoredObject(obj), expiresAt, (live) => live === 0));
     if (revision === undefined) throw new StorageError('Exists', key, `key ${key} already exists`);
     obj.metadata.resourceVersion = String(revision);
     return { object: obj, modRevision: revision };
@@ -217,50 +370,106 @@ export class EmbeddedStore implements Storage {
       if (decision.action === 'none') return { object: decision.object, revision: seen, created: false, deleted: false };
       if (decision.action === 'delete') {
         if (!current) return { object: null, revision: this.revisionNow(), created: false, deleted: false };
-        const revision = await this.write(key, null, 0, (live) => live === seen);
+        const revision = await timed(this.observer, 'delete', key, () => this.write(key, null, 0, (live) => live === seen));
         if (revision === undefined) continue;
         return { object: current.object, revision, created: false, deleted: true };
       }
       const expiresAt = ttlSeconds ? Date.now() + ttlSeconds * 1000 : 0;
-      const revision = await this.write(key, encodeStoredObject(decision.object), expiresAt, (live) => live === seen);
+      const value = encodeStoredObject(decision.object);
+      const revision = await timed(this.observer, 'update', key, () => this.write(key, value, expiresAt, (live) => live === seen));
       if (revision === undefined) continue;
       decision.object.metadata.resourceVersion = String(revision);
       return { object: decision.object, revision, created: current === null, deleted: false };
     }
   }
 
-  /** Drops what no read at or above `revision` can see: superseded records and old deletions. */
-  async compact(revision: number): Promise<void> {
-    if (revision <= this.compactedRevision()) throw compactedError('');
-    if (revision > this.revisionNow()) throw futureRevisionError('');
-    await this.root.transaction(() => {
-      // What to drop is decided first: the records are not changed under the iteration.
-      const drops: { key: string; revision: number; tombstone: boolean }[] = [];
-      let previous: { key: string; revision: number } | undefined;
-      for (const {
-        key: [key, r],
-      } of this.history.getRange({})) {
-        if (r > revision) continue;
-        // `previous` is superseded by a newer record of its key that a read at `revision` sees.
-        if (previous?.key === key) drops.push({ ...previous, tombstone: false });
-        previous = { key, revision: r };
-        // A deletion that is the key's newest record: no read at or after `revision` needs it.
-        if (this.log.get(r)?.value === null && this.current.get(key) === r) {
-          drops.push({ key, revision: r, tombstone: true });
-          previous = undefined;
-        }
-      }
-      for (const drop of drops) {
-        this.drop(drop.key, drop.revision);
-        if (drop.tombstone) this.current.removeSync(drop.key);
-      }
-      this.meta.putSync('compacted', revision);
-    });
+  /**
+   * Drops what no read at or above `revision` can see: every record superseded by a newer one at
+   * or below `revision`, and deletions that are their key's newest record. Reads below `revision`
+   * are refused from the start, as etcd refuses them once it accepted a compaction; the records
+   * then go in steps. Each step is one short write transaction over the log after where the last
+   * one stopped (`compactedThrough`), so the work is the history written since the previous
+   * compaction, never the whole store; a compaction cut short (a crash, a close) is finished by
+   * the next one.
+   */
+  compact(revision: number): Promise<CompactionStats> {
+    const run = this.compaction.then(() => this.compactTo(revision));
+    this.compaction = run.catch(() => undefined);
+    return run;
   }
 
-  private drop(key: string, revision: number): void {
-    this.history.removeSync([key, revision]);
+  private async compactTo(revision: number): Promise<CompactionStats> {
+    if (revision <= this.compactedRevision()) throw compactedError('');
+    if (revision > this.revisionNow()) throw futureRevisionError('');
+    await this.root.transaction(() => this.meta.putSync('compacted', revision));
+    const stats: CompactionStats = { dropped: 0, steps: 0, longestStepMs: 0 };
+    for (;;) {
+      if (this.closed) return stats;
+      const started = performance.now();
+      let stepMs = 0;
+      const done = await this.root.transaction(() => {
+        const finished = this.compactStep(revision, stats);
+        stepMs = performance.now() - started;
+        return finished;
+      });
+      stats.steps++;
+      stats.longestStepMs = Math.max(stats.longestStepMs, stepMs);
+      if (done) return stats;
+      // Writes queued meanwhile commit before the next step: a timer, not setImmediate, lets
+      // their transactions in first.
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  }
+
+  /**
+   * One step, inside a write transaction: the log records after `compactedThrough`, up to
+   * `revision`, within compactionStep's bounds. Each record supersedes its key's record before it
+   * (the live one it replaced, `prev`, or for a create the deletion before it), which goes; a
+   * deletion that is still its key's newest record goes too. True when it reached `revision`.
+   */
+  private compactStep(revision: number, stats: CompactionStats): boolean {
+    const started = performance.now();
+    const from = (this.meta.get('compactedThrough') ?? 0) + 1;
+    const records: { revision: number; record: LogRecord }[] = [];
+    // Whether `records` reaches `revision`: the range ran out before the step's bounds did.
+    let reachesEnd = true;
+    for (const { key, value } of this.log.getRange({ start: from, end: revision + 1 })) {
+      if (records.length === compactionStep.records || performance.now() - started > compactionStep.ms / 2) {
+        reachesEnd = false;
+        break;
+      }
+      records.push({ revision: key, record: value });
+    }
+    let through = from - 1;
+    for (const { revision: r, record } of records) {
+      const before = record.prev || this.recordBefore(record.key, r);
+      if (before && this.drop(record.key, before)) stats.dropped++;
+      if (record.value === null && this.current.get(record.key) === r) {
+        this.current.removeSync(record.key);
+        if (this.drop(record.key, r)) stats.dropped++;
+      }
+      through = r;
+      if (performance.now() - started > compactionStep.ms) break;
+    }
+    const done = reachesEnd && through === (records.at(-1)?.revision ?? through);
+    this.meta.putSync('compactedThrough', done ? revision : through);
+    return done;
+  }
+
+  /** The revision of `key`'s record just before `revision`, or 0. */
+  private recordBefore(key: string, revision: number): number {
+    for (const {
+      key: [k, r],
+    } of this.history.getRange({ start: [key, revision - 1], end: [key, 0], reverse: true, limit: 1 }))
+      if (k === key) return r;
+    return 0;
+  }
+
+  /** Removes one record; false when it was gone already. */
+  private drop(key: string, revision: number): boolean {
+    const had = this.history.removeSync([key, revision]);
     this.log.removeSync(revision);
+    return had;
   }
 
   async watch(prefix: string, fromRevision: number, handlers: StorageWatchHandlers): Promise<StorageWatch> {
@@ -312,19 +521,49 @@ export class EmbeddedStore implements Storage {
     });
   }
 
-  /** Deletes the objects whose TTL ran out (as etcd's lease expiry: a delete at a new revision). */
+  /**
+   * Deletes the objects whose TTL ran out (as etcd's lease expiry: a delete at a new revision),
+   * reading only the due entries of the expiry index. An entry whose key was written since (its
+   * revision is no longer the key's) is stale: dropped without a write.
+   */
   private async expire(): Promise<void> {
-    const now = Date.now();
     // Found first, deleted after: no read snapshot stays open across the writes.
-    const expired: { key: string; revision: number }[] = [];
-    for (const { key, value: revision } of this.current.getRange({})) {
-      const record = this.log.get(revision);
-      if (record && record.value !== null && record.expiresAt && record.expiresAt <= now) expired.push({ key, revision });
-    }
-    for (const { key, revision } of expired) {
+    const due: { at: number; key: string; revision: number }[] = [];
+    for (const {
+      key: [at, key],
+      value: revision,
+    } of this.expiry.getRange({ end: [Date.now() + 1] }))
+      due.push({ at, key, revision });
+    for (const { at, key, revision } of due) {
       if (this.closed) return;
       await this.write(key, null, 0, (live) => live === revision);
+      await this.expiry.remove([at, key]);
     }
+  }
+
+  /** The bytes of the live objects' keys and values. */
+  liveBytes(): number {
+    return this.meta.get('liveBytes') ?? 0;
+  }
+
+  /**
+   * Brings a store written by an earlier layout up to this one, once: the expiry index and the
+   * live byte count, from the current records; and the compaction cursor, which an earlier
+   * compaction (one transaction) left at the compacted revision.
+   */
+  private completeLayout(): void {
+    this.root.transactionSync(() => {
+      let live = 0;
+      for (const { key, value: revision } of this.current.getRange({})) {
+        const record = this.log.get(revision);
+        if (record?.value == null) continue;
+        live += liveBytesOf(key, record.value);
+        if (record.expiresAt) this.expiry.putSync([record.expiresAt, key], revision);
+      }
+      this.meta.putSync('liveBytes', live);
+      this.meta.putSync('compactedThrough', this.meta.get('compactedThrough') ?? this.compactedRevision());
+      this.meta.putSync('layout', currentLayout);
+    });
   }
 
   async close(): Promise<void> {

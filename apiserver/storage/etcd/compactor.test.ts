@@ -1,9 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { skipUnlessEtcd } from '../../../shared/etcd/availability.ts';
 import { useEtcd } from '../../testing/etcd.ts';
 import { compactOnce, type CompactionState } from './compactor.ts';
 
-describe('compactor (real etcd)', () => {
+describe('compactor (real etcd)', { skip: skipUnlessEtcd() }, () => {
   const etcd = useEtcd('compactor');
   const key = '/registry/compact_rev_key';
 

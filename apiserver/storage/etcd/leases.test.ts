@@ -1,9 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { skipUnlessEtcd } from '../../../shared/etcd/availability.ts';
 import { useEtcd } from '../../testing/etcd.ts';
 import { LeaseManager } from './leases.ts';
 
-describe('LeaseManager (real etcd)', () => {
+describe('LeaseManager (real etcd)', { skip: skipUnlessEtcd() }, () => {
   const etcd = useEtcd('leases');
   let nowMs = 1_000_000;
   const clock = (): number => nowMs;

@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { skipUnlessEtcd } from '../../../shared/etcd/availability.ts';
 import { startEtcd } from '../../../shared/etcd/process.ts';
 import { storageConformance } from '../conformance.ts';
 import { connectEtcd, EtcdStore } from './store.ts';
@@ -22,5 +23,5 @@ storageConformance(
       },
     };
   },
-  { expiresTtl: true },
+  { expiresTtl: true, skip: skipUnlessEtcd() },
 );

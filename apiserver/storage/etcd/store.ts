@@ -13,7 +13,8 @@ import type { KubeObject } from '../../../shared/api/types.ts';
 import { classifyEtcdError, isEtcdUnreachable, requestFaultOf, StorageError } from './errors.ts';
 import { LeaseManager } from './leases.ts';
 import { watchPrefix, type StorageWatch, type StorageWatchHandlers } from './watch.ts';
-import type { Storage } from '../storage.ts';
+import { timed } from '../request-timing.ts';
+import type { Storage, StorageRequestObserver } from '../storage.ts';
 import { decodeStoredObject, encodeStoredObject } from '../stored-value.ts';
 
 export interface EtcdOptions {
@@ -133,7 +134,7 @@ export interface UpdateResult {
 }
 
 /** What an etcd call of the store did, for metrics: etcd_request_duration_seconds{operation,type}. */
-export type EtcdRequestObserver = (operation: 'get' | 'list' | 'create' | 'update' | 'delete', key: string, seconds: number, failed: boolean) => void;
+export type EtcdRequestObserver = StorageRequestObserver;
 
 export class EtcdStore implements Storage {
   /** Told about every get, list, create, update and delete call; unset, timing costs nothing. */
@@ -158,18 +159,8 @@ export class EtcdStore implements Storage {
     }
   }
 
-  private async timed<T>(operation: Parameters<EtcdRequestObserver>[0], key: string, call: () => Promise<T>): Promise<T> {
-    const observer = this.observer;
-    if (!observer) return call();
-    const start = performance.now();
-    try {
-      const result = await call();
-      observer(operation, key, (performance.now() - start) / 1000, false);
-      return result;
-    } catch (err) {
-      observer(operation, key, (performance.now() - start) / 1000, true);
-      throw err;
-    }
+  private timed<T>(operation: Parameters<EtcdRequestObserver>[0], key: string, call: () => Promise<T>): Promise<T> {
+    return timed(this.observer, operation, key, call);
   }
 
   key(resource: string, namespace: string | undefined, name: string): string {

@@ -8,6 +8,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IWatchResponse } from 'etcd3';
+import { skipUnlessEtcd } from '../../../shared/etcd/availability.ts';
 import { useProxiedEtcd } from '../../testing/etcd.ts';
 import { waitFor } from '../../testing/wait-for.ts';
 import { StorageError } from './errors.ts';
@@ -41,7 +42,7 @@ async function currentRevision(): Promise<number> {
   return Number((await env().client.kv.range({ key: Buffer.from('/'), count_only: true })).header.revision);
 }
 
-describe('watchEtcd across broken streams', () => {
+describe('watchEtcd across broken streams', { skip: skipUnlessEtcd() }, () => {
   it('a stream broken in the middle of a catch-up resumes after the last delivered event', async () => {
     const prefix = '/catch-up/';
     const start = (await currentRevision()) + 1;

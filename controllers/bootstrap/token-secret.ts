@@ -1,0 +1,106 @@
+/**
+ * Bootstrap token Secrets as the token cleaner and the bootstrap signer read them (upstream's
+ * k8s.io/cluster-bootstrap secrets helpers, spec 02 "Bootstrap tokens"): Secrets of type
+ * `bootstrap.kubernetes.io/token` in kube-system named `bootstrap-token-<id>`, whose `expiration`
+ * is RFC 3339 and whose `usage-bootstrap-signing: "true"` lets them sign cluster-info.
+ *
+ * Both controllers watch the same selection (kube-system, `type=bootstrap.kubernetes.io/token`),
+ * so they share one informer and one cache.
+ */
+import type { Secret } from '../../apiserver/registry/core/secret.ts';
+import { bootstrapTokenSecretPrefix, bootstrapTokenSecretType } from '../../apiserver/auth/bootstrap-token.ts';
+import { GoTimeParseError, parseGoTime } from '../../shared/go/time.ts';
+import type { ResourceRef } from '../framework/api-client.ts';
+import type { ControllerContext } from '../framework/controller.ts';
+import type { Informer } from '../framework/informer.ts';
+
+export type { Secret };
+export { bootstrapTokenSecretType };
+
+/** Where token Secrets live (upstream's TokenSecretNamespace default, api.NamespaceSystem). */
+export const tokenSecretNamespace = 'kube-system';
+
+export const secretsResource: ResourceRef = { group: '', version: 'v1', resource: 'secrets', namespaced: true };
+
+/** The Secret's keys (k8s.io/cluster-bootstrap/token/api). */
+export const tokenKeys = {
+  id: 'token-id',
+  secret: 'token-secret',
+  expiration: 'expiration',
+  usageSigning: 'usage-bootstrap-signing',
+} as const;
+
+/** The informer of token Secrets, shared by the token cleaner and the bootstrap signer. */
+export function tokenSecretInformer(ctx: Pick<ControllerContext, 'informers'>): Informer<Secret> {
+  return ctx.informers.informer<Secret>(secretsResource, { namespace: tokenSecretNamespace, fieldSelector: `type=${bootstrapTokenSecretType}` });
+}
+
+/** A value of `data` (base64 on the wire), decoded; '' when absent or not a string (upstream's GetData). */
+export function tokenData(secret: Secret, key: string): string {
+  const value: unknown = secret.data?.[key];
+  return typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : '';
+}
+
+export type Expiration =
+  /** No `expiration`: the token never expires. */
+  | { state: 'none' }
+  | { state: 'valid'; expiration: string; remainingMs: number }
+  | { state: 'expired'; expiration: string }
+  /** Unparsable: upstream treats it as expired; `error` is Go's time.Parse message. */
+  | { state: 'malformed'; expiration: string; error: string };
+
+/** Where the token stands at `nowMs` (upstream's GetExpiration, with the malformed case told apart). */
+export function expirationOf(secret: Secret, nowMs: number): Expiration {
+  const expiration = tokenData(secret, tokenKeys.expiration);
+  if (!expiration) return { state: 'none' };
+  let atMs: number;
+  try {
+    const instant = parseGoTime(expiration, 'Time');
+    atMs = instant.seconds * 1000 + instant.nanos / 1e6;
+  } catch (err) {
+    if (!(err instanceof GoTimeParseError)) throw err;
+    return { state: 'malformed', expiration, error: err.message };
+  }
+  const remainingMs = atMs - nowMs;
+  return remainingMs <= 0 ? { state: 'expired', expiration } : { state: 'valid', expiration, remainingMs };
+}
+
+const secretNamePattern = new RegExp(`^${bootstrapTokenSecretPrefix}([a-z0-9]{6})$`);
+
+/** The token id in a Secret name `bootstrap-token-<id>` (six of [a-z0-9]), or undefined. */
+export function tokenIdOfName(name: string): string | undefined {
+  return secretNamePattern.exec(name)?.[1];
+}
+
+export interface SigningToken {
+  id: string;
+  secret: string;
+  /** When it expires (ms since the epoch), if it does. */
+  expiresAtMs?: number;
+}
+
+/**
+ * The token a Secret holds when it may sign cluster-info at `nowMs` (upstream's
+ * validateSecretForSigning): a well-formed name whose id matches `token-id`, a `token-secret`, not
+ * expired, `usage-bootstrap-signing: "true"`. Otherwise the reason it may not.
+ */
+export function signingTokenOf(secret: Secret, nowMs: number): SigningToken | { rejected: string } {
+  if (secret.type !== bootstrapTokenSecretType) return { rejected: `is not of type ${bootstrapTokenSecretType}` };
+  const nameId = tokenIdOfName(secret.metadata.name ?? '');
+  if (nameId === undefined) return { rejected: `has an invalid name, must be of the form ${bootstrapTokenSecretPrefix}<secret-id>` };
+  const id = tokenData(secret, tokenKeys.id);
+  if (!id) return { rejected: `has no key ${tokenKeys.id}` };
+  if (id !== nameId) return { rejected: `has token ID ${JSON.stringify(id)}, which does not match its name` };
+  const tokenSecret = tokenData(secret, tokenKeys.secret);
+  if (!tokenSecret) return { rejected: `has no key ${tokenKeys.secret}` };
+  const expiration = expirationOf(secret, nowMs);
+  if (expiration.state === 'expired' || expiration.state === 'malformed') return { rejected: 'has expired' };
+  if (tokenData(secret, tokenKeys.usageSigning) !== 'true') return { rejected: `is not marked ${tokenKeys.usageSigning}=true` };
+  return expiration.state === 'valid' ? { id, secret: tokenSecret, expiresAtMs: nowMs + expiration.remainingMs } : { id, secret: tokenSecret };
+}
+
+/**
+ * The longest a controller waits on a deadline before looking again: timers beyond 2^31-1 ms fire
+ * at once in Node.js, so a token expiring in months is re-checked daily instead.
+ */
+export const maxRequeueMs = 24 * 60 * 60 * 1000;

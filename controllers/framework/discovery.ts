@@ -1,0 +1,42 @@
+/**
+ * What the API serves, read from its discovery documents (`/api`, `/api/v1`, `/apis`,
+ * `/apis/<group>/<version>`), so that controllers working over every kind (garbage collector,
+ * namespace deletion) cover kinds added later without a list in their code. Only top-level
+ * resources are returned (no subresources), in each group's preferred version.
+ */
+import type { ApiClient, ResourceRef } from './api-client.ts';
+import { isObject, type KubeObject } from '../../shared/api/types.ts';
+
+export interface ServedResource extends ResourceRef {
+  kind: string;
+  verbs: string[];
+}
+
+interface ResourceList extends KubeObject {
+  resources?: { name: string; namespaced: boolean; kind: string; verbs: string[] }[];
+}
+
+/** Every top-level resource in each group's preferred version (core v1 included). */
+export async function servedResources(api: ApiClient): Promise<ServedResource[]> {
+  const versions: { group: string; version: string }[] = [{ group: '', version: 'v1' }];
+  const groups = await api.get<KubeObject & { groups?: unknown[] }>('/apis');
+  for (const group of groups.groups ?? []) {
+    if (!isObject(group) || typeof group['name'] !== 'string') continue;
+    const preferred = group['preferredVersion'];
+    if (isObject(preferred) && typeof preferred['version'] === 'string') versions.push({ group: group['name'], version: preferred['version'] });
+  }
+  const lists = await Promise.all(
+    versions.map(async ({ group, version }) => {
+      const list = await api.get<ResourceList>(group ? `/apis/${group}/${version}` : `/api/${version}`);
+      return (list.resources ?? [])
+        .filter((r) => !r.name.includes('/'))
+        .map((r): ServedResource => ({ group, version, resource: r.name, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs }));
+    }),
+  );
+  return lists.flat();
+}
+
+/** `group/version` as apiVersion writes it (`v1` for core). */
+export function apiVersionOf(ref: Pick<ResourceRef, 'group' | 'version'>): string {
+  return ref.group ? `${ref.group}/${ref.version}` : ref.version;
+}

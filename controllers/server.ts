@@ -1,0 +1,168 @@
+/**
+ * The controller manager's own HTTPS endpoint (--secure-port, kube-controller-manager's 10257):
+ * `/healthz`, `/readyz`, `/livez` for probes and `/metrics` for Prometheus.
+ *
+ * As upstream, the paths in --authorization-always-allow-paths are open to anyone; every other
+ * request is authenticated and authorized by delegation to the API server: a bearer token through
+ * a TokenReview, then a SubjectAccessReview for the non-resource path (so Prometheus scrapes with a
+ * token bound to a role allowing `get` on `/metrics`, e.g. system:monitoring). Requests without a
+ * token are system:anonymous and get what the policy gives anonymous users: nothing.
+ */
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { hostname } from 'node:os';
+import { readFile } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { createCA, issueServingCertificate } from '../shared/pki/certificates.ts';
+import type { KubeObject } from '../shared/api/types.ts';
+import type { ApiClient } from './framework/api-client.ts';
+
+export interface ManagerServerOptions {
+  port: number;
+  bindAddress: string;
+  certFile: string | undefined;
+  keyFile: string | undefined;
+  alwaysAllowPaths: string[];
+  api: ApiClient;
+  registry: Registry;
+  logger: Logger;
+  /** Named health checks; each returns an error message, or undefined when healthy. */
+  checks: Record<string, () => string | undefined>;
+}
+
+export interface ManagerServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+interface User {
+  username: string;
+  groups: string[];
+  uid?: string;
+  extra?: Record<string, string[]>;
+}
+
+interface TokenReview extends KubeObject {
+  status?: { authenticated?: boolean; user?: User; error?: string };
+}
+
+interface SubjectAccessReview extends KubeObject {
+  status?: { allowed?: boolean; reason?: string };
+}
+
+const anonymous: User = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+
+export async function startManagerServer(options: ManagerServerOptions): Promise<ManagerServer> {
+  const { cert, key } = await servingCertificate(options);
+  const server: Server = createServer({ cert, key }, (req, res) => {
+    handle(req, res, options).catch((err: unknown) => {
+      options.logger.error({ err }, 'controller manager endpoint failed');
+      if (!res.headersSent) respond(res, 500, 'Internal Server Error\n');
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.bindAddress, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  return {
+    port,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** The given certificate, or a self-signed one made in memory for this host (as upstream makes when none is given). */
+async function servingCertificate(options: ManagerServerOptions): Promise<{ cert: string; key: string }> {
+  if (options.certFile && options.keyFile) {
+    const [cert, key] = await Promise.all([readFile(options.certFile, 'utf8'), readFile(options.keyFile, 'utf8')]);
+    return { cert, key };
+  }
+  const ca = await createCA({ commonName: `${hostname()}-ca@${Math.floor(Date.now() / 1000)}` });
+  const leaf = await issueServingCertificate(ca, { commonName: hostname(), dnsNames: ['localhost', hostname()], ipAddresses: ['127.0.0.1', '::1'] });
+  return { cert: `${leaf.certPem.trimEnd()}\n${ca.certPem}`, key: leaf.keyPem };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, options: ManagerServerOptions): Promise<void> {
+  const path = new URL(req.url ?? '/', 'https://localhost').pathname;
+  if (!options.alwaysAllowPaths.some((allowed) => matchesPath(allowed, path))) {
+    const user = await authenticate(req, options.api);
+    if (!user) return respond(res, 401, 'Unauthorized\n');
+    const verb = (req.method ?? 'GET').toLowerCase();
+    const decision = await authorize(user, verb, path, options.api);
+    if (!decision.allowed) {
+      return respond(
+        res,
+        403,
+        `Forbidden: user ${JSON.stringify(user.username)} cannot ${verb} path ${JSON.stringify(path)}${decision.reason ? `: ${decision.reason}` : ''}\n`,
+      );
+    }
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') return respond(res, 405, 'Method Not Allowed\n');
+  if (path === '/metrics') {
+    const body = await options.registry.metrics();
+    res.writeHead(200, { 'content-type': options.registry.contentType });
+    res.end(body);
+    return;
+  }
+  const health = /^\/(healthz|readyz|livez)(?:\/([^/]+))?$/.exec(path);
+  if (health) return respondHealth(res, options.checks, health[2], new URL(req.url ?? '/', 'https://localhost').searchParams.has('verbose'));
+  respond(res, 404, '404 page not found\n');
+}
+
+/** `/healthz` answers ok or the failed checks; `/healthz/<name>` one check; `?verbose` lists each, as upstream's healthz does. */
+function respondHealth(res: ServerResponse, checks: Record<string, () => string | undefined>, only: string | undefined, verbose: boolean): void {
+  const names = only === undefined ? ['ping', ...Object.keys(checks)] : [only];
+  if (only !== undefined && only !== 'ping' && !Object.hasOwn(checks, only)) return respond(res, 404, '404 page not found\n');
+  const results = names.map((name) => ({ name, error: name === 'ping' ? undefined : checks[name]?.() }));
+  const failed = results.filter((r) => r.error !== undefined);
+  if (!failed.length && !verbose) return respond(res, 200, 'ok');
+  const lines = results.map((r) => (r.error === undefined ? `[+]${r.name} ok` : `[-]${r.name} failed: reason withheld`));
+  const status = failed.length ? 'healthz check failed' : 'healthz check passed';
+  respond(res, failed.length ? 500 : 200, `${lines.join('\n')}\n${status}\n`);
+}
+
+function matchesPath(allowed: string, path: string): boolean {
+  return allowed.endsWith('*') ? path.startsWith(allowed.slice(0, -1)) : allowed === path;
+}
+
+/** The user of a bearer token (TokenReview), anonymous without one, undefined when the token is not valid. */
+async function authenticate(req: IncomingMessage, api: ApiClient): Promise<User | undefined> {
+  const header = req.headers.authorization;
+  const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+  if (!match) return header ? undefined : anonymous;
+  const review = await api.create<TokenReview>('/apis/authentication.k8s.io/v1/tokenreviews', {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenReview',
+    metadata: {},
+    spec: { token: match[1] },
+  });
+  return review.status?.authenticated && review.status.user ? review.status.user : undefined;
+}
+
+async function authorize(user: User, verb: string, path: string, api: ApiClient): Promise<{ allowed: boolean; reason?: string }> {
+  const review = await api.create<SubjectAccessReview>('/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SubjectAccessReview',
+    metadata: {},
+    spec: {
+      user: user.username,
+      groups: user.groups,
+      ...(user.uid ? { uid: user.uid } : {}),
+      ...(user.extra ? { extra: user.extra } : {}),
+      nonResourceAttributes: { path, verb },
+    },
+  });
+  return { allowed: review.status?.allowed === true, ...(review.status?.reason ? { reason: review.status.reason } : {}) };
+}
+
+function respond(res: ServerResponse, code: number, text: string): void {
+  res.writeHead(code, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
+  res.end(text);
+}
