@@ -27,15 +27,13 @@ import { gracefulShutdown } from './server/shutdown.ts';
 import type { WatchBudget } from './server/watch-budget.ts';
 import { buildAuthorization } from './startup/authorization.ts';
 import { bootstrap } from './startup/bootstrap.ts';
+import { kubernetesVersion } from '../shared/version.ts';
 import { healthChecks, shuttingDownMessage, withLivezGrace, type HealthState } from './startup/health.ts';
 import { openStorage } from './startup/storage.ts';
 import { etcdTypeResolver, storageObjectCounts } from './startup/storage-metrics.ts';
 
 export { shuttingDownMessage, withLivezGrace };
 export { systemNamespaces } from './startup/bootstrap.ts';
-
-/** The Kubernetes release whose wire behaviour corral follows; kubectl checks version skew against it. */
-export const kubernetesVersion = { major: '1', minor: '32', gitVersion: 'v1.32.0-corral.0' };
 
 export interface RunningApiServer {
   port: number;

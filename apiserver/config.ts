@@ -17,7 +17,7 @@ import {
 import { admissionPluginsHelp, enabledAdmissionPlugins } from './admission/plugins.ts';
 import { authorizationModes, validateAuthorizationModes } from './authorization/modes.ts';
 import { isLogLevel } from './server/logging.ts';
-import { validateShowHiddenMetricsVersion } from './server/metrics.ts';
+import { validateShowHiddenMetricsVersion } from '../shared/version.ts';
 
 export interface ApiServerConfig {
   etcdServers: string[];

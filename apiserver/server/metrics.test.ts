@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { createLogger } from './logging.ts';
-import { ApiServerMetrics, MetricsRegistry, metricVisibility, validateShowHiddenMetricsVersion, type RequestLabels } from './metrics.ts';
+import { ApiServerMetrics, MetricsRegistry, metricVisibility, type RequestLabels } from './metrics.ts';
+import { validateShowHiddenMetricsVersion } from '../../shared/version.ts';
 
 /** A logger whose lines are kept, parsed. */
 function capturingLogger() {

@@ -14,6 +14,7 @@
  * validate their labels on every update (several microseconds with nine labels), which is fine for
  * everything recorded rarely. Storage object counts and in-flight watermarks are read at scrape time.
  */
+import { parseMinorVersion, releaseVersion } from '../../shared/version.ts';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry as PromRegistry, type Metric } from 'prom-client';
 
@@ -121,9 +122,6 @@ export class SeriesHistogram<L extends string> implements Exportable {
   }
 }
 
-/** The release whose metric lifecycle corral follows (kube-apiserver 1.32). */
-export const currentMetricsVersion = '1.32';
-
 interface MetricSpec<L extends string> {
   name: string;
   help: string;
@@ -137,28 +135,13 @@ interface HistogramSpec<L extends string> extends MetricSpec<L> {
   buckets: number[];
 }
 
-function parseMinor(version: string, what: string): { major: number; minor: number } {
-  const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(version);
-  if (!m) throw new Error(`${what} ${JSON.stringify(version)} is not a <major>.<minor> version`);
-  return { major: Number(m[1]), minor: Number(m[2]) };
-}
-
-/** Upstream's check of --show-hidden-metrics-for-version: empty, or exactly the previous minor release. */
-export function validateShowHiddenMetricsVersion(value: string, current = currentMetricsVersion): void {
-  if (value === '') return;
-  const { major, minor } = parseMinor(current, 'current version');
-  const valid = `${major}.${minor - 1}`;
-  if (value !== valid)
-    throw new Error(`--show-hidden-metrics-for-version must be omitted or have the value '${valid}'. Only the previous minor version is allowed`);
-}
-
 export type MetricVisibility = 'current' | 'deprecated' | 'hidden';
 
 /** Where a metric deprecated in `deprecatedVersion` stands in release `current`. */
-export function metricVisibility(deprecatedVersion: string | undefined, current = currentMetricsVersion): MetricVisibility {
+export function metricVisibility(deprecatedVersion: string | undefined, current = releaseVersion): MetricVisibility {
   if (deprecatedVersion === undefined) return 'current';
-  const dep = parseMinor(deprecatedVersion, 'deprecated version');
-  const cur = parseMinor(current, 'current version');
+  const dep = parseMinorVersion(deprecatedVersion, 'deprecated version');
+  const cur = parseMinorVersion(current, 'current version');
   const age = (cur.major - dep.major) * 1000 + (cur.minor - dep.minor);
   if (age < 0) return 'current';
   return age >= 3 ? 'hidden' : 'deprecated';
@@ -166,7 +149,7 @@ export function metricVisibility(deprecatedVersion: string | undefined, current 
 
 export interface MetricsRegistryOptions {
   logger: Logger;
-  /** Defaults to {@link currentMetricsVersion}. */
+  /** Defaults to {@link releaseVersion}. */
   currentVersion?: string;
   /** --show-hidden-metrics-for-version (validated by the caller). */
   showHiddenMetricsForVersion?: string;
@@ -182,7 +165,7 @@ export class MetricsRegistry {
   private readonly showHidden: boolean;
 
   constructor(private readonly opts: MetricsRegistryOptions) {
-    this.currentVersion = opts.currentVersion ?? currentMetricsVersion;
+    this.currentVersion = opts.currentVersion ?? releaseVersion;
     this.showHidden = (opts.showHiddenMetricsForVersion ?? '') !== '';
   }
 

@@ -178,6 +178,17 @@ export function storageConformance(name: string, open: () => Promise<OpenedStora
       assert.equal((await storage.get(`${p}a`, at))?.object.metadata.name, 'a');
     });
 
+    it('ranges over keys of every character, U+FFFF and beyond the BMP included, in UTF-8 byte order', async () => {
+      const p = prefix();
+      // RBAC objects may be named with any path segment: emoji included.
+      for (const name of ['z', '\u00e9', '\uffff', '\u{1F600}', 'a']) await storage.create(`${p}${name}`, configMap(name));
+      await storage.create(`${prefix()}a`, configMap('next prefix'));
+      assert.deepEqual(
+        (await storage.range(p)).values.map((v) => v.object.metadata.name),
+        ['a', 'z', '\u00e9', '\uffff', '\u{1F600}'],
+      );
+    });
+
     it('refuses reads below the compacted revision and above the current one', async () => {
       const p = prefix();
       const first = await storage.create(`${p}a`, configMap('a', { v: '1' }));

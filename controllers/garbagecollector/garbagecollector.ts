@@ -27,7 +27,7 @@ import type { ControllerManagerConfig } from '../config.ts';
 import { resourcePath } from '../framework/api-client.ts';
 import { sleep } from '../framework/clock.ts';
 import { newQueue, runWorkers, type ControllerContext } from '../framework/controller.ts';
-import { apiVersionOf, servedResources, type ServedResource } from '../framework/discovery.ts';
+import { apiVersionOf, discoveryFailure, servedResources, type ServedResource } from '../framework/discovery.ts';
 import type { RegisteredController } from '../registry.ts';
 import { describeIdentity, DependencyGraph, identityOfReference, type GraphNode, type ObjectIdentity, type ObservedObject } from './graph.ts';
 import { deleteOwnerReferencesPatch, finalizersPatch, unblockOwnerReferencesPatch } from './patches.ts';
@@ -85,7 +85,11 @@ export function startGarbageCollector(ctx: ControllerContext<Pick<ControllerMana
 
   /** Starts watching the collectable kinds not yet watched, adding their first syncs to `syncs`. */
   const discover = async (syncs: Promise<void>[] = []): Promise<void> => {
-    const served = await servedResources(ctx.api);
+    const discovery = await servedResources(ctx.api);
+    // As upstream, kinds of groups that could not be discovered are left for the next period.
+    const failure = discoveryFailure(discovery);
+    if (failure) ctx.logger.warn({ failure }, 'garbage collector discovery incomplete');
+    const served = discovery.resources;
     resources.update(served);
     for (const resource of served.filter(isCollectable)) {
       const key = `${resource.group}/${resource.resource}`;

@@ -18,7 +18,7 @@ import { formatTimeOf } from '../../shared/go/time.ts';
 import { kubernetesFinalizer, namespacePhases, type Namespace } from '../../apiserver/registry/core/namespace.ts';
 import { resourcePath, type ApiClient, type ResourceRef } from '../framework/api-client.ts';
 import type { Clock } from '../framework/clock.ts';
-import { servedResources, type ServedResource } from '../framework/discovery.ts';
+import { discoveryFailure, servedResources, type ServedResource } from '../framework/discovery.ts';
 import { NamespaceConditionUpdater, type ContentTotals } from './conditions.ts';
 
 /** How long content with finalizers is given before the next look (upstream's finalizerEstimateSeconds). */
@@ -78,9 +78,15 @@ export class NamespacedResourcesDeleter {
     const errors: string[] = [];
     let resources: ServedResource[] = [];
     try {
-      resources = (await servedResources(this.api)).filter((r) => r.namespaced && r.verbs.includes('delete'));
+      // As upstream, an incomplete discovery is reported, and what was discovered is emptied anyway.
+      const discovery = await servedResources(this.api);
+      resources = discovery.resources.filter((r) => r.namespaced && r.verbs.includes('delete'));
+      const failure = discoveryFailure(discovery);
+      if (failure) {
+        errors.push(failure);
+        conditions.discoveryFailed(failure);
+      }
     } catch (err) {
-      // Not fatal upstream (it works on what it could discover); here nothing was discovered.
       const message = errorMessage(err);
       errors.push(message);
       conditions.discoveryFailed(message);

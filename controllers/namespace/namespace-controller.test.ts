@@ -199,6 +199,26 @@ describe('namespace controller', () => {
     assert.equal(first?.[2], 'DiscoveryFailed');
   });
 
+  it('a group that cannot be discovered: the others are emptied anyway, the failure reported, no finalize', async (t) => {
+    const ctx = cluster(namespace(), [{ resource: 'configmaps', namespaced: true, verbs }], {}, { 'get /apis/broken.example.com/v1': methodNotAllowed() });
+    ctx.api.react((action) =>
+      action.verb === 'get' && action.path === '/apis'
+        ? {
+            kind: 'APIGroupList',
+            metadata: {},
+            groups: [{ name: 'broken.example.com', preferredVersion: { groupVersion: 'broken.example.com/v1', version: 'v1' } }],
+          }
+        : undefined,
+    );
+    t.after(() => ctx.stop());
+    ctx.clock.step(namespaceDeletionGracePeriodMs);
+    await settle();
+    assert.deepEqual(ctx.api.writes(), ['DELETE /api/v1/namespaces/doomed/configmaps', `UPDATE ${nsPath}/status`]);
+    const first = summary(statusConditions(ctx))[0];
+    assert.deepEqual(first?.slice(0, 3), ['NamespaceDeletionDiscoveryFailure', 'True', 'DiscoveryFailed']);
+    assert.match(first?.[3] ?? '', /^unable to retrieve the complete list of server APIs: broken\.example\.com\/v1: /);
+  });
+
   it('sets the phase Terminating first when it is not yet', async (t) => {
     const ctx = cluster(namespace({ status: { phase: 'Active' } }), [{ resource: 'configmaps', namespaced: true, verbs }]);
     t.after(() => ctx.stop());

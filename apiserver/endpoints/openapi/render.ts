@@ -7,7 +7,7 @@ import { isObject } from '../../../shared/api/types.ts';
 import type { Components, DocSchema, SpecVersion } from './components.ts';
 import { anyMediaType, type Operation, type Parameter, type PathSet } from './operations.ts';
 
-/** `info.version`: the release corral follows (app.ts kubernetesVersion) without its build suffix, as upstream trims it. */
+/** `info.version`: the release corral follows (shared/version.ts kubernetesVersion) without its build suffix, as upstream trims it. */
 const infoVersion = 'v1.32.0';
 
 export type JsonObject = Record<string, unknown>;

@@ -92,6 +92,18 @@ interface Watcher {
   active: boolean;
 }
 
+/**
+ * The least key above every key that starts with `prefix`, in LMDB's order of string keys (their
+ * UTF-8 bytes): etcd's prefix range end, the prefix with its last byte incremented. Store prefixes
+ * end in an ASCII character (`/`), whose successor is one character; `prefix + '\uffff'` would miss
+ * U+FFFF itself and every character beyond the BMP (4-byte UTF-8 sequences sort above it).
+ */
+export function prefixRangeEnd(prefix: string): string {
+  const last = prefix.charCodeAt(prefix.length - 1);
+  if (last < 0x7f) return prefix.slice(0, -1) + String.fromCharCode(last + 1);
+  throw new Error(`a key prefix must end in an ASCII character: ${JSON.stringify(prefix)}`);
+}
+
 export class EmbeddedStore implements Storage {
   /** Told about every get, list, create, update and delete; unset, timing costs nothing. */
   observer: StorageRequestObserver | undefined;
@@ -265,7 +277,7 @@ export class EmbeddedStore implements Storage {
     // before it are skipped below.
     const start = storable(startKey) ? startKey : startKey.slice(0, maxKeyBytes / 4);
     const startBytes = Buffer.from(startKey);
-    const end = `${prefix}\uffff`;
+    const end = prefixRangeEnd(prefix);
     for (const { key } of this.current.getRange({ start, end })) {
       if (!key.startsWith(prefix)) continue;
       if (start !== startKey && Buffer.compare(Buffer.from(key), startBytes) < 0) continue;
@@ -292,7 +304,7 @@ export class EmbeddedStore implements Storage {
   ): { revision: number; entries: { key: string; value: StoredValue }[] } {
     const revision = this.revisionNow();
     const entries: { key: string; value: StoredValue }[] = [];
-    for (const { key, value: at } of this.current.getRange({ start: prefix, end: `${prefix}\uffff` })) {
+    for (const { key, value: at } of this.current.getRange({ start: prefix, end: prefixRangeEnd(prefix) })) {
       if (!key.startsWith(prefix) || !accept(key)) continue;
       const record = this.log.get(at);
       if (record?.value == null) continue;
@@ -312,7 +324,7 @@ export class EmbeddedStore implements Storage {
    */
   liveRecords(prefix: string, afterKey: string | undefined, limit: number): { key: string; value: string; expiresAt: number }[] {
     const out: { key: string; value: string; expiresAt: number }[] = [];
-    for (const { key, value: at } of this.current.getRange({ start: afterKey ?? prefix, end: `${prefix}\uffff` })) {
+    for (const { key, value: at } of this.current.getRange({ start: afterKey ?? prefix, end: prefixRangeEnd(prefix) })) {
       if (out.length === limit) break;
       if (key === afterKey || !key.startsWith(prefix)) continue;
       const record = this.log.get(at);
