@@ -151,7 +151,8 @@ function* equalSteps(a: unknown, b: unknown, work: WorkCounter): Steps<boolean> 
     const count = Object.keys(b).length;
     if (work.tick(count)) yield;
     if (keys.length !== count) return false;
-    for (const k of keys) {
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as string;
       if (!Object.hasOwn(b, k)) return false;
       const x = a[k];
       const y = b[k];
@@ -451,7 +452,7 @@ export class FieldSet {
   *orderSteps(work: WorkCounter): Steps<void> {
     const large: { orderSteps(work: WorkCounter): Steps<void> }[] = [];
     this.collectLargeUnordered(large);
-    for (const list of large) yield* list.orderSteps(work);
+    for (let i = 0; i < large.length; i++) yield* (large[i] as (typeof large)[number]).orderSteps(work);
   }
 
   /** The levels of this set that are out of order and large, found without a walk in steps. */
@@ -824,8 +825,9 @@ function* readLevel(tree: Record<string, unknown>, work: WorkCounter): Steps<{ c
   // Keys, not entries, and no call for the `{}` of a member: a level may hold 150,000 of them.
   const keys = Object.keys(tree);
   if (work.tick(keys.length)) yield;
-  for (const key of keys) {
+  for (let i = 0; i < keys.length; i++) {
     if (work.tick()) yield;
+    const key = keys[i] as string;
     const value = tree[key];
     if (key === '.') {
       isMember = true;

@@ -7,7 +7,9 @@
  * One implementation serves both, so the two can never compute different results.
  *
  * A step function is written `function* name(...): Steps<T>` and calls other step functions with
- * `yield*`; errors propagate as they would from plain calls.
+ * `yield*`; errors propagate as they would from plain calls. Its loops over arrays are indexed, not
+ * `for...of`: an array iterator that may live across a yield is not optimized away in a generator,
+ * and costs about a third more per entry than the indexed loop (measured on Node 20), on every write.
  */
 
 /** A computation that yields (nothing) between its passes and returns a T. */

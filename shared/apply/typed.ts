@@ -367,7 +367,8 @@ function* validateMap(t: MapType, value: Record<string, unknown>, allowDuplicate
   const errors: ValidationError[] = [];
   const keys = Object.keys(value);
   if (work.tick(keys.length)) yield;
-  for (const key of keys) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
     if (!Object.hasOwn(t.fields, key) && t.element === null) {
       append(errors, prefixed(elementString(fieldElement(key)), failure('field not declared in schema')));
       break;
@@ -422,7 +423,8 @@ function* collectFields(value: object, ref: TypeRef, path: PathElement[], set: F
     if (!isRecord(value)) return -1;
     const keys = Object.keys(value);
     if (work.tick(keys.length)) yield;
-    for (const key of keys) {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
       const item = value[key];
       const itemRef = fieldType(t, key);
       path.push(fieldElement(key));
@@ -447,11 +449,12 @@ function* collectFields(value: object, ref: TypeRef, path: PathElement[], set: F
     const seen = new FieldSet();
     const duplicates = new FieldSet();
     const elements: (PathElement | Error)[] = [];
-    for (const item of value) {
-      elements.push(tryItemElement(t, item));
+    for (let i = 0; i < value.length; i++) {
+      elements.push(tryItemElement(t, value[i]));
       if (work.tick()) yield;
     }
-    for (const pe of elements) {
+    for (let i = 0; i < elements.length; i++) {
+      const pe = elements[i] as PathElement | Error;
       if (pe instanceof Error) continue;
       if (!seen.hasMember(pe)) seen.insertMember(pe);
       else if (!duplicates.hasMember(pe)) {
@@ -610,7 +613,8 @@ function* compareAs(node: CompareNode, atom: Atom, work: WorkCounter): Steps<Val
       return [];
     }
     let errors: ValidationError[] = [];
-    for (const key of keys) {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
       const child = fieldElement(key);
       path.push(child);
       const lv = l ? own(l, key) : undefined;
@@ -672,7 +676,8 @@ function* zipKeys(l: Record<string, unknown> | undefined, r: Record<string, unkn
   // One side empty (a create, a new map): the other's keys as they are, not copied one by one.
   if (keys.length === 0) return right;
   if (right.length === 0) return keys;
-  for (const key of right) {
+  for (let i = 0; i < right.length; i++) {
+    const key = right[i] as string;
     if (!Object.hasOwn(l ?? {}, key)) keys.push(key);
     if (work.tick()) yield;
   }
@@ -690,10 +695,9 @@ function* compareListItems(t: ListType, lhs: unknown[], rhs: unknown[], path: Pa
   const left = new Map<string, Grouped>();
   const right = new Map<string, Grouped>();
   // Items grouped by element (the left list's first), and every element once in `order`.
-  for (const [list, into] of [
-    [lhs, left],
-    [rhs, right],
-  ] as const) {
+  for (let side = 0; side < 2; side++) {
+    const list = side === 0 ? lhs : rhs;
+    const into = side === 0 ? left : right;
     for (let i = 0; i < list.length; i++) {
       const item = list[i];
       const pe = tryItemElement(t, item);
@@ -710,7 +714,8 @@ function* compareListItems(t: ListType, lhs: unknown[], rhs: unknown[], path: Pa
       if (work.tick()) yield;
     }
   }
-  for (const key of order) {
+  for (let i = 0; i < order.length; i++) {
+    const key = order[i] as string;
     const l = left.get(key)?.items ?? [];
     const r = right.get(key)?.items ?? [];
     const pe = (left.get(key) ?? right.get(key))?.element as PathElement;
@@ -824,7 +829,8 @@ function* mergeAs(node: MergeNode, atom: Atom, work: WorkCounter): Steps<Validat
     let errors: ValidationError[] = [];
     const result: Record<string, unknown> = {};
     let empty = true;
-    for (const key of keys) {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
       const lv = l ? own(l, key) : undefined;
       const rv = r ? own(r, key) : undefined;
       const ref = fieldType(t, key);
@@ -902,6 +908,11 @@ interface ListCursor {
   readonly mergedRight: Set<string>;
 }
 
+/** Moves the cursor to the next shared item (a function, not a closure made for every item). */
+function advanceShared(cursor: ListCursor): void {
+  cursor.nextShared = cursor.shared[cursor.sharedAt++];
+}
+
 /**
  * One move of mergeListItems through both lists: the pair of items to merge next (live, applied;
  * either may be absent), or undefined when this move skips a live item.
@@ -910,16 +921,13 @@ function nextListPair(cursor: ListCursor, lhs: unknown[], left: IndexedList, rig
   const key = serializeElement;
   const lLen = left.elements.length;
   const rLen = right.elements.length;
-  const advanceShared = (): void => {
-    cursor.nextShared = cursor.shared[cursor.sharedAt++];
-  };
   if (cursor.li < lLen && cursor.ri < rLen) {
     const pe = left.elements[cursor.li] as PathElement;
     if (elementsEqual(pe, right.elements[cursor.ri] as PathElement)) {
       cursor.mergedRight.add(key(pe));
       cursor.li++;
       cursor.ri++;
-      advanceShared();
+      advanceShared(cursor);
       return [left.observed.get(key(pe)), right.observed.get(key(pe))];
     }
     if (right.observed.has(key(pe)) && cursor.nextShared !== undefined && !elementsEqual(cursor.nextShared, pe)) {
@@ -937,7 +945,7 @@ function nextListPair(cursor: ListCursor, lhs: unknown[], left: IndexedList, rig
     const pe = right.elements[cursor.ri] as PathElement;
     cursor.mergedRight.add(key(pe));
     cursor.ri++;
-    if (cursor.nextShared !== undefined && elementsEqual(cursor.nextShared, pe)) advanceShared();
+    if (cursor.nextShared !== undefined && elementsEqual(cursor.nextShared, pe)) advanceShared(cursor);
     return [left.observed.has(key(pe)) ? left.observed.get(key(pe)) : undefined, right.observed.get(key(pe))];
   }
   return undefined;
@@ -997,8 +1005,9 @@ function* removeFrom(value: unknown, toRemove: FieldSet, ref: TypeRef, work: Wor
     let kept = 0;
     const keys = Object.keys(value);
     if (work.tick(keys.length)) yield;
-    for (const key of keys) {
+    for (let i = 0; i < keys.length; i++) {
       if (work.tick()) yield;
+      const key = keys[i] as string;
       const item = value[key];
       const pe = fieldElement(key);
       if (toRemove.hasMember(pe)) continue;
@@ -1017,8 +1026,9 @@ function* removeFrom(value: unknown, toRemove: FieldSet, ref: TypeRef, work: Wor
     if (!Array.isArray(value) || value.length === 0 || t.atomic) return undefined;
     const list: readonly unknown[] = value;
     const items: unknown[] = [];
-    for (const item of list) {
+    for (let i = 0; i < list.length; i++) {
       if (work.tick()) yield;
+      const item = list[i];
       const pe = tryItemElement(t, item);
       if (pe instanceof Error) {
         items.push(item);
@@ -1055,11 +1065,14 @@ export function* ensureNamedFieldsAreMembersSteps(set: FieldSet, ref: TypeRef): 
 function* namedFieldsAreMembers(set: FieldSet, ref: TypeRef, work: WorkCounter): Steps<FieldSet> {
   const atom = ref === null ? {} : resolve(ref);
   const out = new FieldSet();
-  for (const m of set.members) {
-    out.insertMember(m);
+  const members = set.members;
+  for (let i = 0; i < members.length; i++) {
+    out.insertMember(members[i] as PathElement);
     if (work.tick()) yield;
   }
-  for (const node of set.children) {
+  const children = set.children;
+  for (let i = 0; i < children.length; i++) {
+    const node = children[i] as (typeof children)[number];
     let childRef: TypeRef = null;
     if (node.element.type === 'field' && atom.map) {
       if (Object.hasOwn(atom.map.fields, node.element.name)) out.insertMember(node.element);
