@@ -13,28 +13,18 @@
  * 401); why is logged, never told to the client. Secrets are read from the watch cache: no etcd
  * read per request.
  */
+import { bootstrapTokenSecretPrefix, bootstrapTokenSecretType, expirationOf, tokenData, tokenKeys } from '../../shared/api/bootstrap-token.ts';
 import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { KubeObject } from '../../shared/api/types.ts';
-import { tryParseTime } from '../../shared/go/time.ts';
 import type { UserInfo } from '../registry/definition.ts';
 import type { ResourceCache } from '../storage/cache/watch-cache.ts';
 import type { TokenAuthenticator } from './authenticate.ts';
 
-export const bootstrapTokenSecretType = 'bootstrap.kubernetes.io/token';
-export const bootstrapTokenSecretPrefix = 'bootstrap-token-';
 export const bootstrapUserPrefix = 'system:bootstrap:';
 export const bootstrapDefaultGroup = 'system:bootstrappers';
 const tokenPattern = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
 const extraGroupPattern = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/;
-
-/** A value of the Secret's data (base64), decoded; '' when absent. */
-function dataOf(secret: KubeObject, key: string): string {
-  const data = secret.data;
-  if (typeof data !== 'object' || data === null) return '';
-  const value = (data as Record<string, unknown>)[key];
-  return typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : '';
-}
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -44,16 +34,14 @@ function sameSecret(a: string, b: string): boolean {
 
 /** True when the token has expired at `now` (an unparsable expiration counts as expired, as upstream). */
 export function bootstrapTokenExpired(secret: KubeObject, now: Date): boolean {
-  const expiration = dataOf(secret, 'expiration');
-  if (!expiration) return false;
-  const at = tryParseTime(expiration);
-  return at === null || at.seconds * 1000 + at.nanos / 1e6 <= now.getTime();
+  const state = expirationOf(secret, now.getTime()).state;
+  return state === 'expired' || state === 'malformed';
 }
 
 /** The token's groups, deduplicated and sorted, or an error for an invalid extra group. */
 function groupsOf(secret: KubeObject): string[] | Error {
   const groups = new Set([bootstrapDefaultGroup]);
-  const extra = dataOf(secret, 'auth-extra-groups');
+  const extra = tokenData(secret, tokenKeys.authExtraGroups);
   if (extra) {
     for (const group of extra.split(',')) {
       if (!extraGroupPattern.test(group)) return new Error(`${JSON.stringify(group)} is not a valid bootstrap group name`);
@@ -78,10 +66,10 @@ export function bootstrapTokenAuthenticator(secrets: ResourceCache, logger: Logg
     if (!secret) return reject('not found');
     if (secret.metadata.deletionTimestamp) return reject('is deleted and awaiting removal');
     if (secret.type !== bootstrapTokenSecretType || !secret.data) return reject(`has invalid type, expected ${bootstrapTokenSecretType}`);
-    if (!sameSecret(dataOf(secret, 'token-secret'), secretPart)) return reject('has invalid value for key token-secret');
-    if (dataOf(secret, 'token-id') !== id) return reject('has invalid value for key token-id');
+    if (!sameSecret(tokenData(secret, tokenKeys.secret), secretPart)) return reject('has invalid value for key token-secret');
+    if (tokenData(secret, tokenKeys.id) !== id) return reject('has invalid value for key token-id');
     if (bootstrapTokenExpired(secret, now())) return reject('has expired');
-    if (dataOf(secret, 'usage-bootstrap-authentication') !== 'true') return reject('not marked usage-bootstrap-authentication=true');
+    if (tokenData(secret, 'usage-bootstrap-authentication') !== 'true') return reject('not marked usage-bootstrap-authentication=true');
     const groups = groupsOf(secret);
     if (groups instanceof Error) return reject(`has invalid value for key auth-extra-groups: ${groups.message}`);
     return { username: bootstrapUserPrefix + id, groups };

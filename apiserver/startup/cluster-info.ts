@@ -18,6 +18,7 @@
  * Existing objects are left as they are (an administrator may have changed the kubeconfig's
  * server address to a load balancer's); a lost race with another replica (AlreadyExists) is fine.
  */
+import { clusterInfo } from '../../shared/api/bootstrap-token.ts';
 import type { Logger } from 'pino';
 import { stringify } from 'yaml';
 import { isStatusError } from '../../shared/api/errors.ts';
@@ -28,8 +29,6 @@ import type { RequestContext } from '../registry/definition.ts';
 import type { Registry } from '../registry/registry.ts';
 import type { GenericStore } from '../registry/store.ts';
 
-export const clusterInfoNamespace = 'kube-public';
-export const clusterInfoName = 'cluster-info';
 /** kubeadm's BootstrapSignerClusterRoleName, the name of both the Role and the RoleBinding. */
 export const clusterInfoRoleName = 'kubeadm:bootstrap-signer-clusterinfo';
 
@@ -58,19 +57,19 @@ export function clusterInfoObjects(server: string, caPem: string): { resource: s
   const configMap: ConfigMap = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: clusterInfoName, namespace: clusterInfoNamespace },
-    data: { kubeconfig: clusterInfoKubeconfig(server, caPem) },
+    metadata: { name: clusterInfo.name, namespace: clusterInfo.namespace },
+    data: { [clusterInfo.kubeconfigKey]: clusterInfoKubeconfig(server, caPem) },
   };
   const role: Role = {
     apiVersion: `${rbacGroup}/v1`,
     kind: 'Role',
-    metadata: { name: clusterInfoRoleName, namespace: clusterInfoNamespace },
-    rules: [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: [clusterInfoName] }],
+    metadata: { name: clusterInfoRoleName, namespace: clusterInfo.namespace },
+    rules: [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'], resourceNames: [clusterInfo.name] }],
   };
   const binding: RoleBinding = {
     apiVersion: `${rbacGroup}/v1`,
     kind: 'RoleBinding',
-    metadata: { name: clusterInfoRoleName, namespace: clusterInfoNamespace },
+    metadata: { name: clusterInfoRoleName, namespace: clusterInfo.namespace },
     roleRef: { apiGroup: rbacGroup, kind: 'Role', name: clusterInfoRoleName },
     subjects: [{ kind: 'User', apiGroup: rbacGroup, name: 'system:anonymous' }],
   };
@@ -109,7 +108,7 @@ export async function ensureClusterInfo(stores: StoreLookup, server: string, caP
     const store = stores(group, resource);
     if (!store) continue;
     if (await createIfAbsent(store, object)) {
-      logger.info({ namespace: clusterInfoNamespace, name: object.metadata.name, kind: object.kind }, 'created for bootstrap token discovery');
+      logger.info({ namespace: clusterInfo.namespace, name: object.metadata.name, kind: object.kind }, 'created for bootstrap token discovery');
     }
   }
 }

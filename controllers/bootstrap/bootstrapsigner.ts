@@ -14,6 +14,7 @@
  * The controller never creates cluster-info (its bootstrap role may only update it): the API
  * server's start-up creates it (apiserver/startup/cluster-info.ts), as kubeadm's init does.
  */
+import { clusterInfo } from '../../shared/api/bootstrap-token.ts';
 import { isStatusError } from '../../shared/api/errors.ts';
 import type { ConfigMap } from '../../apiserver/registry/core/configmap.ts';
 import type { ControllerManagerConfig } from '../config.ts';
@@ -32,15 +33,11 @@ import {
   type SigningToken,
 } from './token-secret.ts';
 
-export const clusterInfoNamespace = 'kube-public';
-export const clusterInfoName = 'cluster-info';
-/** The ConfigMap key holding the signed kubeconfig (bootstrapapi.KubeConfigKey). */
-export const kubeconfigKey = 'kubeconfig';
 /** The prefix of signature keys (bootstrapapi.JWSSignatureKeyPrefix). */
 export const signatureKeyPrefix = 'jws-kubeconfig-';
 
 const configMapsResource: ResourceRef = { group: '', version: 'v1', resource: 'configmaps', namespaced: true };
-const clusterInfoKey = `${clusterInfoNamespace}/${clusterInfoName}`;
+const clusterInfoKey = `${clusterInfo.namespace}/${clusterInfo.name}`;
 
 /** The tokens that may sign at `nowMs`, by id; a second Secret claiming an id already seen is skipped, as upstream does. */
 function signingTokens(secrets: Secret[], nowMs: number, ctx: Pick<ControllerContext, 'logger'>): Map<string, SigningToken> {
@@ -90,8 +87,8 @@ export function signedData(
 export function startBootstrapSigner(ctx: ControllerContext): void {
   const secrets = tokenSecretInformer(ctx);
   const configMaps: Informer<ConfigMap> = ctx.informers.informer<ConfigMap>(configMapsResource, {
-    namespace: clusterInfoNamespace,
-    fieldSelector: `metadata.name=${clusterInfoName}`,
+    namespace: clusterInfo.namespace,
+    fieldSelector: `metadata.name=${clusterInfo.name}`,
   });
   const queue = newQueue(ctx, 'bootstrap_signer_queue');
   const poke = (): void => queue.add(clusterInfoKey);
@@ -101,9 +98,9 @@ export function startBootstrapSigner(ctx: ControllerContext): void {
   const reconcile = async (key: string): Promise<ReconcileResult> => {
     const configMap = configMaps.get(key);
     if (!configMap) return;
-    const content = configMap.data?.[kubeconfigKey];
+    const content = configMap.data?.[clusterInfo.kubeconfigKey];
     if (content === undefined) {
-      ctx.logger.debug({ configMap: key }, `no ${kubeconfigKey} key in the ConfigMap: nothing to sign`);
+      ctx.logger.debug({ configMap: key }, `no ${clusterInfo.kubeconfigKey} key in the ConfigMap: nothing to sign`);
       return;
     }
     const now = ctx.clock.now();
@@ -111,7 +108,7 @@ export function startBootstrapSigner(ctx: ControllerContext): void {
     const { data, changed } = signedData(configMap.data ?? {}, content, tokens);
     if (changed) {
       try {
-        await ctx.api.update(resourcePath(configMapsResource, clusterInfoNamespace, clusterInfoName), {
+        await ctx.api.update(resourcePath(configMapsResource, clusterInfo.namespace, clusterInfo.name), {
           ...configMap,
           apiVersion: 'v1',
           kind: 'ConfigMap',

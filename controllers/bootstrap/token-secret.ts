@@ -8,68 +8,27 @@
  * so they share one informer and one cache.
  */
 import type { Secret } from '../../apiserver/registry/core/secret.ts';
-import { bootstrapTokenSecretPrefix, bootstrapTokenSecretType } from '../../apiserver/auth/bootstrap-token.ts';
-import { GoTimeParseError, parseGoTime } from '../../shared/go/time.ts';
+import {
+  bootstrapTokenSecretPrefix,
+  bootstrapTokenSecretType,
+  expirationOf,
+  tokenData,
+  tokenIdOfName,
+  tokenKeys,
+  tokenSecretNamespace,
+} from '../../shared/api/bootstrap-token.ts';
 import type { ResourceRef } from '../framework/api-client.ts';
 import type { ControllerContext } from '../framework/controller.ts';
 import type { Informer } from '../framework/informer.ts';
 
 export type { Secret };
-export { bootstrapTokenSecretType };
-
-/** Where token Secrets live (upstream's TokenSecretNamespace default, api.NamespaceSystem). */
-export const tokenSecretNamespace = 'kube-system';
+export { bootstrapTokenSecretType, expirationOf, tokenData, tokenKeys, tokenSecretNamespace };
 
 export const secretsResource: ResourceRef = { group: '', version: 'v1', resource: 'secrets', namespaced: true };
-
-/** The Secret's keys (k8s.io/cluster-bootstrap/token/api). */
-export const tokenKeys = {
-  id: 'token-id',
-  secret: 'token-secret',
-  expiration: 'expiration',
-  usageSigning: 'usage-bootstrap-signing',
-} as const;
 
 /** The informer of token Secrets, shared by the token cleaner and the bootstrap signer. */
 export function tokenSecretInformer(ctx: Pick<ControllerContext, 'informers'>): Informer<Secret> {
   return ctx.informers.informer<Secret>(secretsResource, { namespace: tokenSecretNamespace, fieldSelector: `type=${bootstrapTokenSecretType}` });
-}
-
-/** A value of `data` (base64 on the wire), decoded; '' when absent or not a string (upstream's GetData). */
-export function tokenData(secret: Secret, key: string): string {
-  const value: unknown = secret.data?.[key];
-  return typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : '';
-}
-
-export type Expiration =
-  /** No `expiration`: the token never expires. */
-  | { state: 'none' }
-  | { state: 'valid'; expiration: string; remainingMs: number }
-  | { state: 'expired'; expiration: string }
-  /** Unparsable: upstream treats it as expired; `error` is Go's time.Parse message. */
-  | { state: 'malformed'; expiration: string; error: string };
-
-/** Where the token stands at `nowMs` (upstream's GetExpiration, with the malformed case told apart). */
-export function expirationOf(secret: Secret, nowMs: number): Expiration {
-  const expiration = tokenData(secret, tokenKeys.expiration);
-  if (!expiration) return { state: 'none' };
-  let atMs: number;
-  try {
-    const instant = parseGoTime(expiration, 'Time');
-    atMs = instant.seconds * 1000 + instant.nanos / 1e6;
-  } catch (err) {
-    if (!(err instanceof GoTimeParseError)) throw err;
-    return { state: 'malformed', expiration, error: err.message };
-  }
-  const remainingMs = atMs - nowMs;
-  return remainingMs <= 0 ? { state: 'expired', expiration } : { state: 'valid', expiration, remainingMs };
-}
-
-const secretNamePattern = new RegExp(`^${bootstrapTokenSecretPrefix}([a-z0-9]{6})$`);
-
-/** The token id in a Secret name `bootstrap-token-<id>` (six of [a-z0-9]), or undefined. */
-export function tokenIdOfName(name: string): string | undefined {
-  return secretNamePattern.exec(name)?.[1];
 }
 
 export interface SigningToken {
