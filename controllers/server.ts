@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createCA, issueServingCertificate } from '../shared/pki/certificates.ts';
 import type { KubeObject } from '../shared/api/types.ts';
-import type { ApiClient } from './framework/api-client.ts';
+import type { ApiClient } from '../shared/client/api-client.ts';
 
 export interface ManagerServerOptions {
   port: number;

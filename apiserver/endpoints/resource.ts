@@ -26,7 +26,8 @@ import type { RequestContext, ResourceDefinition, ReviewHandler, Verb } from '..
 import type { Registry, ServedResource } from '../registry/registry.ts';
 import type { DeleteOptions, GenericStore, ListOptions } from '../registry/store.ts';
 import type { RequestInfo } from '../server/requestinfo.ts';
-import { checkDecoded, decodeObject, decodeProtobuf, parseBody, parseBodyYielding, type FieldValidation } from './decode.ts';
+import { checkDecoded, decodeObject, decodeProtobuf, parseBodyYielding, type FieldValidation } from './decode.ts';
+import { parseBody } from '../../shared/codec/body.ts';
 import { deleteOptionsSchema } from '../../shared/api/schema.ts';
 import { checkAgainstSchema, SchemaTypeError } from '../../shared/codec/schema-check.ts';
 import type { PropagationPolicy } from '../registry/deletion-finalizers.ts';

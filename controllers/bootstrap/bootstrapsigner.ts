@@ -18,9 +18,9 @@ import { clusterInfo } from '../../shared/api/bootstrap-token.ts';
 import { isStatusError } from '../../shared/api/errors.ts';
 import type { ConfigMap } from '../../apiserver/registry/core/configmap.ts';
 import type { ControllerManagerConfig } from '../config.ts';
-import { resourcePath, type ResourceRef } from '../framework/api-client.ts';
+import { resourcePath, type ResourceRef } from '../../shared/client/api-client.ts';
 import { newQueue, runWorkers, type ControllerContext, type ReconcileResult } from '../framework/controller.ts';
-import type { Informer } from '../framework/informer.ts';
+import type { Informer } from '../../shared/client/informer.ts';
 import type { RegisteredController } from '../registry.ts';
 import { computeDetachedSignature, signingKey } from './jws.ts';
 import {

@@ -17,9 +17,9 @@ import {
   tokenKeys,
   tokenSecretNamespace,
 } from '../../shared/api/bootstrap-token.ts';
-import type { ResourceRef } from '../framework/api-client.ts';
+import type { ResourceRef } from '../../shared/client/api-client.ts';
 import type { ControllerContext } from '../framework/controller.ts';
-import type { Informer } from '../framework/informer.ts';
+import type { Informer } from '../../shared/client/informer.ts';
 
 export type { Secret };
 export { bootstrapTokenSecretType, expirationOf, tokenData, tokenKeys, tokenSecretNamespace };

@@ -13,9 +13,9 @@
  */
 import { isStatusError } from '../../shared/api/errors.ts';
 import type { ControllerManagerConfig } from '../config.ts';
-import { resourcePath } from '../framework/api-client.ts';
+import { resourcePath } from '../../shared/client/api-client.ts';
 import { newQueue, runWorkers, type ControllerContext, type ReconcileResult } from '../framework/controller.ts';
-import { objectKey, splitKey } from '../framework/informer.ts';
+import { objectKey, splitKey } from '../../shared/client/informer.ts';
 import type { RegisteredController } from '../registry.ts';
 import { bootstrapTokenSecretType, expirationOf, maxRequeueMs, secretsResource, tokenSecretInformer, type Secret } from './token-secret.ts';
 

@@ -18,7 +18,7 @@ import { decodePem } from '../../shared/go/pem.ts';
 import { tryParseTime } from '../../shared/go/time.ts';
 import { parseCertificates } from '../../shared/go/x509.ts';
 import type { ControllerContext, ReconcileResult } from '../framework/controller.ts';
-import type { Informer } from '../framework/informer.ts';
+import type { Informer } from '../../shared/client/informer.ts';
 import type { RegisteredController } from '../registry.ts';
 import { csrInformer, runCSRWorkers } from './csr-controller.ts';
 import { certificateControllerServiceAccount, csrPath, isIssued, type CertificateSigningRequest } from './csr.ts';

@@ -6,7 +6,7 @@
  */
 import type { ControllerContext, Reconcile } from '../framework/controller.ts';
 import { newQueue, runWorkers } from '../framework/controller.ts';
-import { objectKey, type Informer } from '../framework/informer.ts';
+import { objectKey, type Informer } from '../../shared/client/informer.ts';
 import { csrResource, type CertificateSigningRequest } from './csr.ts';
 
 export function csrInformer(ctx: ControllerContext): Informer<CertificateSigningRequest> {

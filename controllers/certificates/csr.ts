@@ -4,7 +4,7 @@
  * pkg/controller/certificates). The object's shape is the API server's own type.
  */
 import type { CertificateSigningRequest } from '../../apiserver/registry/certificates/csr/schema.ts';
-import { resourcePath, type ResourceRef } from '../framework/api-client.ts';
+import { resourcePath, type ResourceRef } from '../../shared/client/api-client.ts';
 
 export type { CertificateSigningRequest, CertificateSigningRequestCondition } from '../../apiserver/registry/certificates/csr/schema.ts';
 

@@ -15,7 +15,7 @@ import { deepCopy } from '../../shared/api/types.ts';
 import { formatTimeOf } from '../../shared/go/time.ts';
 import { signingFilesFor, type ControllerManagerConfig } from '../config.ts';
 import type { ControllerContext, ReconcileResult } from '../framework/controller.ts';
-import type { Informer } from '../framework/informer.ts';
+import type { Informer } from '../../shared/client/informer.ts';
 import type { RegisteredController } from '../registry.ts';
 import { csrInformer, runCSRWorkers } from './csr-controller.ts';
 import {

@@ -11,7 +11,7 @@ import { readFile, stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { loadCA, type CertificateAuthority } from '../../shared/pki/certificates.ts';
 import type { SigningFiles } from '../config.ts';
-import type { Clock } from '../framework/clock.ts';
+import type { Clock } from '../../shared/client/clock.ts';
 
 /** How long a loaded CA is used before the files are looked at again. */
 export const RECHECK_MS = 1000;

@@ -6,7 +6,7 @@
  * version to arrive is new and is reconciled as usual.
  */
 import type { KubeObject } from '../../shared/api/types.ts';
-import { objectKey } from '../framework/informer.ts';
+import { objectKey } from '../../shared/client/informer.ts';
 
 export class WrittenVersions {
   private readonly versions = new Map<string, string>();

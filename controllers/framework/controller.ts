@@ -7,10 +7,10 @@
  * happened, so a missed or repeated event changes nothing.
  */
 import type { Logger } from 'pino';
-import type { ApiClient } from './api-client.ts';
-import type { Clock } from './clock.ts';
+import type { ApiClient } from '../../shared/client/api-client.ts';
+import type { Clock } from '../../shared/client/clock.ts';
 import type { EventRecorder } from './events.ts';
-import type { InformerFactory } from './informer-factory.ts';
+import type { InformerFactory } from '../../shared/client/informer-factory.ts';
 import type { WorkQueueMetrics } from './metrics.ts';
 import { defaultControllerRateLimiter } from './rate-limiter.ts';
 import { WorkQueue } from './work-queue.ts';

@@ -8,7 +8,7 @@
  * answer holds what could be discovered and says which failed (`discoveryFailure`), so a
  * controller works on what it knows and reports the rest.
  */
-import type { ApiClient, ResourceRef } from './api-client.ts';
+import type { ApiClient, ResourceRef } from '../../shared/client/api-client.ts';
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
 
 export interface ServedResource extends ResourceRef {

@@ -7,8 +7,8 @@
 import type { Logger } from 'pino';
 import type { KubeObject } from '../../shared/api/types.ts';
 import { formatTimeOf } from '../../shared/go/time.ts';
-import type { ApiClient } from './api-client.ts';
-import type { Clock } from './clock.ts';
+import type { ApiClient } from '../../shared/client/api-client.ts';
+import type { Clock } from '../../shared/client/clock.ts';
 
 export type EventType = 'Normal' | 'Warning';
 

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { alreadyExists, conflict, notFound } from '../../shared/api/errors.ts';
 import { deepCopy, type KubeObject } from '../../shared/api/types.ts';
-import { FakeClock } from './clock.ts';
+import { FakeClock } from '../../shared/client/clock.ts';
 import { LeaderElector, type LeaderElectionOptions } from './leader-election.ts';
 import { RecordingApiClient, settle } from './testing.ts';
 

@@ -16,9 +16,9 @@ import type { Logger } from 'pino';
 import { isStatusError } from '../../shared/api/errors.ts';
 import type { KubeObject } from '../../shared/api/types.ts';
 import { formatMicroTimeOf } from '../../shared/go/time.ts';
-import type { ApiClient, ResourceRef } from './api-client.ts';
-import { resourcePath } from './api-client.ts';
-import { sleep, type Clock } from './clock.ts';
+import type { ApiClient, ResourceRef } from '../../shared/client/api-client.ts';
+import { resourcePath } from '../../shared/client/api-client.ts';
+import { sleep, type Clock } from '../../shared/client/clock.ts';
 
 export const leaseResource: ResourceRef = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true };
 

@@ -4,7 +4,7 @@
  * success) and an overall token bucket (10 per second, bursts of 100) that keeps a storm of
  * failures from hammering the API server.
  */
-import type { Clock } from './clock.ts';
+import type { Clock } from '../../shared/client/clock.ts';
 
 export interface RateLimiter {
   /** The delay before `key` may be retried; counts the retry. */

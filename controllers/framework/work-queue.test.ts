@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { FakeClock } from './clock.ts';
+import { FakeClock } from '../../shared/client/clock.ts';
 import { ExponentialBackoff, TokenBucket, defaultControllerRateLimiter } from './rate-limiter.ts';
 import { WorkQueue } from './work-queue.ts';
 

@@ -7,7 +7,7 @@
  * Keys are strings (`namespace/name` or `name`), so the reconciler always reads the current
  * object from its cache: the queue carries what to look at, never a stale copy.
  */
-import type { Clock } from './clock.ts';
+import type { Clock } from '../../shared/client/clock.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { WorkQueueMetrics } from './metrics.ts';
 

@@ -16,8 +16,8 @@ import { isStatusError } from '../../shared/api/errors.ts';
 import type { KubeObject } from '../../shared/api/types.ts';
 import { formatTimeOf } from '../../shared/go/time.ts';
 import { kubernetesFinalizer, namespacePhases, type Namespace } from '../../apiserver/registry/core/namespace.ts';
-import { resourcePath, type ApiClient, type ResourceRef } from '../framework/api-client.ts';
-import type { Clock } from '../framework/clock.ts';
+import { resourcePath, type ApiClient, type ResourceRef } from '../../shared/client/api-client.ts';
+import type { Clock } from '../../shared/client/clock.ts';
 import { discoveryFailure, servedResources, type ServedResource } from '../framework/discovery.ts';
 import { NamespaceConditionUpdater, type ContentTotals } from './conditions.ts';
 

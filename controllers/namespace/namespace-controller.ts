@@ -9,7 +9,7 @@
 import type { Namespace } from '../../apiserver/registry/core/namespace.ts';
 import type { ControllerManagerConfig } from '../config.ts';
 import { newQueue, runWorkers, type ControllerContext, type ReconcileResult } from '../framework/controller.ts';
-import { objectKey } from '../framework/informer.ts';
+import { objectKey } from '../../shared/client/informer.ts';
 import type { RegisteredController } from '../registry.ts';
 import { NamespacedResourcesDeleter, ResourcesRemainingError } from './deleter.ts';
 

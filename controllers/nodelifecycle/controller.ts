@@ -21,9 +21,9 @@
  */
 import { formatTimeOf } from '../../shared/go/time.ts';
 import type { ControllerManagerConfig } from '../config.ts';
-import { resourcePath, type ResourceRef } from '../framework/api-client.ts';
+import { resourcePath, type ResourceRef } from '../../shared/client/api-client.ts';
 import { newQueue, runWorkers, type ControllerContext, type ReconcileResult } from '../framework/controller.ts';
-import type { Informer } from '../framework/informer.ts';
+import type { Informer } from '../../shared/client/informer.ts';
 import type { WorkQueue } from '../framework/work-queue.ts';
 import type { RegisteredController } from '../registry.ts';
 import { Disruption, zoneKey, type DisruptionConfig } from './disruption.ts';

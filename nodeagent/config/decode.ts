@@ -6,7 +6,7 @@
  * which the caller may reject (CredentialProviderConfig) or tolerate (KubeletConfiguration v1beta1
  * falls back to lenient decoding).
  */
-import { parseBody } from '../../apiserver/endpoints/decode.ts';
+import { parseBody } from '../../shared/codec/body.ts';
 import { isObject } from '../../shared/api/types.ts';
 import { parseGoDuration } from '../../shared/go/duration.ts';
 import { checkAgainstSchema, jsonType, SchemaTypeError } from '../../shared/codec/schema-check.ts';

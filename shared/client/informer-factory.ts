@@ -6,7 +6,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { KubeObject } from '../../shared/api/types.ts';
+import type { KubeObject } from '../api/types.ts';
 import type { ApiClient, ResourceRef } from './api-client.ts';
 import type { Clock } from './clock.ts';
 import { ListWatchInformer, type Informer, type InformerOptions } from './informer.ts';

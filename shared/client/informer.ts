@@ -10,7 +10,7 @@
  */
 import { KubeConfig, ListWatch, Watch, type KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { KubeObject } from '../../shared/api/types.ts';
+import type { KubeObject } from '../api/types.ts';
 import type { ApiClient, ResourceRef } from './api-client.ts';
 import { resourcePath } from './api-client.ts';
 import { sleep, type Clock } from './clock.ts';

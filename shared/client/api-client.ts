@@ -13,8 +13,8 @@
 import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { StatusError } from '../../shared/api/errors.ts';
-import { isObject, type KubeList, type KubeObject, type StatusDetails } from '../../shared/api/types.ts';
+import { StatusError } from '../api/errors.ts';
+import { isObject, type KubeList, type KubeObject, type StatusDetails } from '../api/types.ts';
 
 /** Where a kind's objects live on the API: group (empty for core), version, plural resource. */
 export interface ResourceRef {
