@@ -7,6 +7,7 @@
  *   corral start [flags]       the single-node control plane of `npm start` (start.ts)
  *   corral apiserver [flags]   one API server replica on an existing etcd (apiserver/main.ts)
  *   corral controllers [flags] the controller manager (controllers/main.ts)
+ *   corral nodeagent [flags]   a node agent, corral's kubelet (nodeagent/main.ts)
  *   corral migrate [flags]     copies a store's keys between the embedded store and etcd (apiserver/storage/migrate/main.ts)
  *
  * `corral --help` (or `-h`, `help`) lists the subcommands and exits 0; `corral <subcommand> --help`
@@ -17,6 +18,7 @@ import { runApiServer } from './apiserver/main.ts';
 import { runStart } from './start.ts';
 import { runControllerManager } from './controllers/main.ts';
 import { runMigrate } from './apiserver/storage/migrate/main.ts';
+import { runNodeAgent } from './nodeagent/main.ts';
 
 interface Subcommand {
   summary: string;
@@ -28,6 +30,7 @@ const subcommands: Record<string, Subcommand> = {
   start: { summary: 'a single-node control plane: an API server on the embedded store and the controller manager', run: runStart },
   apiserver: { summary: 'one API server replica on an existing etcd (--etcd-servers)', run: runApiServer },
   controllers: { summary: 'the controller manager: certificates, tokens, garbage collection, namespaces, node health', run: runControllerManager },
+  nodeagent: { summary: "a node agent (corral's kubelet): TLS bootstrap, the Node, its status and lease, static pods", run: runNodeAgent },
   migrate: { summary: "copies a data dir's embedded store into an etcd, or an etcd into a data dir", run: runMigrate },
 };
 

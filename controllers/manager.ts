@@ -20,7 +20,7 @@ import { ServiceAccountCredentials } from './credentials.ts';
 import { HttpApiClient, type ApiClient } from '../shared/client/api-client.ts';
 import { realClock, type Clock } from '../shared/client/clock.ts';
 import type { ControllerContext } from './framework/controller.ts';
-import { ApiEventRecorder } from './framework/events.ts';
+import { ApiEventRecorder } from '../shared/client/events.ts';
 import { SharedInformerFactory } from '../shared/client/informer-factory.ts';
 import { LeaderElector } from './framework/leader-election.ts';
 import { leaderElectionMetric, workQueueMetrics, type WorkQueueMetrics } from './framework/metrics.ts';

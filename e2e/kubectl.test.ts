@@ -284,6 +284,7 @@ describe('kubectl against one replica', () => {
       { name: 'configmaps', shortNames: 'cm', apiVersion: 'v1', namespaced: 'true', kind: 'ConfigMap' },
       { name: 'namespaces', shortNames: 'ns', apiVersion: 'v1', namespaced: 'false', kind: 'Namespace' },
       { name: 'nodes', shortNames: 'no', apiVersion: 'v1', namespaced: 'false', kind: 'Node' },
+      { name: 'pods', shortNames: 'po', apiVersion: 'v1', namespaced: 'true', kind: 'Pod' },
       { name: 'secrets', shortNames: '', apiVersion: 'v1', namespaced: 'true', kind: 'Secret' },
       { name: 'events', shortNames: 'ev', apiVersion: 'v1', namespaced: 'true', kind: 'Event' },
       { name: 'componentstatuses', shortNames: 'cs', apiVersion: 'v1', namespaced: 'false', kind: 'ComponentStatus' },

@@ -4,6 +4,8 @@ import { isStatusError } from '../../shared/api/errors.ts';
 import type { KubeObject } from '../../shared/api/types.ts';
 import { leaseDefinition } from '../registry/coordination/lease.ts';
 import { nodeDefinition } from '../registry/core/node/node.ts';
+import { podDefinition } from '../registry/core/pod/pod.ts';
+import type { Pod, PodSpec } from '../../shared/api/pod.ts';
 import type { ResourceDefinition } from '../registry/definition.ts';
 import type { AdmissionAttributes, Operation } from './admission.ts';
 import { forbiddenNodeLabels, nodeRestriction } from './node-restriction.ts';
@@ -96,5 +98,70 @@ describe('NodeRestriction', () => {
       'a.kubernetes.io/y',
       'b.k8s.io/x',
     ]);
+  });
+  describe('pods', () => {
+    const pods: ResourceDefinition = podDefinition;
+    const mirror = (spec: PodSpec = {}, owner: Partial<NonNullable<Pod['metadata']['ownerReferences']>[number]> | null = {}): Pod => ({
+      metadata: {
+        name: 'static-web-a',
+        namespace: 'default',
+        annotations: { 'kubernetes.io/config.mirror': 'hash' },
+        ...(owner ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'a', uid: 'u', controller: true, ...owner }] } : {}),
+      },
+      spec: { nodeName: 'a', containers: [{ name: 'c', image: 'i' }], ...spec },
+    });
+    const create = (pod: Pod) => refusal(attributes(pods, 'CREATE', pod.metadata.name ?? '', pod, undefined, 'default'));
+    const forbiddenPod = (message: string) => `pods "static-web-a" is forbidden: ${message}`;
+
+    it('lets a node create mirror pods bound to itself, owned by its Node or by nothing', async () => {
+      assert.equal(await create(mirror()), 'admitted');
+      assert.equal(await create(mirror({}, null)), 'admitted');
+    });
+
+    it("refuses other pods with upstream's messages", async () => {
+      const plain = mirror();
+      plain.metadata.annotations = {};
+      assert.equal(await create(plain), forbiddenPod('pod does not have "kubernetes.io/config.mirror" annotation, node "a" can only create mirror pods'));
+      assert.equal(await create(mirror({ nodeName: 'b' })), forbiddenPod('node "a" can only create pods with spec.nodeName set to itself'));
+      assert.equal(await create(mirror({}, { name: 'b' })), forbiddenPod('node "a" can only create pods with an owner reference set to itself'));
+      assert.equal(
+        await create(mirror({}, { controller: false })),
+        forbiddenPod('node "a" can only create pods with a controller owner reference set to itself'),
+      );
+      assert.equal(await create(mirror({}, { blockOwnerDeletion: true })), forbiddenPod('node "a" must not set blockOwnerDeletion on an owner reference'));
+      assert.equal(await create(mirror({ serviceAccountName: 'sa' })), forbiddenPod('node "a" can not create pods that reference a service account'));
+      assert.equal(
+        await create(mirror({ volumes: [{ name: 'v', secret: { secretName: 's' } }] })),
+        forbiddenPod('node "a" can not create pods that reference secrets'),
+      );
+      assert.equal(
+        await create(mirror({ containers: [{ name: 'c', image: 'i', envFrom: [{ configMapRef: { name: 'cm' } }] }] })),
+        forbiddenPod('node "a" can not create pods that reference configmaps'),
+      );
+      assert.equal(
+        await create(mirror({ volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'c' } }] })),
+        forbiddenPod('node "a" can not create pods that reference persistentvolumeclaims'),
+      );
+    });
+
+    it('lets a node delete and write the status of pods bound to itself only', async () => {
+      const bound = mirror();
+      const other = mirror({ nodeName: 'b' });
+      assert.equal(await refusal(attributes(pods, 'DELETE', 'static-web-a', undefined, bound, 'default')), 'admitted');
+      assert.equal(
+        await refusal(attributes(pods, 'DELETE', 'static-web-a', undefined, other, 'default')),
+        forbiddenPod('node "a" can only delete pods with spec.nodeName set to itself'),
+      );
+      assert.equal(
+        await refusal(attributes(pods, 'UPDATE', 'static-web-a', bound, bound, 'default')),
+        forbiddenPod('unexpected operation "UPDATE", node "a" can only create and delete mirror pods'),
+      );
+      const status = (object: Pod, old: Pod) => ({ ...attributes(pods, 'UPDATE', 'static-web-a', object, old, 'default'), subresource: 'status' });
+      assert.equal(await refusal(status(bound, bound)), 'admitted');
+      assert.equal(await refusal(status(other, other)), forbiddenPod('node "a" can only update pod status for pods with spec.nodeName set to itself'));
+      const relabelled = structuredClone(bound);
+      relabelled.metadata.labels = { x: 'y' };
+      assert.equal(await refusal(status(relabelled, bound)), forbiddenPod('node "a" cannot update labels through pod status'));
+    });
   });
 });

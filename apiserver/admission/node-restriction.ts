@@ -6,12 +6,20 @@
  *   update no new configSource, no change of taints, no change of labels outside the kubelet's set;
  * - Leases: only in kube-node-lease and only its own name (create included, which the authorizer
  *   cannot see);
- * - CSINodes: only its own name.
+ * - CSINodes: only its own name;
+ * - Pods: create only mirror pods (annotation kubernetes.io/config.mirror) bound to itself, with at
+ *   most one owner reference, a controller reference to its own Node, and no reference to a
+ *   service account, Secret, ConfigMap, ClusterTrustBundle or claim; delete only pods bound to
+ *   itself; update the status of pods bound to itself only, without touching their labels or
+ *   resource claim statuses. (Upstream also checks the owner reference's UID against the Node
+ *   object; corral's plugin reads no objects, so it does not.)
  *
  * A mutating plugin that changes nothing, as upstream's (it runs before the kinds' validation).
  */
 import { isDeepStrictEqual } from 'node:util';
 import { forbidden } from '../../shared/api/errors.ts';
+import { podReferences } from '../../shared/api/pod-references.ts';
+import { mirrorPodAnnotation, type Pod } from '../../shared/api/pod.ts';
 import type { KubeObject } from '../../shared/api/types.ts';
 import { nodeIdentity, nodeLeaseNamespace } from '../authorization/node/authorizer.ts';
 import type { AdmissionAttributes, MutatingPlugin } from './admission.ts';
@@ -81,6 +89,8 @@ export function nodeRestriction(): MutatingPlugin {
         case 'storage.k8s.io/csinodes':
           if (nameOf(a) !== node) throw refuse('can only access CSINode with the same name as the requesting node');
           return;
+        case '/pods':
+          return admitPod(node, a, refuse);
       }
     },
   };
@@ -107,4 +117,56 @@ function admitNode(node: string, a: AdmissionAttributes, refuse: (message: strin
     const labels = forbiddenNodeLabels(modifiedLabels(a.object?.metadata.labels, a.oldObject?.metadata.labels));
     if (labels.length) throw refuse(`is not allowed to modify labels: ${labels.join(', ')}`);
   }
+}
+
+/** Pods by a node: mirror pods of its own, status and deletion of the pods bound to it. */
+function admitPod(node: string, a: AdmissionAttributes, refuse: (message: string) => Error): void {
+  const pod: Pod | undefined = a.object;
+  const old: Pod | undefined = a.oldObject;
+  switch (a.subresource) {
+    case '':
+      if (a.operation === 'CREATE') return admitMirrorPod(node, pod, refuse);
+      if (a.operation === 'DELETE') {
+        if (old?.spec?.nodeName !== node) throw refuse(`node "${node}" can only delete pods with spec.nodeName set to itself`);
+        return;
+      }
+      throw refuse(`unexpected operation "${a.operation}", node "${node}" can only create and delete mirror pods`);
+    case 'status':
+      if (a.operation !== 'UPDATE') throw refuse(`unexpected operation "${a.operation}"`);
+      if (old?.spec?.nodeName !== node) throw refuse(`node "${node}" can only update pod status for pods with spec.nodeName set to itself`);
+      if (!isDeepStrictEqual(pod?.metadata.labels ?? {}, old.metadata.labels ?? {})) throw refuse(`node "${node}" cannot update labels through pod status`);
+      if (!sameClaimStatuses(pod, old)) throw refuse(`node "${node}" cannot update resource claim statues`);
+      return;
+    default:
+      throw refuse(`unexpected pod subresource "${a.subresource}", only 'status' and 'eviction' are allowed`);
+  }
+}
+
+function sameClaimStatuses(pod: Pod | undefined, old: Pod): boolean {
+  const strip = (p: Pod | undefined) => (p?.status?.resourceClaimStatuses ?? []).map((s) => [s.name ?? '', s.resourceClaimName ?? null]);
+  return isDeepStrictEqual(strip(pod), strip(old));
+}
+
+function admitMirrorPod(node: string, pod: Pod | undefined, refuse: (message: string) => Error): void {
+  if (!pod) throw refuse('unexpected type undefined');
+  if (!Object.hasOwn(pod.metadata.annotations ?? {}, mirrorPodAnnotation))
+    throw refuse(`pod does not have "${mirrorPodAnnotation}" annotation, node "${node}" can only create mirror pods`);
+  if (pod.spec?.nodeName !== node) throw refuse(`node "${node}" can only create pods with spec.nodeName set to itself`);
+  const owners = pod.metadata.ownerReferences ?? [];
+  if (owners.length > 1) throw refuse(`node "${node}" can only create pods with a single owner reference set to itself`);
+  const owner = owners[0];
+  if (owner) {
+    if (owner.apiVersion !== 'v1' || owner.kind !== 'Node' || owner.name !== node)
+      throw refuse(`node "${node}" can only create pods with an owner reference set to itself`);
+    if (owner.controller !== true) throw refuse(`node "${node}" can only create pods with a controller owner reference set to itself`);
+    if (owner.blockOwnerDeletion === true) throw refuse(`node "${node}" must not set blockOwnerDeletion on an owner reference`);
+  }
+  const refs = podReferences(pod);
+  if (refs.serviceAccount) throw refuse(`node "${node}" can not create pods that reference a service account`);
+  if (refs.secrets.size > 0) throw refuse(`node "${node}" can not create pods that reference secrets`);
+  if (refs.configMaps.size > 0) throw refuse(`node "${node}" can not create pods that reference configmaps`);
+  const volumes = pod.spec?.volumes ?? [];
+  if (volumes.some((v) => (v.projected?.sources ?? []).some((s) => s.clusterTrustBundle)))
+    throw refuse(`node "${node}" can not create pods that reference clustertrustbundles`);
+  if (volumes.some((v) => v.persistentVolumeClaim)) throw refuse(`node "${node}" can not create pods that reference persistentvolumeclaims`);
 }

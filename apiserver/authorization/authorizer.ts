@@ -9,6 +9,7 @@
  * authorizer's explanation), so it never names anything the asker may not know about.
  */
 import { forbidden } from '../../shared/api/errors.ts';
+import type { FieldRequirement } from '../../shared/selectors/fields.ts';
 import type { UserInfo } from '../registry/definition.ts';
 
 export type Decision = 'allow' | 'deny' | 'no-opinion';
@@ -36,6 +37,8 @@ export interface AuthorizationAttributes {
   resource: string;
   subresource: string;
   name: string;
+  /** The parsed field selector of a list, watch or deletecollection, when it has one (upstream's GetFieldSelector). */
+  fieldSelector?: readonly FieldRequirement[];
 }
 
 export interface Authorizer {

@@ -519,6 +519,7 @@ async function deleteOptions(req: ApiRequest): Promise<DeleteOptions> {
     preconditions,
     ...(propagation !== undefined && isPropagationPolicy(propagation) ? { propagationPolicy: propagation } : {}),
     ...(orphanDependents !== undefined ? { orphanDependents } : {}),
+    ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}),
   };
 }
 

@@ -17,6 +17,7 @@ import { configMapDefinition } from './core/configmap.ts';
 import { coreEventDefinition } from './core/event.ts';
 import { namespaceDefinition } from './core/namespace.ts';
 import { nodeDefinition } from './core/node/node.ts';
+import { podDefinition } from './core/pod/pod.ts';
 import { secretDefinition } from './core/secret.ts';
 import { eventsV1EventDefinition } from './events/event.ts';
 import { clusterCIDRDefinition } from './networking/clustercidr.ts';
@@ -61,6 +62,7 @@ export function allDefinitions(probe: () => Promise<unknown>, { guard, authorize
     coreEventDefinition,
     namespaceDefinition,
     nodeDefinition,
+    podDefinition,
     secretDefinition,
     selfSubjectReviewDefinition,
     tokenReviewDefinition(authenticator),

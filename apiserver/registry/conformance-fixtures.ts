@@ -247,6 +247,44 @@ const nodes: StoredFixture = {
   },
 };
 
+const pods: StoredFixture = {
+  namespaced: true,
+  verbs: allVerbs,
+  // Unbound, so that every DELETE removes it at once (a pod bound to a node is deleted gracefully).
+  valid: (name, namespace) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace },
+    spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+  }),
+  // The image is one of the few fields a pod update may change.
+  mutate: (obj) => {
+    const spec = obj.spec as { containers: { image?: string }[] };
+    spec.containers = spec.containers.map((c) => ({ ...c, image: 'registry.k8s.io/pause:3.9' }));
+  },
+  invalid: (name, namespace) => ({
+    object: { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace }, spec: { containers: [{ name: 'app', image: '' }], restartPolicy: 'Sometimes' } },
+    causes: [
+      { field: 'spec.containers[0].image', reason: 'FieldValueRequired', message: 'Required value' },
+      {
+        field: 'spec.restartPolicy',
+        reason: 'FieldValueNotSupported',
+        message: 'Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
+      },
+    ],
+  }),
+  tracksGeneration: false,
+  createOnUpdate: false,
+  unconditionalUpdate: true,
+  deleteReturnsObject: true,
+  status: {
+    mutate: (obj) => {
+      obj.status = { ...(obj.status as Record<string, unknown>), podIP: '10.0.0.7', podIPs: [{ ip: '10.0.0.7' }] };
+    },
+    mainUpdateKeepsStatus: true,
+  },
+};
+
 const coreEvents: StoredFixture = {
   namespaced: true,
   verbs: allVerbs,
@@ -737,6 +775,7 @@ export const fixtures: Readonly<Record<string, Fixture>> = {
   'v1/secrets': secrets,
   'v1/namespaces': namespaces,
   'v1/nodes': nodes,
+  'v1/pods': pods,
   'v1/events': coreEvents,
   'v1/componentstatuses': componentStatuses,
   'events.k8s.io/v1/events': eventsV1,

@@ -65,6 +65,15 @@ export interface Strategy<T extends KubeObject = KubeObject> {
   prepareForDelete?(obj: T, ctx: RequestContext): boolean;
   /** True while the kind's own finalizers (beyond metadata.finalizers) keep the object alive. */
   hasPendingFinalizers?(obj: T): boolean;
+  /**
+   * The kind deletes gracefully (upstream's RESTGracefulDeleteStrategy, Pods): returns the grace
+   * period in seconds a DELETE gives the object, from the request's `gracePeriodSeconds` (undefined
+   * when absent) and the object. A positive period keeps the object, marked with deletionTimestamp
+   * (now + period) and deletionGracePeriodSeconds, until a later DELETE with a shorter period (0: at
+   * once) removes it; 0 removes it now (finalizers permitting). Must not mutate. See
+   * graceful-deletion.ts.
+   */
+  checkGracefulDelete?(obj: T, gracePeriodSeconds: number | undefined): number;
   /** What a DELETE without a propagation policy does to dependents (deletion-finalizers.ts); default DeleteDependents. */
   garbageCollectionPolicy?: GarbageCollectionPolicy;
   /**

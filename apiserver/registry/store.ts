@@ -11,7 +11,8 @@
  *           generation → validation → validating admission → etcd put,
  *           or nothing when the object did not change, or removal when its last finalizer went
  *   delete: preconditions → admission (mutating, then validating, on the stored object) →
- *           mark for deletion (finalizers pending) or remove
+ *           graceful marking (kinds that delete gracefully) or mark for deletion (finalizers
+ *           pending) or remove
  *
  * Admission runs where upstream's handlers and generic registry store run it: mutating admission
  * before the kind's prepare and validation (so that what a plugin changes is validated by the
@@ -57,6 +58,7 @@ import { TimeSlice } from './time-slice.ts';
 import { apiVersionOf, type RequestContext, type ResourceDefinition } from './definition.ts';
 import { formatTimeOf } from '../../shared/go/time.ts';
 import { deletionFinalizers, namespaceDeletionFinalizers, type PropagationOptions } from './deletion-finalizers.ts';
+import { gracefulDeletion } from './graceful-deletion.ts';
 
 /** Which objects a list or deletecollection selects; built from label and field selectors. */
 export interface ListFilter {
@@ -98,6 +100,8 @@ export interface Preconditions {
 
 export interface DeleteOptions extends PropagationOptions {
   dryRun: boolean;
+  /** The request's gracePeriodSeconds, for kinds that delete gracefully (Strategy.checkGracefulDelete). */
+  gracePeriodSeconds?: number;
   preconditions?: Preconditions;
 }
 
@@ -790,9 +794,17 @@ export class GenericStore {
     if (changed) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
   }
 
-  /** An object marked for deletion whose last finalizer is gone is removed. */
+  /**
+   * An object marked for deletion whose last finalizer is gone is removed, unless a graceful
+   * deletion's period is still running (upstream's shouldDeleteDuringUpdate).
+   */
   private finalized(obj: KubeObject): boolean {
-    return !!obj.metadata.deletionTimestamp && !hasFinalizers(obj) && !this.definition.strategy.hasPendingFinalizers?.(obj);
+    return (
+      !!obj.metadata.deletionTimestamp &&
+      (obj.metadata.deletionGracePeriodSeconds ?? 0) === 0 &&
+      !hasFinalizers(obj) &&
+      !this.definition.strategy.hasPendingFinalizers?.(obj)
+    );
   }
 
   async delete(namespace: string, name: string, ctx: RequestContext, opts: DeleteOptions): Promise<DeleteOutcome> {
@@ -814,6 +826,31 @@ export class GenericStore {
             // Delete of such a kind changes nothing until they are gone.
             outcome = { object: old, deleted: false };
             return { action: 'none', object: old };
+          }
+          // A kind that deletes gracefully (Pod) marks the object for a grace period first.
+          const check = def.strategy.checkGracefulDelete?.bind(def.strategy);
+          const grace = check ? gracefulDeletion(old, opts.gracePeriodSeconds, check, ctx.now) : ({ kind: 'none' } as const);
+          if (grace.kind === 'pending') {
+            outcome = { object: old, deleted: false };
+            return { action: 'none', object: old };
+          }
+          if (grace.kind === 'graceful') {
+            const finalizers = deletionFinalizers(old.metadata.finalizers ?? [], opts, def.strategy.garbageCollectionPolicy);
+            const marked = structuredClone(old);
+            const generation = marked.metadata.generation ?? 0;
+            if (!old.metadata.deletionTimestamp && generation > 0) marked.metadata.generation = generation + 1;
+            if (finalizers.length > 0) marked.metadata.finalizers = finalizers;
+            else delete marked.metadata.finalizers;
+            marked.metadata.deletionTimestamp = grace.deletionTimestamp;
+            marked.metadata.deletionGracePeriodSeconds = grace.period;
+            if (grace.period === 0 && finalizers.length === 0) {
+              outcome = { object: marked, deleted: true };
+              return opts.dryRun ? { action: 'none', object: old } : { action: 'delete' };
+            }
+            outcome = { object: marked, deleted: false };
+            if (opts.dryRun) return { action: 'none', object: marked };
+            delete marked.metadata.resourceVersion;
+            return { action: 'put', object: this.toStorage(marked) };
           }
           // A kind that prepares its own deletion (Namespace) follows its REST Delete's rules on the
           // first delete, the generic ones afterwards (upstream hands the later deletes to the store).

@@ -3,7 +3,7 @@
  * the verb, and for API paths the group, version, namespace, resource, name and subresource.
  */
 import { queryBool, tryParseBool } from '../../shared/go/parse-bool.ts';
-import { parseFieldSelector, requiresExactFieldMatch } from '../../shared/selectors/fields.ts';
+import { parseFieldSelector, requiresExactFieldMatch, type FieldRequirement } from '../../shared/selectors/fields.ts';
 import { isValidPathSegmentName } from '../../shared/validation/names.ts';
 
 export interface RequestInfo {
@@ -27,6 +27,11 @@ export interface RequestInfo {
    * node may watch its own Node. Routing still treats the request as one on the collection.
    */
   selectedName: string;
+  /**
+   * The requirements of a list's, watch's or deletecollection's field selector, when it parses
+   * (upstream's Attributes.GetFieldSelector): the Node authorizer lets a node list its own pods.
+   */
+  fieldSelector?: readonly FieldRequirement[];
 }
 
 /** Segments after `namespaces/<ns>/` that are subresources of the namespace itself. */
@@ -91,7 +96,11 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
       info.verb = info.name ? 'delete' : 'deletecollection';
       break;
   }
-  if (!info.name && (info.verb === 'list' || info.verb === 'watch' || info.verb === 'deletecollection')) info.selectedName = selectedName(query);
+  if (!info.name && (info.verb === 'list' || info.verb === 'watch' || info.verb === 'deletecollection')) {
+    info.selectedName = selectedName(query);
+    const requirements = fieldRequirements(query);
+    if (requirements) info.fieldSelector = requirements;
+  }
   return info;
 }
 
@@ -104,6 +113,16 @@ function selectedName(query: URLSearchParams): string {
     return name !== undefined && isValidPathSegmentName(name).length === 0 ? name : '';
   } catch {
     return '';
+  }
+}
+
+function fieldRequirements(query: URLSearchParams): readonly FieldRequirement[] | undefined {
+  const text = query.get('fieldSelector');
+  if (!text) return undefined;
+  try {
+    return parseFieldSelector(text).requirements;
+  } catch {
+    return undefined;
   }
 }
 

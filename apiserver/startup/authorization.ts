@@ -23,7 +23,7 @@ export interface Authorization {
 export function buildAuthorization(modes: readonly string[], watchCache: WatchCache): Authorization {
   const rbac = new RbacAuthorizer(new CachedRbacSource(watchCache));
   const systemNode = bootstrapClusterRoles().find((role) => role.metadata.name === 'system:node');
-  const node = new NodeAuthorizer(cachedNodeGraph(watchCache.resource('volumeattachments')), systemNode?.rules ?? []);
+  const node = new NodeAuthorizer(cachedNodeGraph(watchCache.resource('volumeattachments'), watchCache.resource('pods')), systemNode?.rules ?? []);
   const dependencies = { rbac: () => rbac, node: () => node };
   const authorizer = buildAuthorizer(modes, dependencies);
   return { authorizer, rules: buildRuleResolver(modes, dependencies), rbac, guard: new EscalationGuard(rbac, authorizer) };

@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import type { ApiClient } from '../../shared/client/api-client.ts';
 import type { Clock } from '../../shared/client/clock.ts';
-import type { EventRecorder } from './events.ts';
+import type { EventRecorder } from '../../shared/client/events.ts';
 import type { InformerFactory } from '../../shared/client/informer-factory.ts';
 import type { WorkQueueMetrics } from './metrics.ts';
 import { defaultControllerRateLimiter } from './rate-limiter.ts';

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { FakeClock } from '../../shared/client/clock.ts';
 import { FakeInformerFactory, RecordingApiClient } from '../../shared/client/testing.ts';
-import { RecordingEventRecorder } from './events.ts';
+import { RecordingEventRecorder } from '../../shared/client/events.ts';
 import type { ControllerContext } from './controller.ts';
 import { workQueueMetrics } from './metrics.ts';
 

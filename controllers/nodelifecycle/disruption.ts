@@ -15,7 +15,7 @@
  * Nodes labelled `node.kubernetes.io/exclude-disruption` do not count.
  */
 import { conditionOf, conditionStatus, type Node } from './node-conditions.ts';
-import { TokenBucket } from './token-bucket.ts';
+import { TokenBucket } from '../../shared/client/token-bucket.ts';
 
 export type ZoneState = 'Initial' | 'Normal' | 'PartialDisruption' | 'FullDisruption';
 

@@ -38,6 +38,7 @@ export const knownFeatureGates: Readonly<Record<string, GateSpec>> = {
   InPlacePodVerticalScaling: alpha(),
   KubeletCgroupDriverFromCRI: beta(true),
   KubeletCrashLoopBackOffMax: alpha(),
+  KubeletFineGrainedAuthz: alpha(),
   KubeletSeparateDiskGC: beta(true),
   KubeletTracing: beta(true),
   LoggingAlphaOptions: alpha(),

@@ -180,6 +180,10 @@ export const agentFlags: Readonly<Record<string, FlagSpec>> = {
   'exit-on-lock-contention': { type: 'bool', help: 'Whether the node agent should exit upon lock-file contention' },
   'lock-file': { type: 'string', help: 'The path to file for the node agent to use as a lock file' },
   'node-labels': { type: 'string', help: 'Labels to add when registering the node in the cluster (key=value pairs separated by ,)' },
+  simulate: {
+    type: 'string',
+    help: "corral's own: run N simulated node agents in this process, named <hostname>-0 … <hostname>-(N-1), each with its own identity, lease and status (no server, no pods); for scale tests",
+  },
   help: { type: 'boolean', help: 'help for the node agent' },
 };
 
@@ -203,6 +207,8 @@ export interface NodeAgentFlags {
   exitOnLockContention: boolean;
   lockFile: string | undefined;
   nodeLabels: Record<string, string>;
+  /** Simulated agents to run (`--simulate`); 0: one real agent. */
+  simulate: number;
   help: boolean;
 }
 
@@ -353,6 +359,12 @@ export function readAgentFlags(values: ParsedFlags, reader: FlagReader): NodeAge
     exitOnLockContention: reader.bool('exit-on-lock-contention', false),
     lockFile: reader.string('lock-file'),
     nodeLabels: labels,
+    simulate: reader.check(() => {
+      const text = reader.string('simulate');
+      if (text === undefined) return 0;
+      if (!/^\d+$/.test(text) || Number(text) < 1) throw invalidArgument(text, 'simulate', 'must be a positive number of agents');
+      return Number(text);
+    }, 0),
     help: values['help'] === true,
   };
 }

@@ -15,6 +15,7 @@ import { request as httpRequest } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { StatusError } from '../api/errors.ts';
 import { isObject, type KubeList, type KubeObject, type StatusDetails } from '../api/types.ts';
+import { TokenBucket } from './token-bucket.ts';
 
 /** Where a kind's objects live on the API: group (empty for core), version, plural resource. */
 export interface ResourceRef {
@@ -61,6 +62,11 @@ export interface HttpApiClientOptions {
   timeoutMs?: number;
   /** The User-Agent header, as upstream components send theirs. */
   userAgent?: string;
+  /**
+   * client-go's QPS and Burst: requests beyond `qps` a second (after a burst of `burst`) wait their
+   * turn, in order. Unset or qps ≤ 0: no limit (client-go's negative QPS).
+   */
+  throttle?: { qps: number; burst: number };
 }
 
 /** An ApiClient over HTTPS (or HTTP) to the current context of `kubeconfig`. */
@@ -70,6 +76,7 @@ export class HttpApiClient implements ApiClient {
   private connection: Promise<Connection> | undefined;
   private connectionMadeAt = 0;
   private readonly userAgent: string;
+  private readonly throttle: TokenBucket | undefined;
 
   constructor(
     private readonly kubeconfig: KubeConfig,
@@ -80,6 +87,8 @@ export class HttpApiClient implements ApiClient {
     this.server = new URL(cluster.server);
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.userAgent = options.userAgent ?? 'corral-controller-manager';
+    const { qps = 0, burst = 1 } = options.throttle ?? {};
+    this.throttle = qps > 0 ? new TokenBucket(qps, Math.max(1, burst), Date.now()) : undefined;
   }
 
   get<T extends KubeObject>(path: string, query?: Query): Promise<T> {
@@ -111,6 +120,11 @@ export class HttpApiClient implements ApiClient {
     void this.connection?.then((c) => c.agent.destroy());
   }
 
+  /** Applies the kubeconfig's credentials again on the next request: its certificate files were renewed. */
+  reloadCredentials(): void {
+    this.connectionMadeAt = 0;
+  }
+
   /**
    * The kubeconfig's credentials as one keep-alive agent and the headers they need. client-node
    * makes a fresh agent each time it applies them, which would mean a TLS handshake per request;
@@ -140,6 +154,8 @@ export class HttpApiClient implements ApiClient {
     const url = new URL(this.server.pathname.replace(/\/$/, '') + path, this.server);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const wait = this.throttle?.reserve(Date.now()) ?? 0;
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const connection = await this.connect();
     const options: RequestOptions = {
       method,

@@ -1,17 +1,22 @@
 /**
  * Client configuration files (kubeconfig, `apiVersion: v1`, `kind: Config`) with one cluster, one user
- * and one context, credentials embedded as base64 `*-data` fields so the file stands alone.
+ * and one context, credentials embedded as base64 `*-data` fields so the file stands alone, or
+ * naming files (a node agent's kubeconfig names its rotating certificate file, as the kubelet's does).
  */
 import { stringify } from 'yaml';
 
 export interface KubeconfigOptions {
   /** https URL of the API server. */
   server: string;
-  /** PEM bundle of the CA that signed the server's certificate. */
-  caPem: string;
+  /** PEM bundle of the CA that signed the server's certificate (or caFile). */
+  caPem?: string;
+  caFile?: string;
   /** Client certificate credentials; give both or neither. */
   clientCertPem?: string;
   clientKeyPem?: string;
+  /** Client certificate credentials in files (both may name one file holding both). */
+  clientCertFile?: string;
+  clientKeyFile?: string;
   /** Bearer token credentials. */
   token?: string;
   clusterName?: string;
@@ -34,13 +39,20 @@ export function renderKubeconfig(opts: KubeconfigOptions): string {
     user['client-certificate-data'] = base64(opts.clientCertPem);
     user['client-key-data'] = base64(opts.clientKeyPem);
   }
+  if (opts.clientCertFile !== undefined) user['client-certificate'] = opts.clientCertFile;
+  if (opts.clientKeyFile !== undefined) user['client-key'] = opts.clientKeyFile;
   if (opts.token !== undefined) user['token'] = opts.token;
+  // kubectl's order: alphabetical.
+  const cluster: Record<string, string> = {};
+  if (opts.caFile !== undefined) cluster['certificate-authority'] = opts.caFile;
+  if (opts.caPem !== undefined) cluster['certificate-authority-data'] = base64(opts.caPem);
+  cluster['server'] = opts.server;
   const context: Record<string, string> = { cluster: clusterName, user: userName };
   if (opts.namespace !== undefined) context['namespace'] = opts.namespace;
   return stringify(
     {
       apiVersion: 'v1',
-      clusters: [{ cluster: { 'certificate-authority-data': base64(opts.caPem), server: opts.server }, name: clusterName }],
+      clusters: [{ cluster, name: clusterName }],
       contexts: [{ context, name: contextName }],
       'current-context': contextName,
       kind: 'Config',

@@ -7,8 +7,13 @@
  *   by the NodeRestriction admission plugin;
  * - its own Lease in kube-node-lease and its own CSINode (get, create, update, patch, delete; the
  *   name on create is NodeRestriction's to check);
- * - Secrets, ConfigMaps, PersistentVolumeClaims and PersistentVolumes only when a pod bound to the
- *   node references them: corral serves no pods, so never;
+ * - Pods: get of a pod bound to it; list and watch only with the field selector
+ *   `spec.nodeName=<node>` (1.32's AuthorizeNodeWithSelectors, on by default) or of one pod bound to
+ *   it by name; create and delete (of mirror pods, which NodeRestriction narrows), update and patch
+ *   of status and create of evictions, narrowed to its own pods by NodeRestriction;
+ * - Secrets, ConfigMaps and PersistentVolumeClaims only when a pod bound to the node references
+ *   them (the graph, built from the watch cache of pods); PersistentVolumes never (corral serves no
+ *   claims to bind them);
  * - a VolumeAttachment when it attaches to the node (`spec.nodeName`);
  * - everything else by the static node rules (the bootstrap policy's `system:node` ClusterRole):
  *   events, CSRs, token and access reviews...
@@ -17,7 +22,7 @@
  */
 import type { PolicyRule } from '../../../shared/api/rbac.ts';
 import type { UserInfo } from '../../registry/definition.ts';
-import type { ResourceCache } from '../../storage/cache/watch-cache.ts';
+import type { PodReferenceKind } from './graph.ts';
 import { allow, noOpinion, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from '../authorizer.ts';
 import { rulesAllow } from '../rbac/rules.ts';
 
@@ -33,21 +38,16 @@ export function nodeIdentity(user: UserInfo): string | undefined {
 
 const refuse = (reason: string): AuthorizationResult => ({ decision: 'no-opinion', reason });
 
-/** What the Node authorizer reads: VolumeAttachments, by name. */
+/** What the Node authorizer reads (upstream's graph): which node objects relate to. */
 export interface NodeGraph {
   volumeAttachmentNode(name: string): string | undefined;
+  /** The node the pod is bound to (spec.nodeName), if any. */
+  podNode(namespace: string, name: string): string | undefined;
+  /** Whether a pod bound to `node` refers to the object. */
+  podsOnNodeReference(node: string, kind: PodReferenceKind, namespace: string, name: string): boolean;
 }
 
-/** The graph as the watch cache holds it. */
-export function cachedNodeGraph(volumeAttachments: ResourceCache): NodeGraph {
-  return {
-    volumeAttachmentNode(name) {
-      const spec = volumeAttachments.get(volumeAttachments.prefix + name)?.object.spec;
-      const nodeName = typeof spec === 'object' && spec !== null ? (spec as { nodeName?: unknown }).nodeName : undefined;
-      return typeof nodeName === 'string' ? nodeName : undefined;
-    },
-  };
-}
+export { cachedNodeGraph, type PodReferenceKind } from './graph.ts';
 
 export class NodeAuthorizer implements Authorizer {
   constructor(
@@ -62,11 +62,15 @@ export class NodeAuthorizer implements Authorizer {
     if (a.isResourceRequest) {
       switch (`${a.apiGroup}/${a.resource}`) {
         case '/secrets':
+          return this.readNamespacedObject(node, a, 'secret');
         case '/configmaps':
-          return this.readNamespacedObject(node, a);
+          return this.readNamespacedObject(node, a, 'configmap');
         case '/persistentvolumeclaims':
+          return this.getObject(node, a, () => this.graph.podsOnNodeReference(node, 'persistentvolumeclaim', a.namespace, a.name));
         case '/persistentvolumes':
           return this.getObject(node, a, () => false);
+        case '/pods':
+          return this.pod(node, a);
         case 'storage.k8s.io/volumeattachments':
           return this.getObject(node, a, () => this.graph.volumeAttachmentNode(a.name) === node);
         case '/serviceaccounts':
@@ -88,12 +92,40 @@ export class NodeAuthorizer implements Authorizer {
     return related() ? allow : refuse(`no relationship found between node '${node}' and this object`);
   }
 
-  /** Secrets and ConfigMaps: reads of single objects a pod on the node references (none: corral serves no pods). */
-  private readNamespacedObject(node: string, a: AuthorizationAttributes): AuthorizationResult {
+  /** Secrets and ConfigMaps: reads of single objects a pod bound to the node references. */
+  private readNamespacedObject(node: string, a: AuthorizationAttributes, kind: PodReferenceKind): AuthorizationResult {
     if (a.verb !== 'get' && a.verb !== 'list' && a.verb !== 'watch') return refuse('can only read resources of this type');
     if (a.subresource) return refuse('cannot read subresource');
     if (!a.namespace) return refuse('can only read namespaced object of this type');
-    return this.related(node, a, () => false);
+    return this.related(node, a, () => this.graph.podsOnNodeReference(node, kind, a.namespace, a.name));
+  }
+
+  /** Pods (upstream's authorizePod): reads of its own, writes that NodeRestriction narrows. */
+  private pod(node: string, a: AuthorizationAttributes): AuthorizationResult {
+    const bound = (): boolean => this.graph.podNode(a.namespace, a.name) === node;
+    switch (a.subresource) {
+      case '':
+        switch (a.verb) {
+          case 'get':
+            return this.getObject(node, a, bound);
+          case 'list':
+          case 'watch':
+            if ((a.fieldSelector ?? []).some((r) => r.field === 'spec.nodeName' && r.operator === '=' && r.value === node)) return allow;
+            if (a.name) return this.related(node, a, bound);
+            return refuse('can only list/watch pods with spec.nodeName field selector');
+          case 'create':
+          case 'delete':
+            return allow;
+        }
+        break;
+      case 'status':
+        if (a.verb === 'update' || a.verb === 'patch') return allow;
+        break;
+      case 'eviction':
+        if (a.verb === 'create') return allow;
+        break;
+    }
+    return noOpinion;
   }
 
   private getObject(node: string, a: AuthorizationAttributes, related: () => boolean): AuthorizationResult {

@@ -1,7 +1,8 @@
 /**
  * client-go's token bucket rate limiter (flowcontrol.NewTokenBucketRateLimiter) on the injected
- * clock, as the node lifecycle controller paces NoExecute tainting per zone: `qps` tokens a second
- * up to `burst`, starting full. A rate of 0 never grants (flowcontrol's NewFakeNeverRateLimiter).
+ * clock: `qps` tokens a second up to `burst`, starting full. The node lifecycle controller paces
+ * NoExecute tainting per zone with it (tryAccept); API clients throttle their requests with it
+ * (reserve: client-go's QPS and Burst). A rate of 0 never grants (flowcontrol's NewFakeNeverRateLimiter).
  *
  * Kept as the time the next token is due rather than a fractional token count, so that ten
  * tenths of a token make exactly one, whatever floating point does with 0.1.
@@ -26,6 +27,16 @@ export class TokenBucket {
     if (this.waitMs(nowMs) !== 0) return false;
     this.due = Math.max(this.due, nowMs) + this.interval;
     return true;
+  }
+
+  /**
+   * Takes the next token, whenever it comes, and says how long to wait for it (client-go's Wait):
+   * callers queue in the order they reserve. Only for qps > 0.
+   */
+  reserve(nowMs: number): number {
+    const wait = this.waitMs(nowMs) ?? 0;
+    this.due = Math.max(this.due, nowMs) + this.interval;
+    return wait;
   }
 
   /** How long until a token is there; undefined when none ever will be. */

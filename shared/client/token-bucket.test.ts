@@ -25,4 +25,13 @@ describe('token bucket', () => {
     assert.equal(bucket.tryAccept(1e12), false);
     assert.equal(bucket.waitMs(0), undefined);
   });
+
+  it('reserves tokens in order, each waiting for its own (client-go Wait)', () => {
+    const bucket = new TokenBucket(10, 2, 0);
+    assert.deepEqual(
+      [0, 0, 0, 0].map(() => bucket.reserve(0)),
+      [0, 0, 100, 200],
+    );
+    assert.equal(bucket.reserve(1_000), 0);
+  });
 });

@@ -5,10 +5,10 @@
  * Events of cluster-scoped objects go to the `default` namespace, as upstream's do.
  */
 import type { Logger } from 'pino';
-import type { KubeObject } from '../../shared/api/types.ts';
-import { formatTimeOf } from '../../shared/go/time.ts';
-import type { ApiClient } from '../../shared/client/api-client.ts';
-import type { Clock } from '../../shared/client/clock.ts';
+import type { KubeObject } from '../api/types.ts';
+import { formatTimeOf } from '../go/time.ts';
+import type { ApiClient } from './api-client.ts';
+import type { Clock } from './clock.ts';
 
 export type EventType = 'Normal' | 'Warning';
 

@@ -1,0 +1,268 @@
+/**
+ * Node heartbeats at scale (issue 15, item 8): simulated node agents (`--simulate`, in this
+ * process) renewing their Leases every 10 s against two API server replicas on one etcd, half of
+ * the agents on each replica. Every agent joins as a real one does (a bootstrap token, its own CSR
+ * approved and signed by a controller manager, its Node, Lease and CSINode).
+ *
+ * Figures, in one run:
+ * - baseline: one node's lease renewals, back to back, on the otherwise idle cluster (the latency
+ *   a single node sees);
+ * - at scale: every renewal's latency over the measurement window once all agents run, p50, p99,
+ *   max, with the ratio of p99 to the baseline's p99 (goal: p99 ≤ 100 ms at 5,000 nodes);
+ * - each API server replica's CPU (share of one core) and RSS over that window, and this
+ *   process's RSS per simulated agent.
+ *
+ * Usage: npx tsx bench/node-leases.ts [--nodes N] [--window SECONDS] [--baseline-renewals R] [--timeout SECONDS] [--keep]
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { startEtcd } from '../shared/etcd/process.ts';
+import { renderKubeconfig } from '../shared/pki/kubeconfig.ts';
+import { realClock } from '../shared/client/clock.ts';
+import { loadNodeAgentConfig } from '../nodeagent/config/load.ts';
+import { OsHost } from '../nodeagent/node/host.ts';
+import { NodeLease } from '../nodeagent/node/lease.ts';
+import { Simulation } from '../nodeagent/simulation.ts';
+import { noRuntimeVersion } from '../nodeagent/main.ts';
+import { benchMain, positiveInt } from './cli.ts';
+import {
+  expectStatus,
+  fixed,
+  formatTable,
+  Http2Client,
+  mib,
+  percentile,
+  readProcess,
+  repoRoot,
+  startApiServerProcess,
+  type ApiServerProcess,
+  type Cleanup,
+} from './lib.ts';
+
+const usage = `Usage: npx tsx bench/node-leases.ts [flags]
+  --nodes N               simulated node agents (default 5000), half on each API server replica
+  --window SECONDS        measurement window once every agent runs (default 60)
+  --baseline-renewals R   back-to-back renewals of the single node of the baseline (default 200)
+  --timeout SECONDS       abort the whole run after this long (default 1200)
+  --keep                  keep the temp dir (etcd data, logs, agents' certificates)
+`;
+
+interface Options {
+  nodes: number;
+  windowMs: number;
+  baselineRenewals: number;
+  timeoutMs: number;
+  keep: boolean;
+}
+
+function parse(argv: string[]): Options | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      nodes: { type: 'string', default: '5000' },
+      window: { type: 'string', default: '60' },
+      'baseline-renewals': { type: 'string', default: '200' },
+      timeout: { type: 'string', default: '1200' },
+      keep: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) return undefined;
+  return {
+    nodes: positiveInt(values.nodes, 'nodes', 2),
+    windowMs: positiveInt(values.window, 'window') * 1000,
+    baselineRenewals: positiveInt(values['baseline-renewals'], 'baseline-renewals'),
+    timeoutMs: positiveInt(values.timeout, 'timeout') * 1000,
+    keep: values.keep,
+  };
+}
+
+const tokenId = 'benchx';
+const token = `${tokenId}.0123456789abcdef`;
+
+function latencyRow(label: string, samples: readonly number[], baselineP99: number | undefined): string[] {
+  const sorted = Float64Array.from(samples).sort();
+  const p99 = percentile(sorted, 0.99);
+  return [
+    label,
+    String(sorted.length),
+    fixed(percentile(sorted, 0.5), 1),
+    fixed(p99, 1),
+    fixed(sorted[sorted.length - 1] ?? 0, 1),
+    baselineP99 ? fixed(p99 / baselineP99, 2) : '1.00',
+  ];
+}
+
+async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
+  const dir = mkdtempSync(join(tmpdir(), 'corral-bench-leases-'));
+  if (!opts.keep) cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  process.stderr.write(`temp dir ${dir}\n`);
+  const etcd = await startEtcd({ dataDir: join(dir, 'etcd') });
+  cleanup.push(() => etcd.stop());
+  const dataDir = join(dir, 'apiserver');
+  const replicas: ApiServerProcess[] = [];
+  for (const i of [0, 1]) {
+    const api = await startApiServerProcess({
+      etcdEndpoints: etcd.endpoints,
+      dataDir,
+      logFile: join(dir, `apiserver-${i}.log`),
+      flags: ['--enable-bootstrap-token-auth=true'],
+    });
+    cleanup.push(() => api.stop());
+    replicas.push(api);
+  }
+  process.stderr.write(`etcd ${etcd.endpoints.join(',')}, API servers ${replicas.map((r) => `${r.url} (pid ${r.pid})`).join(', ')}\n`);
+  const [first] = replicas;
+  if (!first) throw new Error('no API server');
+  const admin = new Http2Client(first.url, first.tls);
+  cleanup.push(() => admin.close());
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `bootstrap-token-${tokenId}`, namespace: 'kube-system' },
+    type: 'bootstrap.kubernetes.io/token',
+    stringData: { 'token-id': tokenId, 'token-secret': token.split('.')[1], 'usage-bootstrap-authentication': 'true' },
+  };
+  await expectStatus(admin.request('POST', '/api/v1/namespaces/kube-system/secrets', Buffer.from(JSON.stringify(secret))), 201);
+
+  // The controller manager approves and signs the agents' requests and watches their leases, as in a cluster.
+  const built = join(repoRoot, 'dist', 'controllers', 'main.js');
+  const managerEntry = existsSync(built) ? [built] : ['--import', 'tsx', 'controllers/main.ts'];
+  const managerLog = createWriteStream(join(dir, 'controller-manager.log'), { flags: 'a' });
+  const manager = spawn(
+    process.execPath,
+    [
+      ...managerEntry,
+      `--kubeconfig=${join(dataDir, 'controller-manager.kubeconfig')}`,
+      `--cluster-signing-cert-file=${join(dataDir, 'pki', 'ca.crt')}`,
+      `--cluster-signing-key-file=${join(dataDir, 'pki', 'ca.key')}`,
+      '--use-service-account-credentials=true',
+      '--controllers=csrapproving,csrsigning,nodelifecycle',
+      '--leader-elect=false',
+      '--secure-port=0',
+      '--log-level=warn',
+    ],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  manager.stdout.pipe(managerLog);
+  manager.stderr.pipe(managerLog);
+  cleanup.push(async () => {
+    if (manager.exitCode === null) {
+      const exited = new Promise((resolve) => manager.once('exit', resolve));
+      manager.kill('SIGTERM');
+      await exited;
+    }
+    managerLog.end();
+  });
+
+  const logger = pino({ level: 'error' }, pino.destination({ dest: join(dir, 'agents.log'), sync: false }));
+  const host = new OsHost(dir);
+  const agentConfig = (replica: number) => {
+    const server = replicas[replica]?.url ?? '';
+    const bootstrap = join(dir, `bootstrap-${replica}.kubeconfig`);
+    writeFileSync(bootstrap, renderKubeconfig({ server, caPem: first.tls.ca, token, userName: 'tls-bootstrap-token-user' }));
+    const agentsDir = join(dir, 'agents');
+    mkdirSync(agentsDir, { recursive: true });
+    return loadNodeAgentConfig([
+      `--bootstrap-kubeconfig=${bootstrap}`,
+      `--kubeconfig=${join(agentsDir, 'unused')}`,
+      `--cert-dir=${agentsDir}`,
+      `--root-dir=${dir}`,
+    ]);
+  };
+  const pathsFor = (name: string) => {
+    const certDir = join(dir, 'agents', name);
+    return { nodeName: name, hostname: name, certDir, kubeconfigPath: join(certDir, 'kubeconfig') };
+  };
+
+  // Baseline: one node, its renewals back to back on the idle cluster.
+  const single = new Simulation(agentConfig(0), { count: 1, paths: () => pathsFor('single'), host, logger, containerRuntimeVersion: noRuntimeVersion });
+  cleanup.push(() => single.stop());
+  await single.start();
+  const singleAgent = single.agents[0];
+  if (!singleAgent) throw new Error('the baseline agent did not start');
+  const probe = new NodeLease({
+    api: singleAgent.client,
+    nodeName: 'single',
+    leaseDurationSeconds: 40,
+    clock: realClock,
+    logger,
+    nodeUid: () => singleAgent.registeredNode?.metadata.uid,
+  });
+  const baseline: number[] = [];
+  for (let i = 0; i < opts.baselineRenewals; i++) {
+    const started = performance.now();
+    await probe.renew();
+    baseline.push(performance.now() - started);
+  }
+
+  // At scale: half the agents on each replica; every renewal's latency once all of them run.
+  let measuring = false;
+  const renewals: number[] = [];
+  const record = (latencyMs: number): void => {
+    if (measuring) renewals.push(latencyMs);
+  };
+  const rssBefore = readProcess(process.pid).rssKiB;
+  const halves = [Math.ceil(opts.nodes / 2), Math.floor(opts.nodes / 2)];
+  const simulations = halves.map(
+    (count, replica) =>
+      new Simulation(agentConfig(replica), {
+        count,
+        paths: (i) => pathsFor(`sim-${replica}-${i}`),
+        host,
+        logger,
+        containerRuntimeVersion: noRuntimeVersion,
+        startConcurrency: 64,
+        leaseRenewed: record,
+      }),
+  );
+  for (const s of simulations) cleanup.push(() => s.stop());
+  const joinStarted = Date.now();
+  process.stderr.write(`starting ${opts.nodes} simulated agents\n`);
+  await Promise.all(simulations.map((s) => s.start()));
+  const joinSeconds = (Date.now() - joinStarted) / 1000;
+  process.stderr.write(`all joined in ${fixed(joinSeconds, 1)} s; measuring for ${opts.windowMs / 1000} s\n`);
+  // One renew interval for the renewals to spread out, then the window.
+  await new Promise((resolve) => setTimeout(resolve, 10_000));
+  const cpuBefore = replicas.map((r) => readProcess(r.pid).cpuMs);
+  measuring = true;
+  const windowStarted = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, opts.windowMs));
+  measuring = false;
+  const elapsedMs = Date.now() - windowStarted;
+  const rssAfter = readProcess(process.pid).rssKiB;
+
+  process.stdout.write(`\n${opts.nodes} simulated nodes (joined in ${fixed(joinSeconds, 1)} s), lease renewals over ${fixed(elapsedMs / 1000, 0)} s\n\n`);
+  const baselineP99 = percentile(Float64Array.from(baseline).sort(), 0.99);
+  process.stdout.write(
+    formatTable(
+      ['lease renewals', 'count', 'p50 ms', 'p99 ms', 'max ms', 'p99 / baseline'],
+      [latencyRow('one node, idle cluster (baseline)', baseline, undefined), latencyRow(`${opts.nodes} nodes, 2 replicas`, renewals, baselineP99)],
+    ) + '\n\n',
+  );
+  process.stdout.write(
+    formatTable(
+      ['API server', 'CPU (share of a core)', 'RSS'],
+      replicas.map((r, i) => {
+        const reading = readProcess(r.pid);
+        return [
+          `replica ${i}`,
+          fixed(((cpuBefore[i] !== undefined ? reading.cpuMs - cpuBefore[i] : 0) / elapsedMs) * 100, 0) + ' %',
+          mib(reading.rssKiB * 1024),
+        ];
+      }),
+    ) + '\n\n',
+  );
+  process.stdout.write(
+    `agent process RSS: ${mib(rssAfter * 1024)} (${fixed(((rssAfter - rssBefore) * 1024) / opts.nodes / 1024, 1)} KiB per simulated node)\n`,
+  );
+  process.stdout.write(`renewals per second: ${fixed((renewals.length * 1000) / elapsedMs, 0)} (expected ${fixed(opts.nodes / 10, 0)})\n`);
+  return true;
+}
+
+void benchMain(usage, parse, run);

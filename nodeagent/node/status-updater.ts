@@ -1,0 +1,83 @@
+/**
+ * Keeping the Node's status current (the kubelet's syncNodeStatus): every nodeStatusUpdateFrequency
+ * the status is computed from the host; it is written when it changed, or when
+ * nodeStatusReportFrequency has passed since the last write (the lease is the heartbeat; the status
+ * need not be rewritten every ten seconds). The write is a strategic merge patch of the status
+ * subresource: conditions and addresses merge by type, so fields other writers own (the node
+ * lifecycle controller's, say) are left alone. A failed write is tried again at the next tick; a
+ * Node that was deleted is registered again.
+ */
+import type { Logger } from 'pino';
+import { isStatusError } from '../../shared/api/errors.ts';
+import { isObject, type KubeObject } from '../../shared/api/types.ts';
+import type { ApiClient } from '../../shared/client/api-client.ts';
+import { sleep, type Clock } from '../../shared/client/clock.ts';
+import { nodesPath } from './registration.ts';
+import { statusChanged, type NodeCondition, type NodeStatus } from './status.ts';
+
+export interface StatusUpdaterOptions {
+  api: ApiClient;
+  nodeName: string;
+  clock: Clock;
+  logger: Logger;
+  updateFrequencyMs: number;
+  reportFrequencyMs: number;
+  /** The status now, given the conditions last reported. */
+  compute: (previous: readonly NodeCondition[]) => NodeStatus;
+  /** Registers the Node again (it was deleted); resolves to the new Node. */
+  reregister: () => Promise<KubeObject>;
+}
+
+export class NodeStatusUpdater {
+  private reported: NodeStatus | undefined;
+  private reportedAt = 0;
+
+  constructor(private readonly options: StatusUpdaterOptions) {}
+
+  /** The status last written. */
+  get lastReported(): NodeStatus | undefined {
+    return this.reported;
+  }
+
+  /** Starts from the Node as registered (its conditions' transition times carry over). */
+  seed(node: KubeObject): void {
+    const status = isObject(node['status']) ? node['status'] : {};
+    const conditions = Array.isArray(status['conditions']) ? (status['conditions'] as NodeCondition[]) : [];
+    this.reported = { ...(this.reported ?? emptyStatus()), conditions };
+    this.reportedAt = 0;
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        await this.sync();
+      } catch (err) {
+        this.options.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'Error updating node status, will retry');
+      }
+      await sleep(this.options.clock, this.options.updateFrequencyMs, signal);
+    }
+  }
+
+  /** One tick: writes the status if it changed or is due; true when it wrote. */
+  async sync(): Promise<boolean> {
+    const { api, nodeName, clock } = this.options;
+    const status = this.options.compute(this.reported?.conditions ?? []);
+    const due = clock.now() - this.reportedAt >= this.options.reportFrequencyMs;
+    if (this.reported && this.reportedAt > 0 && !due && !statusChanged(status, this.reported)) return false;
+    try {
+      await api.patch(`${nodesPath}/${encodeURIComponent(nodeName)}/status`, 'strategic', { status });
+    } catch (err) {
+      if (!isStatusError(err, 'NotFound')) throw err;
+      this.options.logger.warn({ node: nodeName }, 'the Node was deleted; registering it again');
+      this.seed(await this.options.reregister());
+      await api.patch(`${nodesPath}/${encodeURIComponent(nodeName)}/status`, 'strategic', { status });
+    }
+    this.reported = status;
+    this.reportedAt = clock.now();
+    return true;
+  }
+}
+
+function emptyStatus(): NodeStatus {
+  return { capacity: {}, allocatable: {}, conditions: [], addresses: [], daemonEndpoints: { kubeletEndpoint: { Port: 0 } }, nodeInfo: {} };
+}
