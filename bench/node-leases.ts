@@ -12,12 +12,16 @@
  * - each API server replica's CPU (share of one core) and RSS over that window, and this
  *   process's RSS per simulated agent.
  *
+ * Every simulated agent holds its own TLS connection, as a real node does: the open-files limit
+ * (`ulimit -n`) must exceed the number of nodes, with room to spare.
+ *
  * Usage: npx tsx bench/node-leases.ts [--nodes N] [--window SECONDS] [--baseline-renewals R] [--timeout SECONDS] [--keep]
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { startEtcd } from '../shared/etcd/process.ts';
@@ -84,6 +88,31 @@ function parse(argv: string[]): Options | undefined {
 
 const tokenId = 'benchx';
 const token = `${tokenId}.0123456789abcdef`;
+
+/** Cumulative counts by `le` of the API server's PUT-lease latency histogram, from its /metrics. */
+async function leasePutBuckets(client: Http2Client): Promise<Map<string, number>> {
+  const res = await expectStatus(client.request('GET', '/metrics'), 200);
+  const buckets = new Map<string, number>();
+  for (const line of res.body.toString('utf8').split('\n')) {
+    if (!line.startsWith('apiserver_request_duration_seconds_bucket{') || !line.includes('verb="PUT"') || !line.includes('resource="leases"')) continue;
+    const le = /le="([^"]+)"/.exec(line)?.[1];
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (le !== undefined) buckets.set(le, (buckets.get(le) ?? 0) + value);
+  }
+  return buckets;
+}
+
+/** The upper bound (ms) of the bucket holding the 99th percentile of what was observed between two readings. */
+function bucketP99(before: readonly Map<string, number>[], after: readonly Map<string, number>[]): string {
+  const delta = new Map<string, number>();
+  after.forEach((reading, i) => {
+    for (const [le, count] of reading) delta.set(le, (delta.get(le) ?? 0) + count - (before[i]?.get(le) ?? 0));
+  });
+  const total = delta.get('+Inf') ?? 0;
+  const bounds = [...delta.keys()].filter((le) => le !== '+Inf').sort((a, b) => Number(a) - Number(b));
+  const bound = bounds.find((le) => (delta.get(le) ?? 0) >= 0.99 * total);
+  return total === 0 ? 'n/a' : bound === undefined ? '> 60000' : `≤ ${Number(bound) * 1000}`;
+}
 
 function latencyRow(label: string, samples: readonly number[], baselineP99: number | undefined): string[] {
   const sorted = Float64Array.from(samples).sort();
@@ -229,11 +258,19 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   process.stderr.write(`all joined in ${fixed(joinSeconds, 1)} s; measuring for ${opts.windowMs / 1000} s\n`);
   // One renew interval for the renewals to spread out, then the window.
   await new Promise((resolve) => setTimeout(resolve, 10_000));
+  const metricsClients = replicas.map((r) => new Http2Client(r.url, r.tls));
+  for (const c of metricsClients) cleanup.push(() => c.close());
+  const bucketsBefore = await Promise.all(metricsClients.map(leasePutBuckets));
   const cpuBefore = replicas.map((r) => readProcess(r.pid).cpuMs);
+  // The agents share this process's event loop: its delays are part of what they measure.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   measuring = true;
   const windowStarted = Date.now();
   await new Promise((resolve) => setTimeout(resolve, opts.windowMs));
   measuring = false;
+  loopDelay.disable();
+  const bucketsAfter = await Promise.all(metricsClients.map(leasePutBuckets));
   const elapsedMs = Date.now() - windowStarted;
   const rssAfter = readProcess(process.pid).rssKiB;
 
@@ -262,6 +299,10 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     `agent process RSS: ${mib(rssAfter * 1024)} (${fixed(((rssAfter - rssBefore) * 1024) / opts.nodes / 1024, 1)} KiB per simulated node)\n`,
   );
   process.stdout.write(`renewals per second: ${fixed((renewals.length * 1000) / elapsedMs, 0)} (expected ${fixed(opts.nodes / 10, 0)})\n`);
+  process.stdout.write(
+    `API servers' own p99 for PUT lease (apiserver_request_duration_seconds, both replicas): ${bucketP99(bucketsBefore, bucketsAfter)} ms\n`,
+  );
+  process.stdout.write(`agent process event-loop delay: p99 ${fixed(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fixed(loopDelay.max / 1e6, 1)} ms\n`);
   return true;
 }
 

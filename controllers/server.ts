@@ -4,7 +4,7 @@
  *
  * As upstream, the paths in --authorization-always-allow-paths are open to anyone; every other
  * request is authenticated and authorized by delegation to the API server: a bearer token through
- * a TokenReview, then a SubjectAccessReview for the non-resource path (so Prometheus scrapes with a
+ * a TokenReview (answers cached 10 s, as upstream's), then a SubjectAccessReview for the non-resource path (so Prometheus scrapes with a
  * token bound to a role allowing `get` on `/metrics`, e.g. system:monitoring). Requests without a
  * token are system:anonymous and get what the policy gives anonymous users: nothing.
  */
@@ -17,6 +17,9 @@ import type { Registry } from 'prom-client';
 import { createCA, issueServingCertificate } from '../shared/pki/certificates.ts';
 import type { KubeObject } from '../shared/api/types.ts';
 import type { ApiClient } from '../shared/client/api-client.ts';
+import { realClock } from '../shared/client/clock.ts';
+import { TokenReviewAuthenticator } from '../shared/delegated-auth/token-review.ts';
+import { anonymousUser, withAuthenticatedGroup, type UserInfo } from '../shared/delegated-auth/user.ts';
 
 export interface ManagerServerOptions {
   port: number;
@@ -36,27 +39,18 @@ export interface ManagerServer {
   close(): Promise<void>;
 }
 
-interface User {
-  username: string;
-  groups: string[];
-  uid?: string;
-  extra?: Record<string, string[]>;
-}
-
-interface TokenReview extends KubeObject {
-  status?: { authenticated?: boolean; user?: User; error?: string };
-}
-
 interface SubjectAccessReview extends KubeObject {
   status?: { allowed?: boolean; reason?: string };
 }
 
-const anonymous: User = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+/** kube-controller-manager's --authentication-token-webhook-cache-ttl. */
+const tokenCacheTtlMs = 10_000;
 
 export async function startManagerServer(options: ManagerServerOptions): Promise<ManagerServer> {
   const { cert, key } = await servingCertificate(options);
+  const tokens = new TokenReviewAuthenticator({ api: options.api, cacheTtlMs: tokenCacheTtlMs, clock: realClock });
   const server: Server = createServer({ cert, key }, (req, res) => {
-    handle(req, res, options).catch((err: unknown) => {
+    handle(req, res, options, tokens).catch((err: unknown) => {
       options.logger.error({ err }, 'controller manager endpoint failed');
       if (!res.headersSent) respond(res, 500, 'Internal Server Error\n');
       else res.destroy();
@@ -89,10 +83,10 @@ async function servingCertificate(options: ManagerServerOptions): Promise<{ cert
   return { cert: `${leaf.certPem.trimEnd()}\n${ca.certPem}`, key: leaf.keyPem };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, options: ManagerServerOptions): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, options: ManagerServerOptions, tokens: TokenReviewAuthenticator): Promise<void> {
   const path = new URL(req.url ?? '/', 'https://localhost').pathname;
   if (!options.alwaysAllowPaths.some((allowed) => matchesPath(allowed, path))) {
-    const user = await authenticate(req, options.api);
+    const user = await authenticate(req, tokens);
     if (!user) return respond(res, 401, 'Unauthorized\n');
     const verb = (req.method ?? 'GET').toLowerCase();
     const decision = await authorize(user, verb, path, options.api);
@@ -132,21 +126,19 @@ function matchesPath(allowed: string, path: string): boolean {
   return allowed.endsWith('*') ? path.startsWith(allowed.slice(0, -1)) : allowed === path;
 }
 
-/** The user of a bearer token (TokenReview), anonymous without one, undefined when the token is not valid. */
-async function authenticate(req: IncomingMessage, api: ApiClient): Promise<User | undefined> {
+/**
+ * The user of a bearer token (TokenReview), anonymous without one, undefined when the token is not
+ * valid or could not be reviewed (upstream's authentication filter answers 401 to both).
+ */
+async function authenticate(req: IncomingMessage, tokens: TokenReviewAuthenticator): Promise<UserInfo | undefined> {
   const header = req.headers.authorization;
   const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
-  if (!match) return header ? undefined : anonymous;
-  const review = await api.create<TokenReview>('/apis/authentication.k8s.io/v1/tokenreviews', {
-    apiVersion: 'authentication.k8s.io/v1',
-    kind: 'TokenReview',
-    metadata: {},
-    spec: { token: match[1] },
-  });
-  return review.status?.authenticated && review.status.user ? review.status.user : undefined;
+  if (!match?.[1]) return header ? undefined : anonymousUser();
+  const outcome = await tokens.authenticateToken(match[1]);
+  return outcome.ok ? withAuthenticatedGroup(outcome.user) : undefined;
 }
 
-async function authorize(user: User, verb: string, path: string, api: ApiClient): Promise<{ allowed: boolean; reason?: string }> {
+async function authorize(user: UserInfo, verb: string, path: string, api: ApiClient): Promise<{ allowed: boolean; reason?: string }> {
   const review = await api.create<SubjectAccessReview>('/apis/authorization.k8s.io/v1/subjectaccessreviews', {
     apiVersion: 'authorization.k8s.io/v1',
     kind: 'SubjectAccessReview',

@@ -49,7 +49,7 @@ export function clientCertificateStore(certDir: string): CertificateStore {
 
 /** Ensures `--kubeconfig` holds a valid client certificate, bootstrapping one when needed (see the module header). */
 export async function loadClientCertificate(options: BootstrapOptions): Promise<void> {
-  const { kubeconfigPath, bootstrapKubeconfigPath, certDir, nodeName, logger } = options;
+  const { kubeconfigPath, bootstrapKubeconfigPath, logger } = options;
   if (bootstrapKubeconfigPath === undefined) return;
   if (clientConfigStillValid(kubeconfigPath, options.clock.now(), logger)) {
     logger.debug({ path: kubeconfigPath }, 'Kubeconfig exists and is valid, skipping bootstrap');
@@ -57,7 +57,19 @@ export async function loadClientCertificate(options: BootstrapOptions): Promise<
   }
   logger.info('Using bootstrap kubeconfig to generate TLS client cert, key and kubeconfig file');
   const bootstrap = loadKubeconfig(bootstrapKubeconfigPath, 'bootstrap kubeconfig');
-  const api = options.client?.(bootstrap) ?? new HttpApiClient(bootstrap, { userAgent: 'corral-nodeagent/bootstrap' });
+  // The bootstrap identity's connection is closed once the node has its own.
+  const own = options.client ? undefined : new HttpApiClient(bootstrap, { userAgent: 'corral-nodeagent/bootstrap' });
+  const api = options.client?.(bootstrap) ?? own;
+  if (!api) throw new Error('no API client for the bootstrap kubeconfig');
+  try {
+    await bootstrapWith(api, bootstrap, options);
+  } finally {
+    own?.close();
+  }
+}
+
+async function bootstrapWith(api: ApiClient, bootstrap: KubeConfig, options: BootstrapOptions): Promise<void> {
+  const { kubeconfigPath, certDir, nodeName, logger } = options;
   const store = clientCertificateStore(certDir);
 
   const keyPath = join(certDir, tmpPrivateKeyFile);

@@ -86,10 +86,16 @@ export class NodeLease {
     } catch (err) {
       if (!isStatusError(err, 'NotFound')) throw err;
     }
-    return api.create(
-      leasesPath,
-      this.renewed({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: nodeName, namespace: nodeLeaseNamespace } }),
-    );
+    try {
+      return await api.create(
+        leasesPath,
+        this.renewed({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: nodeName, namespace: nodeLeaseNamespace } }),
+      );
+    } catch (err) {
+      // Made meanwhile (another renewal of this node raced this one): renew that one.
+      if (!isStatusError(err, 'AlreadyExists')) throw err;
+      return api.update(`${leasesPath}/${nodeName}`, this.renewed(await api.get(`${leasesPath}/${nodeName}`)));
+    }
   }
 
   /** The lease held by the node, renewed now, owned by the Node when its uid is known. */

@@ -2,11 +2,15 @@
  * The parts of a Pod the node agent reads and writes, as structural types over the wire JSON, and
  * the kubelet's names for static and mirror pods (pkg/kubelet/types/pod_update.go).
  *
- * The API server's Pod type (shared/api/pod.ts) is being written at the same time; these types
- * name only the fields this folder touches, so that any wire Pod satisfies them and the agent does
- * not depend on that file's shape. Fields are optional because a decoded manifest may lack them.
+ * Why not the API's Pod type (shared/api/pod.ts): that one follows the wire, where nearly every
+ * field may be absent; these name only the fields this folder touches, with the ones the agent
+ * always writes (a container status's state, name, image) required, so that what it generates is
+ * checked complete. Any wire Pod satisfies them. Tolerations are the API's own.
  */
 import type { KubeObject } from '../../shared/api/types.ts';
+import type { Toleration } from '../../shared/api/pod.ts';
+
+export type { Toleration };
 
 export interface Container {
   name: string;
@@ -14,14 +18,6 @@ export interface Container {
   /** `Always` marks a restartable init container (a sidecar). */
   restartPolicy?: string;
   [field: string]: unknown;
-}
-
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
 }
 
 export interface PodSpec {

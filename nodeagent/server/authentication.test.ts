@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { FakeClock } from '../../shared/client/clock.ts';
 import { RecordingApiClient, type ApiAction } from '../../shared/client/testing.ts';
 import { AuthenticationConfigError, bearerToken, buildRequestAuthenticator } from './authentication.ts';
-import { TokenReviewAuthenticator, tokenReviewPath } from './token-review.ts';
+import { TokenReviewAuthenticator, tokenReviewPath } from '../../shared/delegated-auth/token-review.ts';
 
 function tokens(): TokenReviewAuthenticator {
   const api = new RecordingApiClient();

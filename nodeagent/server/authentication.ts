@@ -17,8 +17,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { authenticateClientCertificate } from './client-certificate.ts';
-import type { AuthenticationOutcome, TokenReviewAuthenticator } from './token-review.ts';
-import { anonymousUser, withAuthenticatedGroup } from './user.ts';
+import type { AuthenticationOutcome, TokenReviewAuthenticator } from '../../shared/delegated-auth/token-review.ts';
+import { anonymousUser, withAuthenticatedGroup } from '../../shared/delegated-auth/user.ts';
 
 export interface RequestAuthenticatorOptions {
   /** Client certificates are read when the server verifies them against a client CA. */

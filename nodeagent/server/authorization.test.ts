@@ -5,7 +5,7 @@ import { FakeClock } from '../../shared/client/clock.ts';
 import { RecordingApiClient, type ApiAction } from '../../shared/client/testing.ts';
 import { SubjectAccessReviewAuthorizer, subjectAccessReviewPath } from './authorization.ts';
 import { nodeRequestAttributes } from './request-attributes.ts';
-import type { UserInfo } from './user.ts';
+import type { UserInfo } from '../../shared/delegated-auth/user.ts';
 
 const second = 1000;
 

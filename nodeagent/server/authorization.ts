@@ -9,7 +9,7 @@ import type { KubeObject } from '../../shared/api/types.ts';
 import type { ApiClient } from '../../shared/client/api-client.ts';
 import type { Clock } from '../../shared/client/clock.ts';
 import type { NodeRequestAttributes } from './request-attributes.ts';
-import { TtlCache } from './ttl-cache.ts';
+import { TtlCache } from '../../shared/delegated-auth/ttl-cache.ts';
 
 export const subjectAccessReviewPath = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
 

@@ -11,7 +11,7 @@
  */
 import type { TLSSocket } from 'node:tls';
 import { parseCertificate } from '../../shared/go/x509.ts';
-import type { AuthenticationOutcome } from './token-review.ts';
+import type { AuthenticationOutcome } from '../../shared/delegated-auth/token-review.ts';
 
 /** The outcome for the connection's client certificate, or null when the client sent none. */
 export function authenticateClientCertificate(socket: TLSSocket): AuthenticationOutcome | null {

@@ -11,7 +11,7 @@
  * and then, failing that, as `proxy`, so that the broad `nodes/proxy` permission keeps working.
  * Upstream's `/statusz` (1.33) is left out: corral serves no such page.
  */
-import type { UserInfo } from './user.ts';
+import type { UserInfo } from '../../shared/delegated-auth/user.ts';
 
 export interface NodeRequestAttributes {
   user: UserInfo;

@@ -20,7 +20,7 @@ import type { KubeletConfiguration } from '../config/fields.ts';
 import { subjectAccessReviewPath } from './authorization.ts';
 import type { ServingCertificateSource } from './serving-certificate.ts';
 import { startNodeAgentServers, type NodeAgentServerOptions, type NodeAgentServers } from './servers.ts';
-import { tokenReviewPath } from './token-review.ts';
+import { tokenReviewPath } from '../../shared/delegated-auth/token-review.ts';
 
 const logger = pino({ level: 'silent' });
 

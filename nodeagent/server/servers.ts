@@ -36,7 +36,7 @@ import { notFound, respondText } from './respond.ts';
 import { nodeRequestAttributes } from './request-attributes.ts';
 import { ensureSelfSignedCertificate, FileServingCertificate, type ServingCertificateSource } from './serving-certificate.ts';
 import { serverTlsOptions } from './tls-options.ts';
-import { TokenReviewAuthenticator } from './token-review.ts';
+import { TokenReviewAuthenticator } from '../../shared/delegated-auth/token-review.ts';
 
 export interface NodeAgentServerOptions {
   config: KubeletConfiguration;

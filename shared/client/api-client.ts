@@ -150,10 +150,31 @@ export class HttpApiClient implements ApiClient {
     return this.connection;
   }
 
+  /**
+   * One call, retried as client-go's request does when the server asks for it: a 429 (or a 5xx
+   * carrying Retry-After) is tried again after Retry-After seconds (1 s without one), up to
+   * maxRetries times; then its Status is the error.
+   */
   private async request(method: string, path: string, query: Query | undefined, body?: unknown, contentType = 'application/json'): Promise<unknown> {
     const url = new URL(this.server.pathname.replace(/\/$/, '') + path, this.server);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    for (let retries = 0; ; retries++) {
+      const { code, text, retryAfter } = await this.send(method, url, payload, contentType);
+      const value = parseJson(text);
+      if (code >= 200 && code < 300) return value;
+      const retriable = code === 429 || (code >= 500 && retryAfter !== undefined);
+      if (!retriable || retries >= maxRetries) throw statusError(code, value, `${method} ${path}: ${code} ${text.slice(0, 200)}`);
+      await new Promise((resolve) => setTimeout(resolve, (retryAfter ?? 1) * 1000));
+    }
+  }
+
+  private async send(
+    method: string,
+    url: URL,
+    payload: Buffer | undefined,
+    contentType: string,
+  ): Promise<{ code: number; text: string; retryAfter: number | undefined }> {
     const wait = this.throttle?.reserve(Date.now()) ?? 0;
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const connection = await this.connect();
@@ -173,22 +194,29 @@ export class HttpApiClient implements ApiClient {
       timeout: this.timeoutMs,
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const { code, text } = await new Promise<{ code: number; text: string }>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const req = send(options, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ code: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => {
+          const header = Number(res.headers['retry-after']);
+          resolve({
+            code: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+            retryAfter: Number.isInteger(header) && header >= 0 ? header : undefined,
+          });
+        });
         res.on('error', reject);
       });
-      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within ${this.timeoutMs} ms`)));
+      req.on('timeout', () => req.destroy(new Error(`${method} ${url.pathname}: no answer within ${this.timeoutMs} ms`)));
       req.on('error', reject);
       req.end(payload);
     });
-    const value = parseJson(text);
-    if (code >= 200 && code < 300) return value;
-    throw statusError(code, value, `${method} ${path}: ${code} ${text.slice(0, 200)}`);
   }
 }
+
+/** client-go's maximum number of retries of one request. */
+const maxRetries = 10;
 
 /** How long applied credentials are reused before the kubeconfig is applied again. */
 const credentialRefreshMs = 5 * 60_000;

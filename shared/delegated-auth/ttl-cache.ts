@@ -4,7 +4,7 @@
  * their time, and the oldest entry makes room when the cache is full, so memory stays bounded
  * whatever clients send. A TTL of 0 or less stores nothing: upstream's way of turning a cache off.
  */
-import type { Clock } from '../../shared/client/clock.ts';
+import type { Clock } from '../client/clock.ts';
 
 interface Entry<V> {
   value: V;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeClock } from '../../shared/client/clock.ts';
+import { FakeClock } from '../client/clock.ts';
 import { TtlCache } from './ttl-cache.ts';
 
 describe('TtlCache', () => {

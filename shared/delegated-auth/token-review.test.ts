@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { StatusError } from '../../shared/api/errors.ts';
-import { FakeClock } from '../../shared/client/clock.ts';
-import { RecordingApiClient, type ApiAction } from '../../shared/client/testing.ts';
+import { StatusError } from '../api/errors.ts';
+import { FakeClock } from '../client/clock.ts';
+import { RecordingApiClient, type ApiAction } from '../client/testing.ts';
 import { TokenReviewAuthenticator, tokenReviewPath } from './token-review.ts';
 
 const minute = 60_000;

@@ -1,17 +1,19 @@
 /**
  * Bearer tokens checked by the API server: a TokenReview per unknown token, as upstream's
  * delegating webhook token authenticator makes it (authentication.k8s.io/v1, no audiences unless
- * configured, the kubelet configures none), behind a cache keyed by a digest of the token.
+ * configured, the kubelet configures none), behind a cache keyed by a digest of the token. The
+ * node agent's server and the controller manager's endpoint authenticate with it.
  *
  * As upstream's cached token authenticator (cacheErrs off): an authenticated answer and a plain
- * "not authenticated" are both kept for `cacheTTL` (authentication.webhook.cacheTTL), so a client
+ * "not authenticated" are both kept for `cacheTTL` (the kubelet's authentication.webhook.cacheTTL, kube-controller-manager's
+ * --authentication-token-webhook-cache-ttl), so a client
  * retrying a bad token does not cost a review each time; an error (the API call failed, or the
  * review carried `status.error`) is never kept, so a passing outage heals on the next request.
  */
 import { createHash } from 'node:crypto';
-import type { KubeObject } from '../../shared/api/types.ts';
-import type { ApiClient } from '../../shared/client/api-client.ts';
-import type { Clock } from '../../shared/client/clock.ts';
+import type { KubeObject } from '../api/types.ts';
+import type { ApiClient } from '../client/api-client.ts';
+import type { Clock } from '../client/clock.ts';
 import { TtlCache } from './ttl-cache.ts';
 import type { UserInfo } from './user.ts';
 

@@ -1,6 +1,6 @@
 /**
- * Who made a request, as upstream's user.Info holds it, and the well-known names the node agent's
- * authentication hands out: `system:anonymous` in `system:unauthenticated` for requests without
+ * Who made a request, as upstream's user.Info holds it, and the well-known names the endpoints
+ * that delegate authentication to the API server (the node agent's, the controller manager's) hand out: `system:anonymous` in `system:unauthenticated` for requests without
  * credentials, and `system:authenticated` added to every other user (AuthenticatedGroupAdder).
  */
 
