@@ -9,6 +9,7 @@
  *   corral controllers [flags] the controller manager (controllers/main.ts)
  *   corral nodeagent [flags]   a node agent, corral's kubelet (nodeagent/main.ts)
  *   corral migrate [flags]     copies a store's keys between the embedded store and etcd (apiserver/storage/migrate/main.ts)
+ *   corral pki [flags]         writes the PKI, kubeconfigs and token file a cluster of processes shares (cluster/pki-main.ts)
  *
  * `corral --help` (or `-h`, `help`) lists the subcommands and exits 0; `corral <subcommand> --help`
  * lists its flags. No subcommand, or an unknown one, prints the list to stderr and exits 2, as a
@@ -19,6 +20,7 @@ import { runStart } from './start.ts';
 import { runControllerManager } from './controllers/main.ts';
 import { runMigrate } from './apiserver/storage/migrate/main.ts';
 import { runNodeAgent } from './nodeagent/main.ts';
+import { runPki } from './cluster/pki-main.ts';
 
 interface Subcommand {
   summary: string;
@@ -32,6 +34,7 @@ const subcommands: Record<string, Subcommand> = {
   controllers: { summary: 'the controller manager: certificates, tokens, garbage collection, namespaces, node health', run: runControllerManager },
   nodeagent: { summary: "a node agent (corral's kubelet): TLS bootstrap, the Node, its status and lease, static pods", run: runNodeAgent },
   migrate: { summary: "copies a data dir's embedded store into an etcd, or an etcd into a data dir", run: runMigrate },
+  pki: { summary: 'writes the PKI, kubeconfigs and bootstrap token file that the processes of a cluster share (--dir)', run: runPki },
 };
 
 function usage(): string {

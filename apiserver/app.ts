@@ -1,7 +1,8 @@
 /**
  * Assembles one API server replica from its configuration, in named steps: what flags and files
  * say (checked before anything starts), storage, authorization, registry, admission,
- * authentication, health, the HTTPS server, then bootstrap. Replicas share nothing but etcd and the
+ * authentication, health, the HTTPS server, bootstrap, then the kubernetes service and its
+ * endpoints (startup/kubernetes-service.ts). Replicas share nothing but etcd and the
  * data dir's PKI, so any number of them serve one cluster.
  */
 import { readFileSync } from 'node:fs';
@@ -31,6 +32,9 @@ import { kubernetesVersion } from '../shared/version.ts';
 import { healthChecks, shuttingDownMessage, withLivezGrace, type HealthState } from './startup/health.ts';
 import { openStorage } from './startup/storage.ts';
 import { etcdTypeResolver, storageObjectCounts } from './startup/storage-metrics.ts';
+import { startKubernetesService } from './startup/kubernetes-service.ts';
+import { ClusterIPAllocator } from './services/cluster-ip-allocator.ts';
+import { NodePortAllocator } from './services/node-port-allocator.ts';
 
 export { shuttingDownMessage, withLivezGrace };
 export { systemNamespaces } from './startup/bootstrap.ts';
@@ -106,11 +110,17 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
   });
 
   // Registry and admission (the chain is filled once the registry exists: it reads namespaces).
+  // Service cluster IPs and node ports are allocated in storage, shared by every replica.
+  const serviceAllocators = {
+    clusterIPs: new ClusterIPAllocator(storage.storage, config.serviceClusterIPRange),
+    nodePorts: new NodePortAllocator(storage.storage, config.serviceNodePortRange),
+  };
   const definitions = allDefinitions(() => storage.probe(), {
     guard: authorization.guard,
     authorizer: authorization.authorizer,
     rules: authorization.rules,
     authenticator,
+    serviceAllocators,
   });
   const plugins: AdmissionPlugin[] = [];
   let registry: Registry;
@@ -192,11 +202,15 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
     nodeJoin: config.enableBootstrapTokenAuth,
     ...(clusterInfo ? { clusterInfo } : {}),
   });
+  // The kubernetes service and its endpoints listing the live replicas.
+  const kubernetesService = startKubernetesService(config, port, serviceAllocators.clusterIPs.firstAddress(), registry, storage.storage, logger);
   logger.info({ url, kubeconfig: kubeconfigPath }, 'API server ready');
 
   let released: Promise<void> | undefined;
   const release = (): Promise<void> =>
     (released ??= (async () => {
+      // Before storage goes: this replica leaves the kubernetes endpoints.
+      await kubernetesService?.stop();
       await server.close();
       aggregator?.stop();
       await storage.stop();
@@ -215,7 +229,10 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
       (shutdown ??= gracefulShutdown({
         delayMs: config.shutdownDelayMs,
         drainTimeoutMs: config.requestTimeoutMs,
-        markNotReady: () => void (health.shuttingDown = true),
+        markNotReady: () => {
+          health.shuttingDown = true;
+          server.closeConnectionsAfterAnswers();
+        },
         stopAccepting: () => server.stopAccepting(),
         drain: (ms) => server.drain(ms),
         release,

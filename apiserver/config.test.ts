@@ -151,3 +151,37 @@ describe('security flags', () => {
     assert.match(text, /PodSecurity +pods, namespaces \(default on; corral serves none of these kinds, so it has nothing to do\)/);
   });
 });
+
+describe('service flags', () => {
+  it('default as kube-apiserver', () => {
+    const c = config();
+    assert.equal(c.serviceClusterIPRange, '10.0.0.0/24');
+    assert.deepEqual(c.serviceNodePortRange, { base: 30000, size: 2768 });
+    assert.equal(c.advertiseAddress, '');
+    assert.equal(c.endpointReconcilerType, 'lease');
+  });
+
+  it('read a range, a port range, an address and a reconciler', () => {
+    const c = config(
+      '--service-cluster-ip-range=10.96.0.0/12',
+      '--service-node-port-range=20000-20099',
+      '--advertise-address=192.0.2.7',
+      '--endpoint-reconciler-type=none',
+    );
+    assert.equal(c.serviceClusterIPRange, '10.96.0.0/12');
+    assert.deepEqual(c.serviceNodePortRange, { base: 20000, size: 100 });
+    assert.equal(c.advertiseAddress, '192.0.2.7');
+    assert.equal(c.endpointReconcilerType, 'none');
+  });
+
+  it('fail with upstream messages', () => {
+    assert.match(
+      error('--service-cluster-ip-range=10.0.0.0/8'),
+      /specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12/,
+    );
+    assert.match(error('--service-cluster-ip-range=nonsense'), /service-cluster-ip-range\[0\] is not a valid cidr/);
+    assert.match(error('--service-node-port-range=3-1'), /invalid argument "3-1" for "--service-node-port-range" flag/);
+    assert.match(error('--advertise-address=host'), /invalid argument "host" for "--advertise-address" flag: failed to parse IP: "host"/);
+    assert.match(error('--endpoint-reconciler-type=count'), /--endpoint-reconciler-type "count" is not one of lease, none/);
+  });
+});

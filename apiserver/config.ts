@@ -2,7 +2,10 @@
  * The API server's flags, named as kube-apiserver names them where one exists, and the
  * configuration they produce. `--help` prints the table below.
  */
+import { isIP } from 'node:net';
 import { formatGoDuration } from '../shared/go/duration.ts';
+import { parseCIDR } from '../shared/validation/network.ts';
+import { parsePortRange } from './services/node-port-allocator.ts';
 import {
   flagsOrUsage as parseCommandLine,
   FlagReader,
@@ -63,6 +66,14 @@ export interface ApiServerConfig {
   auditLogMaxSizeMb: number;
   auditLogMaxBackups: number;
   auditLogMaxAgeDays: number;
+  /** --advertise-address; empty: derived from the bind address at start (advertise-address.ts). */
+  advertiseAddress: string;
+  /** --service-cluster-ip-range, one CIDR (upstream's default 10.0.0.0/24 when unset). */
+  serviceClusterIPRange: string;
+  /** --service-node-port-range, inclusive. */
+  serviceNodePortRange: { base: number; size: number };
+  /** --endpoint-reconciler-type: `lease` keeps the kubernetes service's endpoints, `none` leaves them. */
+  endpointReconcilerType: 'lease' | 'none';
 }
 
 export const flags: Record<string, FlagSpec> = {
@@ -134,8 +145,64 @@ export const flags: Record<string, FlagSpec> = {
   'audit-log-maxsize': { type: 'string', default: '0', help: 'Megabytes of the audit log before it is rotated (0: 100).' },
   'audit-log-maxbackup': { type: 'string', default: '0', help: 'Rotated audit logs kept (0: all).' },
   'audit-log-maxage': { type: 'string', default: '0', help: 'Days rotated audit logs are kept (0: forever).' },
+  'advertise-address': {
+    type: 'string',
+    default: '',
+    help: "The IP address on which to advertise the apiserver to members of the cluster. This address must be reachable by the rest of the cluster. If blank, the --bind-address will be used. If --bind-address is unspecified, the host's default interface will be used.",
+  },
+  'service-cluster-ip-range': {
+    type: 'string',
+    default: '',
+    help: 'A CIDR notation IP range from which to assign service cluster IPs. This must not overlap with any IP ranges assigned to nodes or pods. (corral: one CIDR; 10.0.0.0/24 when unset.)',
+  },
+  'service-node-port-range': {
+    type: 'string',
+    default: '30000-32767',
+    help: "A port range to reserve for services with NodePort visibility.  This must not overlap with the ephemeral port range on nodes.  Example: '30000-32767'. Inclusive at both ends of the range.",
+  },
+  'endpoint-reconciler-type': {
+    type: 'string',
+    default: 'lease',
+    help: 'Use an endpoint reconciler (lease, none) for the kubernetes service. (kube-apiserver also knows master-count, deprecated.)',
+  },
   help: { type: 'boolean', help: 'Print this help.' },
 };
+
+/** upstream's default service range, used (with a warning) when --service-cluster-ip-range is unset. */
+export const defaultServiceClusterIPRange = '10.0.0.0/24';
+/** upstream's maxCIDRBits: a service range holds at most 2^20 addresses. */
+const maxServiceCIDRBits = 20;
+
+function serviceClusterIPRange(text: string): string {
+  const value = text.trim() || defaultServiceClusterIPRange;
+  const entries = value.split(',');
+  if (entries.length > 1) throw new Error('--service-cluster-ip-range takes one CIDR in corral (dual-stack service ranges are not supported)');
+  const cidr = parseCIDR(value);
+  if (!cidr) throw new Error('service-cluster-ip-range[0] is not a valid cidr');
+  const bits = cidr.family === 4 ? 32 : 128;
+  if (bits - cidr.prefixLength > maxServiceCIDRBits) {
+    throw new Error(`specified --service-cluster-ip-range is too large; for ${bits}-bit addresses, the mask must be >= ${bits - maxServiceCIDRBits}`);
+  }
+  return value;
+}
+
+function nodePortRange(text: string): { base: number; size: number } {
+  const range = parsePortRange(text);
+  if (!range)
+    throw new Error(`invalid argument ${JSON.stringify(text)} for "--service-node-port-range" flag: ${JSON.stringify(text)} is not a valid port range`);
+  return range;
+}
+
+function advertiseAddress(text: string): string {
+  if (text !== '' && !isIP(text))
+    throw new Error(`invalid argument ${JSON.stringify(text)} for "--advertise-address" flag: failed to parse IP: ${JSON.stringify(text)}`);
+  return text;
+}
+
+function reconcilerType(text: string): 'lease' | 'none' {
+  if (text === 'lease' || text === 'none') return text;
+  throw new Error(`--endpoint-reconciler-type ${JSON.stringify(text)} is not one of lease, none`);
+}
 
 /** What the usage text says after the flags: the admission plugins. */
 export function usageTrailer(): string {
@@ -228,6 +295,10 @@ export function configFromFlags(values: ParsedFlags): ApiServerConfig {
     auditLogMaxSizeMb: auditNumber('audit-log-maxsize'),
     auditLogMaxBackups: auditNumber('audit-log-maxbackup'),
     auditLogMaxAgeDays: auditNumber('audit-log-maxage'),
+    advertiseAddress: check(() => advertiseAddress(str('advertise-address') ?? ''), ''),
+    serviceClusterIPRange: check(() => serviceClusterIPRange(str('service-cluster-ip-range') ?? ''), defaultServiceClusterIPRange),
+    serviceNodePortRange: check(() => nodePortRange(str('service-node-port-range') ?? '30000-32767'), { base: 30000, size: 2768 }),
+    endpointReconcilerType: check(() => reconcilerType(str('endpoint-reconciler-type') ?? 'lease'), 'lease'),
   };
   reader.finish();
   return config;

@@ -46,6 +46,8 @@ export interface ClusterOptions {
   storage?: ClusterStorage;
   /** Extra flags for every replica, e.g. `--runtime-config=networking.k8s.io/v1alpha1=true`. */
   apiserverArgs?: string[];
+  /** Extra flags of one replica (by index), after apiserverArgs, e.g. its own `--advertise-address`. */
+  replicaArgs?: (index: number) => readonly string[];
   /** Static tokens, one CSV line each (`token,user,uid[,"groups"]`): written into the cluster's dir for --token-auth-file. */
   tokens?: readonly string[];
 }
@@ -419,7 +421,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       children.push(etcd.child);
     }
     const started = await Promise.allSettled(
-      Array.from({ length: replicaCount }, (_, i) => startReplica(i, etcd, dir, dataDir, args, (c) => children.push(c))),
+      Array.from({ length: replicaCount }, (_, i) => startReplica(i, etcd, dir, dataDir, [...args, ...(opts.replicaArgs?.(i) ?? [])], (c) => children.push(c))),
     );
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;

@@ -361,7 +361,7 @@ async function breakStaleLock(lockPath: string, staleLockMs: number): Promise<vo
 }
 
 /** Writes to a temporary file in the same directory, flushes it, and renames it over `path`. */
-async function writeFileAtomic(path: string, content: string, mode: number): Promise<void> {
+export async function writeFileAtomic(path: string, content: string, mode: number): Promise<void> {
   const tmp = temporaryName(path);
   try {
     const handle = await open(tmp, 'wx', mode);

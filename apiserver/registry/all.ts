@@ -17,7 +17,11 @@ import { configMapDefinition } from './core/configmap.ts';
 import { coreEventDefinition } from './core/event.ts';
 import { namespaceDefinition } from './core/namespace.ts';
 import { nodeDefinition } from './core/node/node.ts';
+import { endpointsDefinition } from './core/endpoints/endpoints.ts';
 import { podDefinition } from './core/pod/pod.ts';
+import type { ServiceAllocators } from './core/service/allocation.ts';
+import { serviceDefinition } from './core/service/service.ts';
+import { endpointSliceDefinition } from './discovery/endpointslice.ts';
 import { secretDefinition } from './core/secret.ts';
 import { eventsV1EventDefinition } from './events/event.ts';
 import { clusterCIDRDefinition } from './networking/clustercidr.ts';
@@ -52,18 +56,25 @@ export interface KindDependencies {
   rules: RuleResolver;
   /** The server's token authentication (TokenReview). */
   authenticator: Authenticator;
+  /** Cluster IPs and node ports of Services, kept in storage; without them Services get none (schema-only uses). */
+  serviceAllocators?: ServiceAllocators;
 }
 
 /** `probe`: reads the storage backend, for ComponentStatus. */
-export function allDefinitions(probe: () => Promise<unknown>, { guard, authorizer, rules, authenticator }: KindDependencies): ResourceDefinition[] {
+export function allDefinitions(
+  probe: () => Promise<unknown>,
+  { guard, authorizer, rules, authenticator, serviceAllocators }: KindDependencies,
+): ResourceDefinition[] {
   return [
     componentStatusDefinition(storageProbe(probe)),
     configMapDefinition,
+    endpointsDefinition,
     coreEventDefinition,
     namespaceDefinition,
     nodeDefinition,
     podDefinition,
     secretDefinition,
+    serviceDefinition(serviceAllocators),
     selfSubjectReviewDefinition,
     tokenReviewDefinition(authenticator),
     localSubjectAccessReviewDefinition(authorizer),
@@ -72,6 +83,7 @@ export function allDefinitions(probe: () => Promise<unknown>, { guard, authorize
     subjectAccessReviewDefinition(authorizer),
     csrDefinition,
     leaseDefinition,
+    endpointSliceDefinition,
     eventsV1EventDefinition,
     clusterCIDRDefinition,
     clusterRoleBindingDefinition(guard),

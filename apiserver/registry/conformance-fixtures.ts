@@ -770,12 +770,98 @@ const clusterRoleBindings: StoredFixture = {
   ...rbacStorage,
 };
 
+const services: StoredFixture = {
+  namespaced: true,
+  verbs: allVerbs,
+  valid: (name, namespace) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace }, spec: { ports: [{ port: 80 }], selector: { app: 'a' } } }),
+  mutate: (obj) => {
+    obj.spec = { ...(obj.spec as Record<string, unknown>), selector: { app: 'b' } };
+  },
+  invalid: (name, namespace) => ({
+    object: { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace }, spec: { type: 'Weird', ports: [{ port: 0 }] } },
+    causes: [
+      { field: 'spec.ports[0].port', reason: 'FieldValueInvalid', message: 'Invalid value: 0: must be between 1 and 65535, inclusive' },
+      { field: 'spec.ports[0].targetPort', reason: 'FieldValueInvalid', message: 'Invalid value: 0: must be between 1 and 65535, inclusive' },
+      {
+        field: 'spec.type',
+        reason: 'FieldValueNotSupported',
+        message: 'Unsupported value: "Weird": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"',
+      },
+    ],
+  }),
+  tracksGeneration: false,
+  createOnUpdate: true,
+  unconditionalUpdate: true,
+  deleteReturnsObject: false,
+  status: {
+    mutate: (obj) => {
+      obj.status = { loadBalancer: { ingress: [{ ip: '192.0.2.80', ipMode: 'VIP' }] } };
+    },
+    mainUpdateKeepsStatus: true,
+  },
+};
+
+const endpoints: StoredFixture = {
+  namespaced: true,
+  verbs: allVerbs,
+  valid: (name, namespace) => ({
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: { name, namespace },
+    subsets: [{ addresses: [{ ip: '192.0.2.10' }], ports: [{ port: 80, protocol: 'TCP' }] }],
+  }),
+  mutate: (obj) => {
+    obj.subsets = [{ addresses: [{ ip: '192.0.2.11' }], ports: [{ port: 80, protocol: 'TCP' }] }];
+  },
+  invalid: (name, namespace) => ({
+    object: { apiVersion: 'v1', kind: 'Endpoints', metadata: { name, namespace }, subsets: [{ addresses: [{ ip: '127.0.0.1' }] }] },
+    causes: [
+      {
+        field: 'subsets[0].addresses[0].ip',
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)',
+      },
+    ],
+  }),
+  tracksGeneration: false,
+  createOnUpdate: true,
+  unconditionalUpdate: true,
+  deleteReturnsObject: false,
+};
+
+const endpointSlices: StoredFixture = {
+  namespaced: true,
+  verbs: allVerbs,
+  valid: (name, namespace) => ({
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name, namespace, labels: { 'kubernetes.io/service-name': 'web' } },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: ['192.0.2.10'], conditions: { ready: true } }],
+    ports: [{ name: 'http', port: 80, protocol: 'TCP' }],
+  }),
+  mutate: (obj) => {
+    obj.endpoints = [{ addresses: ['192.0.2.11'], conditions: { ready: true } }];
+  },
+  invalid: (name, namespace) => ({
+    object: { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name, namespace }, addressType: 'IPX', endpoints: [] },
+    causes: [{ field: 'addressType', reason: 'FieldValueNotSupported', message: 'Unsupported value: "IPX": supported values: "FQDN", "IPv4", "IPv6"' }],
+  }),
+  tracksGeneration: true,
+  createOnUpdate: false,
+  unconditionalUpdate: true,
+  deleteReturnsObject: false,
+};
+
 export const fixtures: Readonly<Record<string, Fixture>> = {
   'v1/configmaps': configMaps,
   'v1/secrets': secrets,
   'v1/namespaces': namespaces,
   'v1/nodes': nodes,
   'v1/pods': pods,
+  'v1/services': services,
+  'v1/endpoints': endpoints,
+  'discovery.k8s.io/v1/endpointslices': endpointSlices,
   'v1/events': coreEvents,
   'v1/componentstatuses': componentStatuses,
   'events.k8s.io/v1/events': eventsV1,

@@ -141,6 +141,26 @@ export interface ReviewHandler<T extends KubeObject = KubeObject> {
   create(obj: T, ctx: RequestContext, namespace: string): Promise<T>;
 }
 
+/**
+ * What a kind holds outside its objects (a Service's cluster IPs), upstream's BeginCreate,
+ * BeginUpdate and AfterDelete hooks of the generic store, called by the store (store.ts) at fixed
+ * points of a write.
+ */
+export interface ExternalAllocation<T extends KubeObject = KubeObject> {
+  /**
+   * Reserves what `obj` holds that `old` (undefined on create) did not, filling in what the client
+   * left to the server (may mutate obj); throws a StatusError when it cannot. Runs after validation
+   * and validating admission, right before the write; a dry run checks without reserving. Returns
+   * the undo, which the store calls when the write does not happen (a failure, a lost race).
+   */
+  reserve(obj: T, old: T | undefined, dryRun: boolean): Promise<() => Promise<void>>;
+  /**
+   * Frees what `old` held that `obj` no longer holds, once the write is stored; `obj` undefined:
+   * the object was removed. Never runs for dry runs.
+   */
+  release(obj: T | undefined, old: T): Promise<void>;
+}
+
 /** A read-only kind computed on each request instead of stored (ComponentStatus). */
 export interface ComputedSource<T extends KubeObject = KubeObject> {
   list(): Promise<T[]>;
@@ -182,6 +202,8 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   enabledByDefault?: boolean;
   /** A deprecation notice served in a Warning header (upstream's text). */
   deprecationWarning?: string;
+  /** Resources held outside the objects, reserved before writes and freed after them. */
+  allocation?: ExternalAllocation<T>;
   /** Custom Table columns; without them the default Name / Created At table is served. */
   table?: TableDefinition<T>;
 }

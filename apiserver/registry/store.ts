@@ -529,9 +529,16 @@ export class GenericStore {
       // Reject a dry-run create of an existing object exactly as the real one would be.
       const existing = await this.guarded(name, () => this.etcd.get(this.key(namespace, name)));
       if (existing) throw alreadyExists(this.groupResource, name);
+      await this.definition.allocation?.reserve(obj, undefined, true);
       return obj;
     }
-    return this.guarded(name, async () => this.fromStorage(await this.storeNew(this.key(namespace, name), obj)));
+    const undo = await this.definition.allocation?.reserve(obj, undefined, false);
+    try {
+      return await this.guarded(name, async () => this.fromStorage(await this.storeNew(this.key(namespace, name), obj)));
+    } catch (err) {
+      await undo?.();
+      throw err;
+    }
   }
 
   /**
@@ -651,6 +658,15 @@ export class GenericStore {
     let decided: { object: KubeObject; created: boolean; wrote: boolean } | null = null;
     // Set for the second attempt of a write too large for etcd: it goes without managedFields.
     let withoutManagedFields = false;
+    // What the last decision reserved (ExternalAllocation), undone when it is not the one written.
+    let undoReservation: (() => Promise<void>) | undefined;
+    let decidedOld: KubeObject | null = null;
+    const reserve = async (obj: KubeObject, old: KubeObject | undefined): Promise<void> => {
+      const undo = undoReservation;
+      undoReservation = undefined;
+      await undo?.();
+      undoReservation = await def.allocation?.reserve(obj, old, opts.dryRun);
+    };
     const slice = opts.slice ?? new TimeSlice();
     // `old` may be the watch cache's object, shared with every reader: never changed here. A
     // Transform gets a deep copy of its own (one pass over the object), a Derivation `old` to
@@ -682,6 +698,8 @@ export class GenericStore {
             if (subresource || !(def.strategy.allowCreateOnUpdate || opts.apply)) throw notFound(this.groupResource, name);
             const created = await this.admitNew(namespace, transformed, ctx, opts, slice);
             if (withoutManagedFields) delete created.metadata.managedFields;
+            await reserve(created, undefined);
+            decidedOld = null;
             decided = { object: created, created: true, wrote: !opts.dryRun };
             return opts.dryRun ? { action: 'none', object: created } : { action: 'put', object: this.toStorage(created) };
           }
@@ -722,6 +740,8 @@ export class GenericStore {
           if (errors.length) this.validationError(desired, errors);
           await slice.boundary();
           await this.admission.validate(this.attributes('UPDATE', subresource, namespace, name, desired, old, ctx, opts));
+          await reserve(desired, old);
+          decidedOld = old;
           desired.apiVersion = apiVersionOf(def);
           desired.kind = def.kind;
           desired.metadata.resourceVersion = old.metadata.resourceVersion;
@@ -745,19 +765,29 @@ export class GenericStore {
         startingPoint,
         this.ttlSeconds,
       );
-    const outcome = await this.guarded(name, async () => {
-      try {
-        return await attempt();
-      } catch (err) {
-        // Upstream's update and patch handlers retry a write too large for etcd once without
-        // managedFields (an apply is not retried: its ownership is what it is about).
-        if (!isTooLarge(err) || opts.apply) throw err;
-        withoutManagedFields = true;
-        return attempt();
-      }
-    });
+    let outcome: UpdateResult;
+    try {
+      outcome = await this.guarded(name, async () => {
+        try {
+          return await attempt();
+        } catch (err) {
+          // Upstream's update and patch handlers retry a write too large for etcd once without
+          // managedFields (an apply is not retried: its ownership is what it is about).
+          if (!isTooLarge(err) || opts.apply) throw err;
+          withoutManagedFields = true;
+          return attempt();
+        }
+      });
+    } catch (err) {
+      await undoReservation?.();
+      throw err;
+    }
     const result = decided as { object: KubeObject; created: boolean; wrote: boolean } | null;
     if (!result) throw internalError('update produced no object');
+    const previous = decidedOld as KubeObject | null;
+    if (def.allocation && !opts.dryRun && previous && (result.wrote || outcome.deleted)) {
+      await def.allocation.release(outcome.deleted ? undefined : result.object, previous);
+    }
     if (result.wrote) result.object.metadata.resourceVersion = String(outcome.revision);
     if (result.created && opts.dryRun) delete result.object.metadata.resourceVersion;
     return { object: result.object, created: result.created };
@@ -893,6 +923,7 @@ export class GenericStore {
     );
     const done = outcome as DeleteOutcome | null;
     if (!done) throw internalError('delete produced no outcome');
+    if (def.allocation && done.deleted && !opts.dryRun) await def.allocation.release(undefined, done.object);
     if (!done.deleted && !opts.dryRun) done.object.metadata.resourceVersion = String(written.revision);
     return done;
   }

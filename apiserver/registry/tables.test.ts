@@ -23,6 +23,9 @@ import { csiNodeDefinition } from './volumes/csinode.ts';
 import { csiStorageCapacityDefinition } from './volumes/csistoragecapacity.ts';
 import { quantityString } from '../../shared/api/quantity.ts';
 import { volumeAttachmentDefinition } from './volumes/volumeattachment.ts';
+import { endpointsDefinition } from './core/endpoints/endpoints.ts';
+import { serviceDefinition } from './core/service/service.ts';
+import { endpointSliceDefinition } from './discovery/endpointslice.ts';
 
 const now = new Date('2024-05-01T12:00:00Z');
 /** A time `seconds` before now, as metav1.Time marshals it. */
@@ -492,5 +495,84 @@ describe('ClusterCIDR table', () => {
     });
     assert.deepEqual(bare, ['x', '4', '<none>', 'fd00::/48', '3m20s', '<none>']);
     assert.equal(cells(clusterCIDRDefinition, { apiVersion: 'networking.k8s.io/v1alpha1', kind: 'ClusterCIDR', spec: { nodeSelector: {} } })[5], '');
+  });
+});
+
+describe('Service table', () => {
+  const svc = serviceDefinition();
+  it('has Name, Type, Cluster-IP, External-IP, Port(s), Age and, wide, Selector', () => {
+    assert.deepEqual(columns(svc), [
+      name,
+      ['Type', 'string', '', 0],
+      ['Cluster-IP', 'string', '', 0],
+      ['External-IP', 'string', '', 0],
+      ['Port(s)', 'string', '', 0],
+      ageCol,
+      ['Selector', 'string', '', 1],
+    ]);
+    assert.match(svc.table?.columns[1]?.description ?? '', /^type determines how the Service is exposed\./);
+  });
+  it('prints each type as upstream', () => {
+    const ports = [
+      { port: 80, protocol: 'TCP' },
+      { port: 53, protocol: 'UDP', nodePort: 30053 },
+    ];
+    assert.deepEqual(cells(svc, { spec: { type: 'ClusterIP', clusterIPs: ['10.0.0.5'], ports, selector: { b: '2', a: '1' } } }), [
+      'x',
+      'ClusterIP',
+      '10.0.0.5',
+      '<none>',
+      '80/TCP,53:30053/UDP',
+      '3m20s',
+      'a=1,b=2',
+    ]);
+    assert.deepEqual(cells(svc, { spec: { type: 'LoadBalancer', clusterIPs: ['10.0.0.6'], ports: [] } }), [
+      'x',
+      'LoadBalancer',
+      '10.0.0.6',
+      '<pending>',
+      '<none>',
+      '3m20s',
+      '<none>',
+    ]);
+    assert.deepEqual(
+      cells(svc, {
+        spec: { type: 'LoadBalancer', externalIPs: ['192.0.2.9'] },
+        status: { loadBalancer: { ingress: [{ ip: '192.0.2.1' }, { hostname: 'lb.example.com' }] } },
+      }),
+      ['x', 'LoadBalancer', '<none>', '192.0.2.1,lb.example.com,192.0.2.9', '<none>', '3m20s', '<none>'],
+    );
+    assert.deepEqual(cells(svc, { spec: { type: 'ExternalName', externalName: 'db.example.com' } })[3], 'db.example.com');
+  });
+});
+
+describe('Endpoints table', () => {
+  it('has Name, Endpoints, Age and lists three ip:port pairs and how many more', () => {
+    assert.deepEqual(columns(endpointsDefinition), [name, ['Endpoints', 'string', '', 0], ageCol]);
+    const subsets = [{ addresses: [{ ip: '10.1.0.1' }, { ip: '10.1.0.2' }], ports: [{ port: 80 }, { port: 443 }] }];
+    assert.deepEqual(cells(endpointsDefinition, { subsets }), ['x', '10.1.0.1:80,10.1.0.2:80,10.1.0.1:443 + 1 more...', '3m20s']);
+    assert.deepEqual(cells(endpointsDefinition, { subsets: [{ addresses: [{ ip: 'fd00::1' }] }] }), ['x', 'fd00::1', '3m20s']);
+    assert.deepEqual(cells(endpointsDefinition, {}), ['x', '<none>', '3m20s']);
+  });
+});
+
+describe('EndpointSlice table', () => {
+  it('has Name, AddressType, Ports, Endpoints, Age', () => {
+    assert.deepEqual(columns(endpointSliceDefinition), [
+      name,
+      ['AddressType', 'string', '', 0],
+      ['Ports', 'string', '', 0],
+      ['Endpoints', 'string', '', 0],
+      ageCol,
+    ]);
+    const endpoints = [{ addresses: ['10.1.0.1', '10.1.0.2'] }, { addresses: ['10.1.0.3', '10.1.0.4'] }];
+    assert.deepEqual(cells(endpointSliceDefinition, { addressType: 'IPv4', endpoints, ports: [{ port: 80 }, { name: 'web' }] }), [
+      'x',
+      'IPv4',
+      '80,web',
+      '10.1.0.1,10.1.0.2,10.1.0.3 + 1 more...',
+      '3m20s',
+    ]);
+    assert.deepEqual(cells(endpointSliceDefinition, { addressType: 'IPv4' }), ['x', 'IPv4', '<unset>', '<unset>', '3m20s']);
   });
 });

@@ -256,6 +256,11 @@ export class ApiServer {
     return (this.server.address() as AddressInfo).port;
   }
 
+  /** The replica is leaving (its /readyz fails): HTTP/1.1 answers close their connections from now on. */
+  closeConnectionsAfterAnswers(): void {
+    this.connections.closeAfterAnswers();
+  }
+
   /**
    * Stops taking new connections and requests: HTTP/2 sessions get a GOAWAY, idle connections
    * close, and every watch ends cleanly (its client re-watches elsewhere).

@@ -1,6 +1,9 @@
 /**
  * Graceful shutdown, in upstream's order: on SIGTERM /readyz fails at once (its `shutdown` check),
- * so that load balancers take the replica out; after --shutdown-delay-duration the listener closes
+ * so that load balancers take the replica out, and every HTTP/1.1 answer from then on closes its
+ * connection, so that busy keep-alive clients reconnect (through the balancer, to a ready replica)
+ * before the listener closes instead of finding their connection cut under their next request;
+ * after --shutdown-delay-duration the listener closes
  * (HTTP/2 sessions get a GOAWAY, idle HTTP/1.1 connections are closed, busy ones close after their
  * last answer) and watches end cleanly, so clients re-watch elsewhere; requests in flight finish
  * (for at most the request timeout); then storage is released and the process may exit 0.
@@ -26,6 +29,8 @@ export class ConnectionTracker {
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
   private stopping = false;
+  /** HTTP/1.1 answers close their connection (the replica is leaving, still serving). */
+  private leaving = false;
 
   constructor(private readonly server: Http2SecureServer) {
     server.on('secureConnection', (socket: Socket & { alpnProtocol?: string | false }) => {
@@ -54,7 +59,7 @@ export class ConnectionTracker {
     const count = socket ? this.http1.get(socket) : undefined;
     if (socket && count !== undefined) this.http1.set(socket, count + 1);
     if (!longRunning) this.inFlight++;
-    if (socket && this.stopping) (res as ServerResponse).setHeader('connection', 'close');
+    if (socket && (this.stopping || this.leaving)) (res as ServerResponse).setHeader('connection', 'close');
     res.once('close', () => {
       if (!longRunning && --this.inFlight === 0) this.releaseIdleWaiters();
       if (!socket) return;
@@ -62,6 +67,11 @@ export class ConnectionTracker {
       if (this.http1.has(socket)) this.http1.set(socket, left);
       if (this.stopping && left === 0) socket.end();
     });
+  }
+
+  /** From now on every HTTP/1.1 answer closes its connection; the listener still accepts. */
+  closeAfterAnswers(): void {
+    this.leaving = true;
   }
 
   /** Closes the listener and every connection that has nothing in flight; the others close once answered. */

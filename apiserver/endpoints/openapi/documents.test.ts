@@ -73,6 +73,8 @@ test('the v3 index lists discovery, every served group version and version, each
     'apis/certificates.k8s.io/v1',
     'apis/coordination.k8s.io',
     'apis/coordination.k8s.io/v1',
+    'apis/discovery.k8s.io',
+    'apis/discovery.k8s.io/v1',
     'apis/events.k8s.io',
     'apis/events.k8s.io/v1',
     'apis/flowcontrol.apiserver.k8s.io',
