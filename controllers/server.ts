@@ -20,6 +20,8 @@ import type { ApiClient } from '../shared/client/api-client.ts';
 import { realClock } from '../shared/client/clock.ts';
 import { TokenReviewAuthenticator } from '../shared/delegated-auth/token-review.ts';
 import { anonymousUser, withAuthenticatedGroup, type UserInfo } from '../shared/delegated-auth/user.ts';
+import { defaultHealthChecks, serveHealthz } from '../shared/http/healthz.ts';
+import { notFound, respondText } from '../shared/http/respond.ts';
 
 export interface ManagerServerOptions {
   port: number;
@@ -52,7 +54,7 @@ export async function startManagerServer(options: ManagerServerOptions): Promise
   const server: Server = createServer({ cert, key }, (req, res) => {
     handle(req, res, options, tokens).catch((err: unknown) => {
       options.logger.error({ err }, 'controller manager endpoint failed');
-      if (!res.headersSent) respond(res, 500, 'Internal Server Error\n');
+      if (!res.headersSent) respondText(res, 500, 'Internal Server Error\n');
       else res.destroy();
     });
   });
@@ -84,43 +86,35 @@ async function servingCertificate(options: ManagerServerOptions): Promise<{ cert
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, options: ManagerServerOptions, tokens: TokenReviewAuthenticator): Promise<void> {
-  const path = new URL(req.url ?? '/', 'https://localhost').pathname;
+  const url = new URL(req.url ?? '/', 'https://localhost');
+  const path = url.pathname;
   if (!options.alwaysAllowPaths.some((allowed) => matchesPath(allowed, path))) {
     const user = await authenticate(req, tokens);
-    if (!user) return respond(res, 401, 'Unauthorized\n');
+    if (!user) return respondText(res, 401, 'Unauthorized\n');
     const verb = (req.method ?? 'GET').toLowerCase();
     const decision = await authorize(user, verb, path, options.api);
     if (!decision.allowed) {
-      return respond(
+      return respondText(
         res,
         403,
         `Forbidden: user ${JSON.stringify(user.username)} cannot ${verb} path ${JSON.stringify(path)}${decision.reason ? `: ${decision.reason}` : ''}\n`,
       );
     }
   }
-  if (req.method !== 'GET' && req.method !== 'HEAD') return respond(res, 405, 'Method Not Allowed\n');
+  if (req.method !== 'GET' && req.method !== 'HEAD') return respondText(res, 405, 'Method Not Allowed\n');
   if (path === '/metrics') {
     const body = await options.registry.metrics();
     res.writeHead(200, { 'content-type': options.registry.contentType });
     res.end(body);
     return;
   }
-  const health = /^\/(healthz|readyz|livez)(?:\/([^/]+))?$/.exec(path);
-  if (health) return respondHealth(res, options.checks, health[2], new URL(req.url ?? '/', 'https://localhost').searchParams.has('verbose'));
-  respond(res, 404, '404 page not found\n');
+  const checks = { ...defaultHealthChecks(), ...options.checks };
+  for (const base of healthEndpoints) if (serveHealthz(res, path, url.searchParams, checks, options.logger, base)) return;
+  notFound(res);
 }
 
-/** `/healthz` answers ok or the failed checks; `/healthz/<name>` one check; `?verbose` lists each, as upstream's healthz does. */
-function respondHealth(res: ServerResponse, checks: Record<string, () => string | undefined>, only: string | undefined, verbose: boolean): void {
-  const names = only === undefined ? ['ping', ...Object.keys(checks)] : [only];
-  if (only !== undefined && only !== 'ping' && !Object.hasOwn(checks, only)) return respond(res, 404, '404 page not found\n');
-  const results = names.map((name) => ({ name, error: name === 'ping' ? undefined : checks[name]?.() }));
-  const failed = results.filter((r) => r.error !== undefined);
-  if (!failed.length && !verbose) return respond(res, 200, 'ok');
-  const lines = results.map((r) => (r.error === undefined ? `[+]${r.name} ok` : `[-]${r.name} failed: reason withheld`));
-  const status = failed.length ? 'healthz check failed' : 'healthz check passed';
-  respond(res, failed.length ? 500 : 200, `${lines.join('\n')}\n${status}\n`);
-}
+/** The health endpoints, each running every check (as kube-controller-manager's). */
+const healthEndpoints = ['/healthz', '/readyz', '/livez'];
 
 function matchesPath(allowed: string, path: string): boolean {
   return allowed.endsWith('*') ? path.startsWith(allowed.slice(0, -1)) : allowed === path;
@@ -152,9 +146,4 @@ async function authorize(user: UserInfo, verb: string, path: string, api: ApiCli
     },
   });
   return { allowed: review.status?.allowed === true, ...(review.status?.reason ? { reason: review.status.reason } : {}) };
-}
-
-function respond(res: ServerResponse, code: number, text: string): void {
-  res.writeHead(code, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
-  res.end(text);
 }

@@ -15,6 +15,7 @@ import { ApiEventRecorder } from '../shared/client/events.ts';
 import { SharedInformerFactory } from '../shared/client/informer-factory.ts';
 import type { Clock } from '../shared/client/clock.ts';
 import type { KubeObject } from '../shared/api/types.ts';
+import { nodeCertificateSubject } from '../shared/api/node-identity.ts';
 import { kubernetesVersion } from '../shared/version.ts';
 import type { NodeAgentConfig } from './config/load.ts';
 import { clientCertificateStore, loadClientCertificate, loadKubeconfig } from './certificates/bootstrap.ts';
@@ -119,7 +120,7 @@ export class NodeAgent {
         signerName: kubeletClientSigner,
         usages: rotatedClientUsages,
         template: () => ({
-          subject: { commonName: `system:node:${this.paths.nodeName}`, organizations: ['system:nodes'] },
+          subject: nodeCertificateSubject(this.paths.nodeName),
           altNames: { dnsNames: [], ipAddresses: [] },
         }),
         api: () => api,

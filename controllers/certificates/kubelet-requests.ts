@@ -4,6 +4,7 @@
  * recognises and csrsigning enforces) and a serving certificate for its DNS names and IPs (signer
  * kubelet-serving). Each returns upstream's error text for the first rule broken, or null.
  */
+import { nodesGroup, nodeUserPrefix } from '../../shared/api/node-identity.ts';
 import type { CertificateRequest } from './request.ts';
 
 const organizationNotSystemNodes = 'subject organization is not system:nodes';
@@ -13,8 +14,6 @@ const dnsSANNotAllowed = 'DNS subjectAltNames are not allowed';
 const emailSANNotAllowed = 'Email subjectAltNames are not allowed';
 const ipSANNotAllowed = 'IP subjectAltNames are not allowed';
 const uriSANNotAllowed = 'URI subjectAltNames are not allowed';
-
-const nodeCommonNamePrefix = 'system:node:';
 
 /** The two usage sets each kind accepts: with key encipherment (RSA keys) and without. */
 const kubeletServingUsages = ['digital signature', 'key encipherment', 'server auth'];
@@ -31,7 +30,7 @@ function sameSet(usages: readonly string[], expected: readonly string[]): boolea
 /** Go's %v of sets.String.List(): the sorted members in brackets, space separated. */
 const listed = (values: readonly string[]): string => `[${[...values].sort().join(' ')}]`;
 
-const isSystemNodes = (req: CertificateRequest): boolean => req.subject.organization.length === 1 && req.subject.organization[0] === 'system:nodes';
+const isSystemNodes = (req: CertificateRequest): boolean => req.subject.organization.length === 1 && req.subject.organization[0] === nodesGroup;
 
 /** ValidateKubeletServingCSR. */
 export function kubeletServingError(req: CertificateRequest, usages: readonly string[]): string | null {
@@ -40,7 +39,7 @@ export function kubeletServingError(req: CertificateRequest, usages: readonly st
   if (req.emailAddresses.length > 0) return emailSANNotAllowed;
   if (req.uris.length > 0) return uriSANNotAllowed;
   if (!sameSet(usages, kubeletServingUsages) && !sameSet(usages, kubeletServingUsagesNoRSA)) return `usages did not match ${listed(kubeletServingUsages)}`;
-  if (!req.subject.commonName.startsWith(nodeCommonNamePrefix)) return commonNameNotSystemNode;
+  if (!req.subject.commonName.startsWith(nodeUserPrefix)) return commonNameNotSystemNode;
   return null;
 }
 
@@ -51,7 +50,7 @@ export function kubeletClientError(req: CertificateRequest, usages: readonly str
   if (req.emailAddresses.length > 0) return emailSANNotAllowed;
   if (req.ipAddresses.length > 0) return ipSANNotAllowed;
   if (req.uris.length > 0) return uriSANNotAllowed;
-  if (!req.subject.commonName.startsWith(nodeCommonNamePrefix)) return commonNameNotSystemNode;
+  if (!req.subject.commonName.startsWith(nodeUserPrefix)) return commonNameNotSystemNode;
   if (!sameSet(usages, kubeletClientUsages) && !sameSet(usages, kubeletClientUsagesNoRSA)) return `usages did not match ${listed(kubeletClientUsages)}`;
   return null;
 }

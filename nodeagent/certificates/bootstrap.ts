@@ -21,6 +21,7 @@ import type { Logger } from 'pino';
 import { HttpApiClient, type ApiClient } from '../../shared/client/api-client.ts';
 import { sleep, type Clock } from '../../shared/client/clock.ts';
 import { renderKubeconfig } from '../../shared/pki/kubeconfig.ts';
+import { nodeCertificateSubject } from '../../shared/api/node-identity.ts';
 import { digestedName, generatePrivateKeyPem, kubeletClientSigner, makeCertificateRequest, requestCertificate, waitForCertificate } from './request.ts';
 import { CertificateStore, parsePair } from './store.ts';
 
@@ -80,7 +81,7 @@ async function bootstrapWith(api: ApiClient, bootstrap: KubeConfig, options: Boo
   }
 
   await waitForServer(api, options);
-  const subject = { commonName: `system:node:${nodeName}`, organizations: ['system:nodes'] };
+  const subject = nodeCertificateSubject(nodeName);
   const requestPem = await makeCertificateRequest(keyPem, subject);
   const { name, uid } = await requestCertificate(api, {
     name: digestedName(keyPem, subject, bootstrapClientUsages),

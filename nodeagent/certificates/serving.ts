@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { ApiClient } from '../../shared/client/api-client.ts';
 import type { Clock } from '../../shared/client/clock.ts';
 import type { CertificateAndKey } from '../../shared/pki/certificates.ts';
+import { nodeCertificateSubject } from '../../shared/api/node-identity.ts';
 import type { ServingCertificateSource } from '../server/serving-certificate.ts';
 import { kubeletServingSigner } from './request.ts';
 import { CertificateRotator } from './rotation.ts';
@@ -48,7 +49,7 @@ export class BootstrappedServingCertificate implements ServingCertificateSource 
         const addresses = options.addresses();
         if (addresses.length === 0) return null;
         return {
-          subject: { commonName: `system:node:${options.nodeName}`, organizations: ['system:nodes'] },
+          subject: nodeCertificateSubject(options.nodeName),
           altNames: { dnsNames: addresses.filter((a) => isIP(a) === 0), ipAddresses: addresses.filter((a) => isIP(a) !== 0) },
         };
       },

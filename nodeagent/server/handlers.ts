@@ -16,8 +16,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { KubeObject } from '../../shared/api/types.ts';
-import { serveHealthz, type HealthCheck } from './healthz.ts';
-import { methodNotAllowed, notFound, respondJson, respondText } from './respond.ts';
+import { serveHealthz, type HealthCheck } from '../../shared/http/healthz.ts';
+import { methodNotAllowed, notFound, respondJson, respondText } from '../../shared/http/respond.ts';
 
 export interface PathHandlerOptions {
   pods: () => KubeObject[];

@@ -31,8 +31,8 @@ import { buildRequestAuthenticator, type RequestAuthenticator } from './authenti
 import { alwaysAllow, SubjectAccessReviewAuthorizer, type Authorizer } from './authorization.ts';
 import { configzBody } from './configz.ts';
 import { servePath, type PathHandlerOptions } from './handlers.ts';
-import { defaultHealthChecks, serveHealthz, type HealthCheck } from './healthz.ts';
-import { notFound, respondText } from './respond.ts';
+import { defaultHealthChecks, serveHealthz, type HealthCheck } from '../../shared/http/healthz.ts';
+import { notFound, respondText } from '../../shared/http/respond.ts';
 import { nodeRequestAttributes } from './request-attributes.ts';
 import { ensureSelfSignedCertificate, FileServingCertificate, type ServingCertificateSource } from './serving-certificate.ts';
 import { serverTlsOptions } from './tls-options.ts';

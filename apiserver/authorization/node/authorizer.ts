@@ -20,14 +20,13 @@
  *
  * Users that are not nodes get no opinion; RBAC decides for them. Refusals carry upstream's reasons.
  */
+import { nodesGroup, nodeUserPrefix } from '../../../shared/api/node-identity.ts';
 import type { PolicyRule } from '../../../shared/api/rbac.ts';
 import type { UserInfo } from '../../registry/definition.ts';
 import type { PodReferenceKind } from './graph.ts';
 import { allow, noOpinion, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from '../authorizer.ts';
 import { rulesAllow } from '../rbac/rules.ts';
 
-export const nodeUserPrefix = 'system:node:';
-export const nodesGroup = 'system:nodes';
 export const nodeLeaseNamespace = 'kube-node-lease';
 
 /** Upstream's NodeIdentity: the node's name for a node user, undefined for anyone else. */

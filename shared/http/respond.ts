@@ -1,7 +1,7 @@
 /**
  * Plain-text answers as Go's net/http writes them (http.Error: `text/plain; charset=utf-8`,
- * `X-Content-Type-Options: nosniff`), and the bodies clients of the kubelet see for the common
- * refusals.
+ * `X-Content-Type-Options: nosniff`), and the bodies clients of the components' own endpoints (the
+ * node agent's, the controller manager's) see for the common refusals.
  */
 import type { ServerResponse } from 'node:http';
 

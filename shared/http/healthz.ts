@@ -1,11 +1,11 @@
 /**
- * `/healthz` as k8s.io/apiserver's healthz handler answers it, which is what the kubelet installs:
- * `ok` when every check passes, `?verbose` listing each check, `?exclude=<name>` skipping one,
- * `/healthz/<name>` running one. A failure answers 500 with the list and `healthz check failed`;
- * the reason is withheld from the client and logged instead.
+ * `/healthz` (or `/readyz`, `/livez`) as k8s.io/apiserver's healthz handler answers it, which the
+ * kubelet and kube-controller-manager install: `ok` when every check passes, `?verbose` listing each
+ * check, `?exclude=<name>` skipping one, `/healthz/<name>` running one. A failure answers 500 with
+ * the list and `healthz check failed`; the reason is withheld from the client and logged instead.
  *
- * The main port runs `ping`, `log` and the agent's own checks (upstream: `syncloop`); the healthz
- * port runs `ping` only.
+ * The node agent's main port runs `ping`, `log` and its own checks (upstream: `syncloop`), its
+ * healthz port `ping` only; the controller manager's endpoint runs `ping` and its controllers' checks.
  */
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -21,14 +21,21 @@ export function defaultHealthChecks(): Record<string, HealthCheck> {
   return { ping: () => undefined };
 }
 
-/** Answers `/healthz` and `/healthz/<check>`; false when `path` is neither, so the caller answers it. */
-export function serveHealthz(res: ServerResponse, path: string, query: URLSearchParams, checks: Record<string, HealthCheck>, logger: Logger): boolean {
-  if (path === healthzPath) {
-    serveRoot(res, query, checks, logger);
+/** Answers `<base>` and `<base>/<check>` (base `/healthz` by default); false when `path` is neither, so the caller answers it. */
+export function serveHealthz(
+  res: ServerResponse,
+  path: string,
+  query: URLSearchParams,
+  checks: Record<string, HealthCheck>,
+  logger: Logger,
+  base: string = healthzPath,
+): boolean {
+  if (path === base) {
+    serveRoot(res, query, checks, logger, base.slice(1));
     return true;
   }
-  if (!path.startsWith(`${healthzPath}/`)) return false;
-  const name = path.slice(healthzPath.length + 1);
+  if (!path.startsWith(`${base}/`)) return false;
+  const name = path.slice(base.length + 1);
   const check = Object.hasOwn(checks, name) ? checks[name] : undefined;
   if (!check) {
     notFound(res);
@@ -40,7 +47,8 @@ export function serveHealthz(res: ServerResponse, path: string, query: URLSearch
   return true;
 }
 
-function serveRoot(res: ServerResponse, query: URLSearchParams, checks: Record<string, HealthCheck>, logger: Logger): void {
+/** `endpoint` names the check in the last line as upstream does: `healthz check failed`, `readyz check passed`. */
+function serveRoot(res: ServerResponse, query: URLSearchParams, checks: Record<string, HealthCheck>, logger: Logger, endpoint: string): void {
   const excluded = new Set(query.getAll('exclude'));
   let output = '';
   const failed: string[] = [];
@@ -64,10 +72,10 @@ function serveRoot(res: ServerResponse, query: URLSearchParams, checks: Record<s
     output += `warn: some health checks cannot be excluded: no matches for ${names.join(',')}\n`;
   }
   if (failed.length) {
-    logger.info({ checks: failed, reasons }, 'healthz check failed');
-    respondText(res, 500, `${output}healthz check failed\n`);
+    logger.info({ checks: failed, reasons }, `${endpoint} check failed`);
+    respondText(res, 500, `${output}${endpoint} check failed\n`);
     return;
   }
   if (!query.has('verbose')) respondText(res, 200, 'ok');
-  else respondText(res, 200, `${output}healthz check passed\n`);
+  else respondText(res, 200, `${output}${endpoint} check passed\n`);
 }
