@@ -26,7 +26,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify as toYaml } from 'yaml';
 import { findExecutable } from '../shared/etcd/availability.ts';
-import { freePort, startEtcdCluster, type EtcdCluster } from '../shared/etcd/process.ts';
+import { freePorts, startEtcdCluster, type EtcdCluster } from '../shared/etcd/process.ts';
 import { backendStatus, renderHaproxyConfig } from './haproxy.ts';
 import { ManagedProcess } from './managed-process.ts';
 import { writeClusterFiles, type ClusterFiles } from './pki.ts';
@@ -108,12 +108,11 @@ function corralCommand(runtime: Runtime, subcommand: string): string[] {
 async function choosePorts(dir: string, lb: number | undefined): Promise<Ports> {
   const file = join(dir, 'ports.json');
   const remembered = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Ports) : undefined;
-  const ports: Ports = remembered ?? {
-    lb: await freePort(),
-    apiServers: [await freePort(), await freePort()],
-    controllerManagers: [await freePort(), await freePort()],
-    prometheus: await freePort(),
-  };
+  let ports: Ports | undefined = remembered;
+  if (!ports) {
+    const [lbPort = 0, api0 = 0, api1 = 0, cm0 = 0, cm1 = 0, prometheus = 0] = await freePorts(6);
+    ports = { lb: lbPort, apiServers: [api0, api1], controllerManagers: [cm0, cm1], prometheus };
+  }
   if (lb !== undefined) ports.lb = lb;
   writeFileSync(file, JSON.stringify(ports));
   return ports;
@@ -141,8 +140,6 @@ export async function startTopology(opts: TopologyOptions): Promise<Topology> {
   const runtime = opts.runtime ?? (existsSync(join(repoRoot, 'dist', 'cli.js')) ? 'built' : 'source');
   const logs = join(dir, 'logs');
   mkdirSync(logs, { recursive: true });
-  const ports = await choosePorts(dir, opts.port);
-  const url = `https://127.0.0.1:${ports.lb}`;
   /** Components by tier, in start order: the API servers, haproxy, the controller managers, the agents, Prometheus. */
   const tiers = new Map<string, ManagedProcess[]>();
   const started = (): ManagedProcess[] => [...tiers.values()].flat();
@@ -169,6 +166,9 @@ export async function startTopology(opts: TopologyOptions): Promise<Topology> {
   try {
     log(`etcd: 3 members in ${join(dir, 'etcd')}`);
     etcd = await startEtcdCluster({ dataDir: join(dir, 'etcd') });
+    // Chosen once etcd listens, so that no port of ours can be one of its own.
+    const ports = await choosePorts(dir, opts.port);
+    const url = `https://127.0.0.1:${ports.lb}`;
     const etcdServers = etcd.endpoints.join(',');
     const files = await writeClusterFiles({ dir, server: url, sans: ['127.0.0.1', 'localhost'] });
     const ca = readFileSync(files.pki.caCert, 'utf8');

@@ -56,6 +56,31 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * `count` distinct free loopback ports. freePort one after another may hand out one port twice: a
+ * port just closed is free again for the next bind to port 0. Here every listener stays open until
+ * all are chosen.
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => createServer().unref());
+  try {
+    return await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<number>((resolve, reject) => {
+            server.once('error', reject);
+            server.listen(0, '127.0.0.1', () => {
+              const address = server.address();
+              resolve(typeof address === 'object' && address ? address.port : 0);
+            });
+          }),
+      ),
+    );
+  } finally {
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()))));
+  }
+}
+
 async function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
@@ -209,7 +234,8 @@ export async function startEtcdCluster(opts: EtcdClusterOptions): Promise<EtcdCl
     specs = JSON.parse(readFileSync(specFile, 'utf8')) as EtcdMemberSpec[];
   } else {
     specs = [];
-    for (let i = 0; i < size; i++) specs.push({ name: `member-${i}`, clientPort: await freePort(), peerPort: await freePort() });
+    const ports = await freePorts(2 * size);
+    for (let i = 0; i < size; i++) specs.push({ name: `member-${i}`, clientPort: ports[2 * i] ?? 0, peerPort: ports[2 * i + 1] ?? 0 });
     writeFileSync(specFile, JSON.stringify(specs));
   }
   const endpoints = specs.map((m) => `http://127.0.0.1:${m.clientPort}`);
