@@ -163,7 +163,12 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
 
   // Health, then the server.
   const health: HealthState = { namespacesCreated: false, policyReconciled: false, shuttingDown: false };
-  const checks = healthChecks(health, storage.backend, () => storage.probe(), { livezGracePeriodMs: config.livezGracePeriodMs, startedAt });
+  const checks = healthChecks(health, storage.backend, () => storage.probe(), {
+    livezGracePeriodMs: config.livezGracePeriodMs,
+    startedAt,
+    healthcheckTimeoutMs: config.etcdHealthcheckTimeoutMs,
+    readycheckTimeoutMs: config.etcdReadycheckTimeoutMs,
+  });
   const server = new ApiServer({
     registry,
     authenticator,

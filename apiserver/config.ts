@@ -44,6 +44,10 @@ export interface ApiServerConfig {
   /** Largest request body accepted, in bytes (upstream: 3 MiB). */
   maxRequestBodyBytes: number;
   etcdRequestTimeoutMs: number;
+  /** Deadline of the storage probe of /livez, /healthz and /readyz's `etcd` check (upstream: 2 s). */
+  etcdHealthcheckTimeoutMs: number;
+  /** Deadline of /readyz's `etcd-readiness` check (upstream: 2 s). */
+  etcdReadycheckTimeoutMs: number;
   /** 0 disables compaction. */
   etcdCompactionIntervalMs: number;
   /** How long Events are kept after their last write; 0: forever. */
@@ -118,6 +122,8 @@ export const flags: Record<string, FlagSpec> = {
   },
   'max-request-bytes': { type: 'string', default: String(3 * 1024 * 1024), help: 'Largest request body accepted.' },
   'etcd-request-timeout': { type: 'string', default: '10s', help: 'Deadline of one etcd call.' },
+  'etcd-healthcheck-timeout': { type: 'string', default: '2s', help: 'The timeout to use when checking etcd health.' },
+  'etcd-readycheck-timeout': { type: 'string', default: '2s', help: 'The timeout to use when checking etcd readiness.' },
   'etcd-compaction-interval': { type: 'string', default: '5m0s', help: 'How often etcd history is compacted (coordinated across replicas); 0 disables.' },
   'event-ttl': {
     type: 'string',
@@ -270,6 +276,8 @@ export function configFromFlags(values: ParsedFlags): ApiServerConfig {
     admissionControlConfigFile: str('admission-control-config-file'),
     maxRequestBodyBytes: Number(str('max-request-bytes') ?? 3 * 1024 * 1024),
     etcdRequestTimeoutMs: duration('etcd-request-timeout', '10s'),
+    etcdHealthcheckTimeoutMs: duration('etcd-healthcheck-timeout', '2s'),
+    etcdReadycheckTimeoutMs: duration('etcd-readycheck-timeout', '2s'),
     etcdCompactionIntervalMs: duration('etcd-compaction-interval', '5m'),
     eventTtlMs: duration('event-ttl', '1h'),
     logLevel: check(() => level(str('log-level') ?? 'info', 'log-level', true), 'info'),

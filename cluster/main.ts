@@ -1,6 +1,6 @@
 /**
- * `npm run cluster [-- --dir DIR --nodes N --port P]`: the process topology of cluster/topology.ts
- * on this machine (3 etcd members, 2 API servers behind haproxy, 2 controller managers, simulated
+ * `npm run cluster [-- --dir DIR --apiservers N --nodes N --port P]`: the process topology of
+ * cluster/topology.ts on this machine (3 etcd members, 2 API servers (or --apiservers) behind haproxy, 2 controller managers, simulated
  * node agents, Prometheus when installed), printing how to reach it; Ctrl-C (SIGINT) or SIGTERM
  * stops every process, API servers draining first. Starting again on the same dir resumes the same
  * cluster, data and address.
@@ -13,6 +13,7 @@ import { startTopology } from './topology.ts';
 
 export const flags: FlagTable = {
   dir: { type: 'string', default: '.corral-cluster', help: 'Where the cluster keeps its files, data and logs.' },
+  apiservers: { type: 'string', default: '2', help: 'API server replicas behind the load balancer (1 to 9).' },
   nodes: { type: 'string', default: '3', help: 'Simulated nodes in the node agent process (0: none).' },
   port: { type: 'string', help: "The load balancer's port on 127.0.0.1 (default: the one this dir used before, else a free one)." },
   help: { type: 'boolean', help: 'Print this help.' },
@@ -23,12 +24,14 @@ async function main(argv: string[], command: string): Promise<void> {
   if (!values) return;
   const reader = new FlagReader(values);
   const dir = resolve(reader.string('dir') ?? '.corral-cluster');
+  const apiServers = reader.integer('apiservers', '2');
   const nodes = reader.integer('nodes', '3');
   const port = reader.string('port') !== undefined ? reader.integer('port', '0') : undefined;
+  reader.require(apiServers >= 1 && apiServers <= 9, '--apiservers must be 1 to 9');
   reader.require(nodes >= 0, '--nodes must not be negative');
   reader.finish();
   const say = (message: string): void => void process.stderr.write(`${message}\n`);
-  const topology = await startTopology({ dir, nodes, ...(port !== undefined ? { port } : {}), log: say });
+  const topology = await startTopology({ dir, apiServers, nodes, ...(port !== undefined ? { port } : {}), log: say });
   stopOnSignals(
     async () => {
       say('stopping…');
@@ -39,7 +42,7 @@ async function main(argv: string[], command: string): Promise<void> {
   process.stdout.write(
     [
       '',
-      `The cluster serves ${topology.url} (haproxy in front of ${topology.apiServers.map((a) => a.url).join(' and ')}).`,
+      `The cluster serves ${topology.url} (haproxy in front of ${topology.apiServers.map((a) => a.url).join(', ')}).`,
       '',
       `  export KUBECONFIG=${topology.files.adminKubeconfig}`,
       '  kubectl get nodes',

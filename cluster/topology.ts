@@ -2,7 +2,7 @@
  * A whole cluster as separate processes on loopback ports, the topology of docker-compose.yml
  * without containers (`npm run cluster`, the fault tests in e2e/cluster/):
  *
- *   3 etcd members ─ 2 API servers ─ haproxy (TCP, TLS passed through) ─ clients, kubectl
+ *   3 etcd members ─ 2 API servers (or 1–9) ─ haproxy (TCP, TLS passed through) ─ clients, kubectl
  *                                       ├─ 2 controller managers (leader-elected)
  *                                       ├─ 1 node agent process running N simulated nodes
  *                                       └─ Prometheus (when on PATH), scraping API servers and managers
@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify as toYaml } from 'yaml';
 import { findExecutable } from '../shared/etcd/availability.ts';
 import { freePorts, startEtcdCluster, type EtcdCluster } from '../shared/etcd/process.ts';
+import { startProxyGroup, type TcpProxyGroup } from '../shared/etcd/proxy.ts';
 import { backendStatus, renderHaproxyConfig } from './haproxy.ts';
 import { ManagedProcess } from './managed-process.ts';
 import { writeClusterFiles, type ClusterFiles } from './pki.ts';
@@ -41,6 +42,13 @@ export type Runtime = 'built' | 'source';
 export interface TopologyOptions {
   /** Everything of the cluster lives here; created when missing, resumed when it holds a cluster. */
   dir: string;
+  /** API server replicas behind the balancer (default 2). */
+  apiServers?: number;
+  /**
+   * Each API server reaches etcd through TCP proxies of its own (shared/etcd/proxy.ts), run by the
+   * owner of the topology, so that a test can cut one replica off etcd (`ApiServerComponent.etcdPath`).
+   */
+  breakableEtcdPaths?: boolean;
   /** Simulated nodes in the node agent process (default 3; 0: no node agent). */
   nodes?: number;
   /** Default: 'built' when dist/cli.js exists. */
@@ -65,13 +73,19 @@ export interface ServingComponent {
   url: string;
 }
 
+/** An API server replica. */
+export interface ApiServerComponent extends ServingComponent {
+  /** Its own path to etcd, with `breakableEtcdPaths`: pause() partitions it from every member. */
+  etcdPath: TcpProxyGroup | undefined;
+}
+
 export interface Topology {
   dir: string;
   files: ClusterFiles;
   /** The load balancer's URL: every kubeconfig names it. */
   url: string;
   etcd: EtcdCluster;
-  apiServers: readonly ServingComponent[];
+  apiServers: readonly ApiServerComponent[];
   haproxy: ServingComponent;
   controllerManagers: readonly ServingComponent[];
   /** The node agent process (its simulated nodes are `corral-node-0` …); undefined with `nodes: 0`. */
@@ -104,14 +118,17 @@ function corralCommand(runtime: Runtime, subcommand: string): string[] {
   return runtime === 'built' ? [join(repoRoot, 'dist', 'cli.js'), subcommand] : ['--import', 'tsx', join(repoRoot, 'cli.ts'), subcommand];
 }
 
-/** Ports remembered in `dir/ports.json`, or new free ones; `lb` overrides the balancer's. */
-async function choosePorts(dir: string, lb: number | undefined): Promise<Ports> {
+/**
+ * Ports remembered in `dir/ports.json`, or new free ones (also when the number of API servers
+ * changed); `lb` overrides the balancer's.
+ */
+async function choosePorts(dir: string, apiServers: number, lb: number | undefined): Promise<Ports> {
   const file = join(dir, 'ports.json');
   const remembered = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Ports) : undefined;
-  let ports: Ports | undefined = remembered;
+  let ports: Ports | undefined = remembered?.apiServers.length === apiServers ? remembered : undefined;
   if (!ports) {
-    const [lbPort = 0, api0 = 0, api1 = 0, cm0 = 0, cm1 = 0, prometheus = 0] = await freePorts(6);
-    ports = { lb: lbPort, apiServers: [api0, api1], controllerManagers: [cm0, cm1], prometheus };
+    const [lbPort = 0, cm0 = 0, cm1 = 0, prometheus = 0, ...api] = await freePorts(4 + apiServers);
+    ports = { lb: lbPort, apiServers: api, controllerManagers: [cm0, cm1], prometheus };
   }
   if (lb !== undefined) ports.lb = lb;
   writeFileSync(file, JSON.stringify(ports));
@@ -144,11 +161,13 @@ export async function startTopology(opts: TopologyOptions): Promise<Topology> {
   const tiers = new Map<string, ManagedProcess[]>();
   const started = (): ManagedProcess[] => [...tiers.values()].flat();
   let etcd: EtcdCluster | undefined;
+  const etcdPaths: TcpProxyGroup[] = [];
 
   const stop = async (): Promise<void> => {
     // Clients first, so that nothing logs errors about the servers going away; etcd last. A tier
     // stops at once: the API servers drain side by side.
     for (const tier of [...tiers.values()].reverse()) await Promise.all(tier.map((p) => p.stop()));
+    await Promise.all(etcdPaths.map((p) => p.close()));
     await etcd?.stop();
   };
   const run = async (tier: string, p: ManagedProcess): Promise<ManagedProcess> => {
@@ -165,17 +184,22 @@ export async function startTopology(opts: TopologyOptions): Promise<Topology> {
 
   try {
     log(`etcd: 3 members in ${join(dir, 'etcd')}`);
-    etcd = await startEtcdCluster({ dataDir: join(dir, 'etcd') });
+    const etcdCluster = await startEtcdCluster({ dataDir: join(dir, 'etcd') });
+    etcd = etcdCluster;
     // Chosen once etcd listens, so that no port of ours can be one of its own.
-    const ports = await choosePorts(dir, opts.port);
+    const replicas = opts.apiServers ?? 2;
+    if (!Number.isInteger(replicas) || replicas < 1 || replicas > 9) throw new Error(`apiServers must be 1 to 9, not ${replicas}`);
+    const ports = await choosePorts(dir, replicas, opts.port);
     const url = `https://127.0.0.1:${ports.lb}`;
-    const etcdServers = etcd.endpoints.join(',');
     const files = await writeClusterFiles({ dir, server: url, sans: ['127.0.0.1', 'localhost'] });
     const ca = readFileSync(files.pki.caCert, 'utf8');
 
     const apiServers = await Promise.all(
-      ports.apiServers.map(async (port, i): Promise<ServingComponent> => {
+      ports.apiServers.map(async (port, i): Promise<ApiServerComponent> => {
         const serverUrl = `https://127.0.0.1:${port}`;
+        const etcdPath = opts.breakableEtcdPaths ? await startProxyGroup(etcdCluster.specs.map((m) => m.clientPort)) : undefined;
+        if (etcdPath) etcdPaths.push(etcdPath);
+        const etcdServers = (etcdPath?.urls ?? etcdCluster.endpoints).join(',');
         const component = new ManagedProcess({
           name: `apiserver-${i}`,
           command: process.execPath,
@@ -196,7 +220,7 @@ export async function startTopology(opts: TopologyOptions): Promise<Topology> {
         });
         await run('apiservers', component);
         log(`apiserver-${i}: ${serverUrl} (pid ${component.child?.pid})`);
-        return { process: component, port, url: serverUrl };
+        return { process: component, port, url: serverUrl, etcdPath };
       }),
     );
 
@@ -311,7 +335,7 @@ export async function startTopology(opts: TopologyOptions): Promise<Topology> {
       dir,
       files,
       url,
-      etcd,
+      etcd: etcdCluster,
       apiServers,
       haproxy: { process: haproxy, port: ports.lb, url },
       controllerManagers,

@@ -393,4 +393,18 @@ describe('5. client mistakes are 4xx (or succeed as upstream)', () => {
     assertStatus(res, 400, 'BadRequest');
     await assertAlive();
   });
+
+  for (const [kind, collection] of [
+    ['ClusterRoleBinding', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings'],
+    ['RoleBinding', `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/rolebindings`],
+  ] as const) {
+    it(`a PUT of a ${kind} without roleRef is 422 "cannot change roleRef" (found through the load balancer)`, async () => {
+      const name = `no-roleref-${kind.toLowerCase()}`;
+      const roleRef = { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' };
+      assertSuccess(await send('POST', collection, JSON.stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata: { name }, roleRef })), 201);
+      const res = await send('PUT', `${collection}/${name}`, JSON.stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata: { name } }));
+      assertStatus(res, 422, 'Invalid', /roleRef: Invalid value: .*cannot change roleRef/);
+      await assertAlive();
+    });
+  }
 });

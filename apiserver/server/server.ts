@@ -497,6 +497,8 @@ export class ApiServer {
     const checks = endpoint === 'readyz' ? this.opts.readyz : this.opts.livez;
     const result = await healthResponse(endpoint, checks, rest.join('/'), url.searchParams);
     if (!result) throw pathNotFound();
+    // Only the whole verdict (what a load balancer checks) says whether clients should move.
+    if (endpoint === 'readyz' && rest.length === 0 && !url.searchParams.has('exclude')) this.connections.readinessObserved(result.status === 200);
     const warnings: string[] = [];
     if (endpoint === 'healthz') {
       warnings.push(healthzDeprecationWarning);

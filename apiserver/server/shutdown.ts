@@ -31,6 +31,8 @@ export class ConnectionTracker {
   private stopping = false;
   /** HTTP/1.1 answers close their connection (the replica is leaving, still serving). */
   private leaving = false;
+  /** The last full /readyz failed: HTTP/1.1 answers close their connection until one passes. */
+  private unready = false;
 
   constructor(private readonly server: Http2SecureServer) {
     server.on('secureConnection', (socket: Socket & { alpnProtocol?: string | false }) => {
@@ -59,7 +61,7 @@ export class ConnectionTracker {
     const count = socket ? this.http1.get(socket) : undefined;
     if (socket && count !== undefined) this.http1.set(socket, count + 1);
     if (!longRunning) this.inFlight++;
-    if (socket && (this.stopping || this.leaving)) (res as ServerResponse).setHeader('connection', 'close');
+    if (socket && (this.stopping || this.leaving || this.unready)) (res as ServerResponse).setHeader('connection', 'close');
     res.once('close', () => {
       if (!longRunning && --this.inFlight === 0) this.releaseIdleWaiters();
       if (!socket) return;
@@ -72,6 +74,17 @@ export class ConnectionTracker {
   /** From now on every HTTP/1.1 answer closes its connection; the listener still accepts. */
   closeAfterAnswers(): void {
     this.leaving = true;
+  }
+
+  /**
+   * The verdict of the last full /readyz. While it fails (storage unreachable, still starting),
+   * HTTP/1.1 answers close their connection, so that keep-alive clients behind a TCP load balancer
+   * reconnect and reach a ready replica once the balancer took this one out, instead of staying
+   * pinned to it; each moves at its next answer. HTTP/2 sessions are left alone: a GOAWAY to all
+   * of them on one failed check would send every such client of the replica reconnecting at once.
+   */
+  readinessObserved(ready: boolean): void {
+    this.unready = !ready;
   }
 
   /** Closes the listener and every connection that has nothing in flight; the others close once answered. */

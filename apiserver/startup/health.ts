@@ -1,7 +1,10 @@
 /**
  * Start-up step "health": the checks of /livez and /readyz. Both have ping, log and etcd; readyz
- * also waits for the bootstrap step and fails once shutdown began; livez forgives an unfinished
- * bootstrap during its grace period.
+ * also has etcd-readiness (etcd backend), waits for the bootstrap step and fails once shutdown
+ * began; livez forgives an unfinished bootstrap during its grace period. A storage probe that does
+ * not answer within its deadline fails (--etcd-healthcheck-timeout, --etcd-readycheck-timeout):
+ * a replica cut off from etcd must fail /readyz promptly, so that a load balancer checking it
+ * (cluster/haproxy.ts) stops sending it clients, rather than hang until etcd's own deadlines.
  */
 import type { HealthCheck } from '../server/health.ts';
 
@@ -15,6 +18,30 @@ export const shuttingDownMessage = 'process is shutting down';
 export function withLivezGrace(check: HealthCheck, graceMs: number, startedAt: number, now: () => number = Date.now): HealthCheck {
   if (graceMs <= 0) return check;
   return { name: check.name, check: async () => (now() > startedAt + graceMs ? check.check() : undefined) };
+}
+
+/** `check` failing when it has not passed within `ms`. */
+export function withDeadline(check: HealthCheck, ms: number): HealthCheck {
+  if (ms <= 0) return check;
+  return {
+    name: check.name,
+    check: () => {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+      });
+      return Promise.race([check.check(), deadline]).finally(() => clearTimeout(timer));
+    },
+  };
+}
+
+export interface HealthOptions {
+  livezGracePeriodMs: number;
+  startedAt: number;
+  /** Deadline of the storage check of both endpoints. */
+  healthcheckTimeoutMs: number;
+  /** Deadline of readyz's etcd-readiness check. */
+  readycheckTimeoutMs: number;
 }
 
 export interface HealthState {
@@ -34,7 +61,7 @@ export function healthChecks(
   state: HealthState,
   backend: 'etcd' | 'embedded',
   probe: () => Promise<unknown>,
-  options: { livezGracePeriodMs: number; startedAt: number },
+  options: HealthOptions,
 ): { livez: HealthCheck[]; readyz: HealthCheck[] } {
   const bootstrapCheck: HealthCheck = {
     name: 'poststarthook/bootstrap-namespaces',
@@ -51,8 +78,9 @@ export function healthChecks(
   const base: HealthCheck[] = [
     { name: 'ping', check: async () => {} },
     { name: 'log', check: async () => {} },
-    { name: backend === 'etcd' ? 'etcd' : 'embedded-storage', check: async () => void (await probe()) },
+    withDeadline({ name: backend === 'etcd' ? 'etcd' : 'embedded-storage', check: async () => void (await probe()) }, options.healthcheckTimeoutMs),
   ];
+  const readiness = backend === 'etcd' ? [withDeadline({ name: 'etcd-readiness', check: async () => void (await probe()) }, options.readycheckTimeoutMs)] : [];
   const shutdown: HealthCheck = {
     name: 'shutdown',
     check: async () => {
@@ -61,6 +89,6 @@ export function healthChecks(
   };
   return {
     livez: [...base, ...[bootstrapCheck, rbacCheck].map((c) => withLivezGrace(c, options.livezGracePeriodMs, options.startedAt))],
-    readyz: [...base, bootstrapCheck, rbacCheck, shutdown],
+    readyz: [...base, ...readiness, bootstrapCheck, rbacCheck, shutdown],
   };
 }

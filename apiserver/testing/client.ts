@@ -39,12 +39,15 @@ export interface TestClient {
   close(): void;
 }
 
-/** A client of the server at `baseUrl` (`https://127.0.0.1:<port>`) acting as the admin of `dataDir`. */
-export function createTestClient(baseUrl: string, dataDir: string): TestClient {
+/**
+ * A client of the server at `baseUrl` (`https://127.0.0.1:<port>`) acting as the admin of `dataDir`,
+ * with at most `maxSockets` requests in flight (default 8; more wait for a free connection).
+ */
+export function createTestClient(baseUrl: string, dataDir: string, opts: { maxSockets?: number } = {}): TestClient {
   const pki = pkiPaths(dataDir);
   const agent = new Agent({
     keepAlive: true,
-    maxSockets: 8,
+    maxSockets: opts.maxSockets ?? 8,
     ca: readFileSync(pki.caCert),
     cert: readFileSync(pki.adminCert),
     key: readFileSync(pki.adminKey),

@@ -9,14 +9,20 @@
  *
  * `--assert` stops at the first failure and shrinks it instead (as the test does); with
  * `--lanes 1 --path <path>` it replays a counterexample.
+ *
+ * `--through-lb` fuzzes the cluster of processes instead (balanced-target.ts: 2 API servers on a
+ * 3-member etcd behind haproxy) and prints per replica its restarts (0 expected), RSS at the
+ * start, the peak and the end, and the requests it counted, and haproxy's view at the end; a
+ * restart, a replica out of rotation or RSS over the bound fails the run too.
  */
 import { parseArgs } from 'node:util';
 import { httpsCall } from '../harness.ts';
+import { balancerProblems, formatBalancerReport, startBalancedTarget } from './balanced-target.ts';
 import { describeCase } from './describe.ts';
 import { createFixtures } from './fixtures.ts';
 import { formatReport, passed } from './report.ts';
 import { runFuzz } from './runner.ts';
-import { startTarget } from './target.ts';
+import { startTarget, type FuzzTarget } from './target.ts';
 
 const { values } = parseArgs({
   options: {
@@ -25,15 +31,18 @@ const { values } = parseArgs({
     lanes: { type: 'string', default: process.env.FUZZ_LANES ?? '8' },
     path: { type: 'string', default: process.env.FUZZ_PATH ?? '' },
     assert: { type: 'boolean', default: false },
+    'through-lb': { type: 'boolean', default: false },
   },
 });
 
 const runs = Number(values.runs);
 const seed = Number(values.seed);
 const lanes = Number(values.lanes);
-console.log(`fuzz: ${runs} cases, seed ${seed}, ${lanes} lanes`);
+const throughLb = values['through-lb'];
+console.log(`fuzz: ${runs} cases, seed ${seed}, ${lanes} lanes${throughLb ? ', through haproxy to 2 API servers' : ''}`);
 
-const target = await startTarget({ lanes });
+const balanced = throughLb ? await startBalancedTarget({ lanes, log: (m) => console.log(`fuzz: ${m}`) }) : undefined;
+const target: FuzzTarget = balanced ?? (await startTarget({ lanes }));
 const started = Date.now();
 let code = 1;
 try {
@@ -56,7 +65,7 @@ try {
         console.log(`  waiting ${(sinceMs / 1000).toFixed(0)} s for:\n${describeCase(request).replace(/^/gm, '    ')}`);
       if (waiting.length > 0) {
         const t0 = Date.now();
-        void httpsCall(target.cluster.urls[0]!, { ca: target.cluster.caPem }, { path: '/readyz' }).then(
+        void httpsCall(target.url, { ca: target.caPem }, { path: '/readyz' }).then(
           (r) => console.log(`  a fresh connection's /readyz: ${r.status} after ${Date.now() - t0} ms`),
           (err: unknown) => console.log(`  a fresh connection's /readyz failed after ${Date.now() - t0} ms: ${String(err)}`),
         );
@@ -64,8 +73,18 @@ try {
     },
   });
   console.log(formatReport(report, seed));
+  let problems: string[] = [];
+  if (balanced) {
+    const replicas = await balanced.finish();
+    problems = balancerProblems(replicas);
+    console.log(formatBalancerReport(replicas));
+    // haproxy does not tell which replica answered: each finding is sent to both again, directly.
+    for (const f of report.stats.findings.values())
+      console.log(`replayed on each replica, ${f.violation.kind}:\n${(await balanced.replayOnEachReplica(f.example)).replace(/^/gm, '    ')}`);
+    for (const p of problems) console.log(`REPLICA PROBLEM: ${p}`);
+  }
   console.log(`fuzz: ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  code = passed(report) ? 0 : 1;
+  code = passed(report) && problems.length === 0 ? 0 : 1;
 } finally {
   await target.stop();
 }

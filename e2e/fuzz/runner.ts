@@ -7,8 +7,8 @@
  * In `assert` mode the first failing lane shrinks its case (at most `maxShrinkRequests` more
  * requests, for at most `maxShrinkMs`) while the other lanes stop; the counterexample, its lane's seed and fast-check's path
  * replay it. In `survey` mode every violation is recorded and the run goes on to the end. Either
- * way a dead or unhealthy server ends the run: later cases pass without being sent, so that no
- * shrinking runs against a dead server, and the requests in flight when it died are reported.
+ * way a dead or unhealthy server ends the run: every lane stops without sending another case, so
+ * that no shrinking runs against a dead server, and the requests in flight when it died are reported.
  */
 import fc from 'fast-check';
 import { requestArbitrary, type FuzzCase } from './arbitraries/request.ts';
@@ -53,7 +53,9 @@ export interface RunReport {
 
 export async function runFuzz(target: FuzzTarget, snapshot: Snapshot, opts: RunOptions): Promise<RunReport> {
   const stats = new FuzzStats();
-  const arbitrary = requestArbitrary(target.served);
+  const forbids = target.forbids?.bind(target);
+  const generated = requestArbitrary(target.served);
+  const arbitrary = forbids ? generated.filter((c) => !forbids(c)) : generated;
   const healthEvery = opts.healthEvery ?? 200;
   /** Requests sent and not yet answered, with when they were sent. */
   const inFlight = new Map<FuzzCase, number>();
@@ -69,8 +71,20 @@ export async function runFuzz(target: FuzzTarget, snapshot: Snapshot, opts: RunO
   const lane = async (index: number, numRuns: number) => {
     let shrinkBudget = opts.maxShrinkRequests ?? 300;
     let failedAt = 0;
+    /**
+     * Once the target is down, this lane's next case fails unsent (`stopper`), which ends its run:
+     * passing every remaining case instead generates them all, holding the event loop (progress,
+     * signals) for minutes in a long run. Every shrink of that case passes; it is no counterexample.
+     */
+    let stopped = false;
+    let stopper: FuzzCase | undefined;
     const property = fc.asyncProperty(arbitrary, async (c) => {
-      if (fatal) return true;
+      if (fatal) {
+        if (stopped) return true;
+        stopped = true;
+        stopper = c;
+        return false;
+      }
       if (failingLane !== undefined && failingLane !== index) return true;
       if (failingLane === index && (shrinkBudget-- <= 0 || Date.now() - failedAt > (opts.maxShrinkMs ?? 30_000))) return true;
       inFlight.set(c, Date.now());
@@ -79,8 +93,10 @@ export async function runFuzz(target: FuzzTarget, snapshot: Snapshot, opts: RunO
       const violations = checkReply(c, outcome);
       stats.record(c, outcome, violations);
       violationsOf.set(c, violations);
-      if (target.exited()) {
-        die(`the API server exited (${target.cluster.replicas[0]?.child.exitCode ?? target.cluster.replicas[0]?.child.signalCode})`, c);
+      const gone = target.exited();
+      if (gone) {
+        die(gone, c);
+        stopped = true;
         return false;
       }
       if (++sinceHealth >= healthEvery) {
@@ -88,6 +104,7 @@ export async function runFuzz(target: FuzzTarget, snapshot: Snapshot, opts: RunO
         const unhealthy = await target.unhealthy();
         if (unhealthy) {
           die(unhealthy, c);
+          stopped = true;
           return false;
         }
       }
@@ -102,7 +119,7 @@ export async function runFuzz(target: FuzzTarget, snapshot: Snapshot, opts: RunO
     });
     const seed = opts.seed + index;
     const details = await fc.check(property, { seed, numRuns, ...(opts.path ? { path: opts.path } : {}) });
-    if (!details.failed || !details.counterexample) return undefined;
+    if (!details.failed || !details.counterexample || details.counterexample[0] === stopper) return undefined;
     const request = details.counterexample[0];
     return { lane: index, seed, path: details.counterexamplePath, request, violations: violationsOf.get(request) ?? [] } satisfies Counterexample;
   };

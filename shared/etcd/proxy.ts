@@ -121,3 +121,25 @@ export async function startProxy(opts: TcpProxyOptions): Promise<TcpProxy> {
     },
   };
 }
+
+/** One breakable path to a whole etcd cluster: a proxy per member, broken together. */
+export interface TcpProxyGroup {
+  /** The members' endpoints through the proxies, in the order of the targets. */
+  urls: string[];
+  cut(): void;
+  pause(): void;
+  resume(): void;
+  close(): Promise<void>;
+}
+
+/** A proxy in front of each of `targetPorts` (etcd client ports on 127.0.0.1). */
+export async function startProxyGroup(targetPorts: readonly number[]): Promise<TcpProxyGroup> {
+  const proxies = await Promise.all(targetPorts.map((targetPort) => startProxy({ targetPort })));
+  return {
+    urls: proxies.map((p) => p.url),
+    cut: () => proxies.forEach((p) => p.cut()),
+    pause: () => proxies.forEach((p) => p.pause()),
+    resume: () => proxies.forEach((p) => p.resume()),
+    close: async () => void (await Promise.all(proxies.map((p) => p.close()))),
+  };
+}

@@ -97,8 +97,9 @@ export function defaultBinding(binding: { subjects?: Subject[]; roleRef?: RoleRe
   }
 }
 
-/** roleRef never changes (upstream: "cannot change roleRef"). */
-export function validateRoleRefUnchanged(ref: RoleRef, old: RoleRef): FieldError[] {
+/** roleRef never changes (upstream: "cannot change roleRef"); a body without one has upstream's empty roleRef. */
+export function validateRoleRefUnchanged(sent: RoleRef | undefined, old: RoleRef): FieldError[] {
+  const ref = sent ?? { apiGroup: '', kind: '', name: '' };
   const same = ref.apiGroup === old.apiGroup && ref.kind === old.kind && ref.name === old.name;
   return same ? [] : [invalid(FieldPath.root('roleRef'), ref, 'cannot change roleRef')];
 }

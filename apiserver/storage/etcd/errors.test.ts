@@ -9,7 +9,7 @@ import {
   GRPCUnavailableError,
   isRecoverableError,
 } from 'etcd3';
-import { classifyEtcdError, EtcdRequestRejectedError, isEtcdUnreachable, requestFaultOf } from './errors.ts';
+import { classifyEtcdError, EtcdRequestRejectedError, isEtcdUnreachable, isUndelivered, requestFaultOf } from './errors.ts';
 
 // The errors as the etcd3 client casts them: `<class>: <code> <NAME>: <description>`.
 const tooLarge = new GRPCInvalidArgumentError('GRPCInvalidArgumentError: 3 INVALID_ARGUMENT: etcdserver: request is too large');
@@ -64,4 +64,18 @@ test('the breaker counts etcd being unreachable and nothing else', () => {
   }
   assert.equal(classifyEtcdError(unavailable, 'k').code, 'Unavailable');
   assert.equal(classifyEtcdError(deadline, 'k').code, 'Timeout');
+});
+
+test('only a call that found no connection counts as never sent, so that a write may be repeated', () => {
+  assert.ok(isUndelivered(unavailable));
+  assert.ok(isUndelivered(new GRPCUnavailableError('14 UNAVAILABLE: No connection established. Last error: connect ECONNREFUSED 127.0.0.1:2379')));
+  for (const err of [
+    new GRPCUnavailableError('14 UNAVAILABLE: read ECONNRESET'),
+    new GRPCUnavailableError('14 UNAVAILABLE: etcdserver: request timed out, possibly due to previous leader failure'),
+    new GRPCUnavailableError('14 UNAVAILABLE: etcdserver: leader changed'),
+    deadline,
+    tooLarge,
+    new Error('No connection established'),
+  ])
+    assert.equal(isUndelivered(err), false, err.message);
 });

@@ -104,6 +104,17 @@ export function isEtcdUnreachable(err: unknown): boolean {
   return err instanceof GRPCUnavailableError || err instanceof GRPCDeadlineExceededError;
 }
 
+/**
+ * Whether a call failed before it was sent: gRPC found no connection to send it on. Only then may
+ * a write be repeated (etcd's Go client decides alike, isSafeRetryMutableRPC): an Unavailable after
+ * sending (a reset connection, "request timed out, possibly due to previous leader failure") leaves
+ * the outcome unknown, and a repeated compare-and-swap whose first attempt was applied would fail
+ * its compare and report a write that happened as a conflict, an existing key or a missing one.
+ */
+export function isUndelivered(err: unknown): boolean {
+  return err instanceof GRPCUnavailableError && err.message.includes('No connection established');
+}
+
 /** Classifies an error thrown by the etcd3 client for an operation on `key`. */
 export function classifyEtcdError(err: unknown, key: string): StorageError {
   if (err instanceof StorageError) return err;

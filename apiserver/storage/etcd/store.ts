@@ -6,11 +6,13 @@
  * Contracts: create is a single txn guarded by ModRevision(key) = 0; updates and deletes are
  * compare-and-swap on the mod revision the caller last saw (guaranteedUpdate retries on a lost
  * race with the fresh value the failed txn returned, so each retry costs one round trip).
+ * A write is sent again only when it never left (isUndelivered): once sent, a failure leaves its
+ * outcome unknown and is the caller's (a 504). Reads are repeated on any Unavailable (readRetry).
  */
 import { circuitBreaker, ConsecutiveBreaker, handleWhen, retry, type IBackoff, type IDefaultPolicyContext, type IPolicy } from 'cockatiel';
 import { Etcd3, isRecoverableError, type IKeyValue, type IRangeResponse, type ITxnResponse } from 'etcd3';
 import type { KubeObject } from '../../../shared/api/types.ts';
-import { classifyEtcdError, isEtcdUnreachable, requestFaultOf, StorageError } from './errors.ts';
+import { classifyEtcdError, isEtcdUnreachable, isUndelivered, requestFaultOf, StorageError } from './errors.ts';
 import { LeaseManager } from './leases.ts';
 import { watchPrefix, type StorageWatch, type StorageWatchHandlers } from './watch.ts';
 import { timed } from '../request-timing.ts';
@@ -37,8 +39,9 @@ export function connectEtcd(opts: EtcdOptions): Etcd3 {
       // The breaker counts only etcd being unreachable: a request etcd refuses (too large) is that
       // request's failure, or one client could fail everyone's calls.
       host: () => shieldRequestFaults(circuitBreaker(handleWhen(isEtcdUnreachable), { halfOpenAfter: 1_000, breaker: new ConsecutiveBreaker(3) })),
-      // etcd3's default, minus request faults (which the host policy has made non-recoverable).
-      global: retry(handleWhen(isRecoverableError), { maxAttempts: 3 }),
+      // etcd3's default repeats any call that failed recoverably, writes included, which is unsafe
+      // once sent (isUndelivered); reads are repeated by the store itself (readRetry).
+      global: retry(handleWhen(isUndelivered), { maxAttempts: 3 }),
       watchBackoff: watchBackoff(50),
     },
   });
@@ -136,6 +139,13 @@ export interface UpdateResult {
 /** What an etcd call of the store did, for metrics: etcd_request_duration_seconds{operation,type}. */
 export type EtcdRequestObserver = StorageRequestObserver;
 
+/**
+ * A read that failed recoverably (etcd unreachable, a connection reset, a leader change) is
+ * repeated, on whichever host the client picks next, up to twice: reading again changes nothing.
+ * Request faults are not recoverable (shieldRequestFaults).
+ */
+const readRetry = retry(handleWhen(isRecoverableError), { maxAttempts: 2 });
+
 export class EtcdStore implements Storage {
   /** Told about every get, list, create, update and delete call; unset, timing costs nothing. */
   observer: EtcdRequestObserver | undefined;
@@ -199,7 +209,7 @@ export class EtcdStore implements Storage {
   async get(key: string, revision?: number): Promise<StoredValue | null> {
     let res: IRangeResponse;
     try {
-      res = await this.timed('get', key, () => this.client.kv.range({ key: Buffer.from(key), ...(revision ? { revision } : {}) }));
+      res = await this.timed('get', key, () => readRetry.execute(() => this.client.kv.range({ key: Buffer.from(key), ...(revision ? { revision } : {}) })));
     } catch (err) {
       throw classifyEtcdError(err, key);
     }
@@ -211,12 +221,14 @@ export class EtcdStore implements Storage {
     let res: IRangeResponse;
     try {
       res = await this.timed('list', prefix, () =>
-        this.client.kv.range({
-          key: Buffer.from(opts.startKey ?? prefix),
-          range_end: prefixEnd(prefix),
-          ...(opts.revision ? { revision: opts.revision } : {}),
-          ...(opts.limit ? { limit: opts.limit } : {}),
-        }),
+        readRetry.execute(() =>
+          this.client.kv.range({
+            key: Buffer.from(opts.startKey ?? prefix),
+            range_end: prefixEnd(prefix),
+            ...(opts.revision ? { revision: opts.revision } : {}),
+            ...(opts.limit ? { limit: opts.limit } : {}),
+          }),
+        ),
       );
     } catch (err) {
       throw classifyEtcdError(err, prefix);
@@ -310,7 +322,7 @@ export class EtcdStore implements Storage {
   /** The cluster's current revision (a cheap range on one key). */
   async currentRevision(): Promise<number> {
     try {
-      const res = await this.client.kv.range({ key: Buffer.from(`${this.prefix}/`), count_only: true });
+      const res = await readRetry.execute(() => this.client.kv.range({ key: Buffer.from(`${this.prefix}/`), count_only: true }));
       return Number(res.header.revision);
     } catch (err) {
       throw classifyEtcdError(err, this.prefix);
