@@ -407,4 +407,13 @@ describe('5. client mistakes are 4xx (or succeed as upstream)', () => {
       await assertAlive();
     });
   }
+
+  it('HEAD of a watch over HTTP/1.1 is answered with the headers alone (it once never was)', { timeout: 30_000 }, async () => {
+    // Read to the end of the connection: a HEAD that started a watch would never end it.
+    const head = 'HEAD /apis/coordination.k8s.io/v1/leases?watch=true HTTP/1.1\r\nHost: localhost';
+    const res = await rawHttp1(cluster.urls[0]!, admin, head);
+    assert.equal(res?.status, 200, res?.body.toString());
+    assert.equal(res?.body.length, 0);
+    await assertAlive();
+  });
 });

@@ -10,7 +10,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { HttpApiClient } from '../shared/client/api-client.ts';
+import { contentTypeFrom, HttpApiClient } from '../shared/client/api-client.ts';
 import { ApiEventRecorder } from '../shared/client/events.ts';
 import { SharedInformerFactory } from '../shared/client/informer-factory.ts';
 import type { Clock } from '../shared/client/clock.ts';
@@ -97,6 +97,8 @@ export class NodeAgent {
     const { config: kubelet, flags } = this.config;
     const { clock, logger } = this.deps;
     const signal = this.controller.signal;
+    // The kubelet's client and its bootstrap client both speak the configured content type.
+    const contentType = contentTypeFrom(kubelet.contentType);
     await loadClientCertificate({
       kubeconfigPath: this.paths.kubeconfigPath,
       bootstrapKubeconfigPath: flags.bootstrapKubeconfig,
@@ -105,11 +107,13 @@ export class NodeAgent {
       clock,
       logger,
       signal,
+      contentType,
     });
     const kubeconfig = loadKubeconfig(this.paths.kubeconfigPath, 'kubeconfig');
     const api = new HttpApiClient(kubeconfig, {
       userAgent: `corral-nodeagent/${kubernetesVersion.gitVersion}`,
       throttle: { qps: kubelet.kubeAPIQPS, burst: kubelet.kubeAPIBurst },
+      contentType,
     });
     this.api = api;
 
@@ -164,6 +168,7 @@ export class NodeAgent {
           now: clock.now(),
         }),
       reregister: register,
+      written: (node) => (this.node = node),
     });
     if (this.node) statusUpdater.seed(this.node);
     this.loops.push(statusUpdater.run(signal));

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { isStatusError } from '../../shared/api/errors.ts';
 import { configMapDefinition } from '../registry/core/configmap.ts';
 import type { ResourceDefinition } from '../registry/definition.ts';
-import { TimeSlice } from '../registry/time-slice.ts';
+import { TimeSlice } from '../../shared/apply/time-slice.ts';
 import { checkDecoded, decodeObject } from './decode.ts';
 import { goJsonSyntaxMessage, parseBody } from '../../shared/codec/body.ts';
 

@@ -14,7 +14,7 @@ import { ProtobufError } from '../../shared/codec/protobuf/errors.ts';
 import { decodeObject as decodeProtobufObject } from '../../shared/codec/protobuf/object.ts';
 import type { BodyFormat } from './negotiation.ts';
 import { runStepsYielding, type Steps } from '../../shared/apply/steps.ts';
-import type { TimeSlice } from '../registry/time-slice.ts';
+import type { TimeSlice } from '../../shared/apply/time-slice.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 

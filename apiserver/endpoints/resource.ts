@@ -34,7 +34,7 @@ import type { PropagationPolicy } from '../registry/deletion-finalizers.ts';
 import { validateFieldManager } from '../../shared/validation/objectmeta.ts';
 import { createFieldManager, managerFromUserAgent, patchOptionsErrors } from '../registry/managed-fields.ts';
 import type { Derivation, Replacement, Transform, WriteOptions } from '../registry/store.ts';
-import { TimeSlice } from '../registry/time-slice.ts';
+import { TimeSlice } from '../../shared/apply/time-slice.ts';
 
 /** The field manager applies go through; it keeps no state between requests. */
 const fieldManager = createFieldManager();
@@ -44,7 +44,7 @@ import { buildListFilter } from './list-filter.ts';
 import { bodyFormat, negotiate, patchType, type PatchType } from './negotiation.ts';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table.ts';
 import { watchRequest, type WatchResponse } from './watch.ts';
-import { listType, objectType, partialMetadataType, serialize, serializeList, serializeStatus, type Serialized } from './serialize.ts';
+import { listType, objectType, partialMetadataType, serialize, serializeList, serializeStatus, serializeYielding, type Serialized } from './serialize.ts';
 import { isTrue } from '../server/requestinfo.ts';
 import { queryBool } from '../../shared/go/parse-bool.ts';
 import { append } from '../../shared/api/append.ts';
@@ -160,13 +160,21 @@ function includeObject(req: ApiRequest): IncludeObject {
 }
 
 /** Shapes a single object or a list into the representation negotiated for the request. */
-function represent(req: ApiRequest, def: ResourceDefinition, content: KubeObject | KubeList, isList: boolean): ApiResponse {
+async function represent(
+  req: ApiRequest,
+  def: ResourceDefinition,
+  content: KubeObject | KubeList,
+  isList: boolean,
+  slice: TimeSlice = new TimeSlice(),
+): Promise<ApiResponse> {
   const representation = negotiate(header(req, 'accept'), true);
   const { format } = representation;
   const pretty = isTrue(req.query.get('pretty'));
   const ok = (body: Serialized): ApiResponse => ({ status: 200, body, warnings: [] });
   if (representation.kind === 'object') {
-    return ok(isList ? serializeList(content as KubeList, format, listType(def), pretty) : serialize(content, format, objectType(def), pretty));
+    return ok(
+      isList ? serializeList(content as KubeList, format, listType(def), pretty) : await serializeYielding(content, format, objectType(def), pretty, slice),
+    );
   }
   const items = isList ? (content as KubeList).items : [content as KubeObject];
   const listMeta = isList ? (content as KubeList).metadata : { resourceVersion: (content as KubeObject).metadata.resourceVersion ?? '' };
@@ -274,9 +282,13 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
       // The write's work starts here: one slice from decoding to the store's last step.
       const slice = new TimeSlice();
       const { object, warnings } = await decodeObject(def, body, bodyFormat(header(req, 'content-type')), opts.fieldValidation, slice);
-      if (def.review) return { ...represent(req, def, await review(def, object, context, namespace), false), status: 201, warnings };
+      if (def.review) return { ...(await represent(req, def, await review(def, object, context, namespace), false, slice)), status: 201, warnings };
       const created = await requireStore(served).create(namespace, object, context, { ...opts, slice });
-      return { ...represent(req, def, created, false), status: 201, warnings: [...warnings, ...(def.strategy.warnings?.(created, undefined) ?? [])] };
+      return {
+        ...(await represent(req, def, created, false, slice)),
+        status: 201,
+        warnings: [...warnings, ...(def.strategy.warnings?.(created, undefined) ?? [])],
+      };
     }
     case 'update': {
       const opts = writeOptions(req, 'UpdateOptions');
@@ -289,7 +301,7 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
         replacement: firstThenFresh<KubeObject | Promise<KubeObject>>(object, async () => (await decodeObject(def, body, format, 'Ignore', slice)).object),
       };
       const outcome = await requireStore(served).update(namespace, info.name, info.subresource, sent, context, { ...opts, slice });
-      return { ...represent(req, def, outcome.object, false), status: outcome.created ? 201 : 200, warnings };
+      return { ...(await represent(req, def, outcome.object, false, slice)), status: outcome.created ? 201 : 200, warnings };
     }
     case 'patch': {
       const type = patchType(header(req, 'content-type'), supportedPatchTypes);
@@ -314,7 +326,7 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
       // merge and JSON patches change (a copy of) it in place.
       const transform: Transform | Derivation = type === 'strategic-merge-patch' ? { derive: patchCurrent } : patchCurrent;
       const outcome = await requireStore(served).update(namespace, info.name, info.subresource, transform, context, { ...opts, slice });
-      return { ...represent(req, def, outcome.object, false), status: 200, warnings };
+      return { ...(await represent(req, def, outcome.object, false, slice)), status: 200, warnings };
     }
     case 'delete': {
       const opts = await deleteOptions(req);
@@ -393,7 +405,7 @@ async function apply(
     opts,
   );
   const warnings = opts.fieldValidation === 'Warn' ? duplicates : [];
-  return { ...represent(req, def, outcome.object, false), status: outcome.created ? 201 : 200, warnings };
+  return { ...(await represent(req, def, outcome.object, false, slice)), status: outcome.created ? 201 : 200, warnings };
 }
 
 /**

@@ -20,7 +20,7 @@
  */
 import type { KubeObject } from '../../shared/api/types.ts';
 import type { ResourceDefinition } from './definition.ts';
-import type { TimeSlice } from './time-slice.ts';
+import type { TimeSlice } from '../../shared/apply/time-slice.ts';
 
 export interface FieldManagerRequest {
   definition: ResourceDefinition;

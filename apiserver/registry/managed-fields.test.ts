@@ -8,7 +8,7 @@ import { nodeDefinition } from './core/node/node.ts';
 import { csrDefinition } from './certificates/csr/csr.ts';
 import type { ResourceDefinition } from './definition.ts';
 import type { FieldManagerRequest } from './field-manager.ts';
-import { TimeSlice } from './time-slice.ts';
+import { TimeSlice } from '../../shared/apply/time-slice.ts';
 import {
   createFieldManager,
   decodeManagedFields,

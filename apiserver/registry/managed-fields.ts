@@ -37,7 +37,7 @@ import {
 } from '../../shared/apply/typed.ts';
 import { apiVersionOf, type ResourceDefinition } from './definition.ts';
 import type { FieldManager, FieldManagerRequest } from './field-manager.ts';
-import type { TimeSlice } from './time-slice.ts';
+import type { TimeSlice } from '../../shared/apply/time-slice.ts';
 import { parseJson } from '../../shared/codec/json.ts';
 import { goQuote, isGoPrint } from '../../shared/go/format.ts';
 import { formatTime, formatTimeOf, tryParseTime } from '../../shared/go/time.ts';

@@ -54,7 +54,7 @@ import type { Storage } from '../storage/storage.ts';
 import type { ResourceCache, WatchCache } from '../storage/cache/watch-cache.ts';
 import type { FieldManager } from './field-manager.ts';
 import { ignoreManagedFieldsTimestampsYielding } from './managed-fields.ts';
-import { TimeSlice } from './time-slice.ts';
+import { TimeSlice } from '../../shared/apply/time-slice.ts';
 import { apiVersionOf, type RequestContext, type ResourceDefinition } from './definition.ts';
 import { formatTimeOf } from '../../shared/go/time.ts';
 import { deletionFinalizers, namespaceDeletionFinalizers, type PropagationOptions } from './deletion-finalizers.ts';

@@ -418,7 +418,7 @@ export class ApiServer {
           readBody: () => this.readBody(req, ex),
           context: { user, now: new Date() },
         });
-        if ('kind' in response) return await this.stream(res, response, warnings, ex);
+        if ('kind' in response) return await this.stream(res, response, warnings, ex, req.method === 'HEAD');
         response.warnings.unshift(...warnings);
         return this.write(res, response, ex);
       }
@@ -507,8 +507,12 @@ export class ApiServer {
     return this.send(res, ex, result.status, 'text/plain; charset=utf-8', result.body, warnings, { 'x-content-type-options': 'nosniff' });
   }
 
-  /** Streams a watch: headers at once, then one frame per event until either side or a shutdown ends it. */
-  private async stream(res: AnyResponse, watch: WatchResponse, warnings: string[], ex: Exchange): Promise<void> {
+  /**
+   * Streams a watch: headers at once, then one frame per event until either side or a shutdown
+   * ends it. A HEAD request gets the headers alone and no watch: its answer has no body to carry
+   * events (and Node, which drops the writes, would never send the headers of an HTTP/1.1 one).
+   */
+  private async stream(res: AnyResponse, watch: WatchResponse, warnings: string[], ex: Exchange, headOnly: boolean): Promise<void> {
     if (res.headersSent || res.destroyed) return;
     // The headers go out once the watch has its starting point (below): a client that sees the 200
     // and then writes must see its write in the stream, as upstream establishes the watch first.
@@ -517,6 +521,7 @@ export class ApiServer {
     res.setHeader('cache-control', 'no-cache, private');
     if (warnings.length) res.setHeader('warning', warningHeaderValues(warnings));
     ex.audit?.responseStarted(200);
+    if (headOnly) return void res.end();
     const def = ex.served?.definition;
     const gvk = { group: def?.group ?? ex.info.apiGroup, version: def?.version ?? ex.info.apiVersion, kind: def?.kind ?? '' };
     const stopWatching = this.opts.metrics.watchStarted(this.requestLabels(ex), gvk);

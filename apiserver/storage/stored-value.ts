@@ -4,13 +4,30 @@
  * fake, so that they store and hand back exactly the same thing.
  */
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
+import { runStepsYielding } from '../../shared/apply/steps.ts';
+import { TimeSlice } from '../../shared/apply/time-slice.ts';
+import { stringifyJsonSteps } from '../../shared/codec/json-stringify-sliced.ts';
 import { StorageError } from './etcd/errors.ts';
 import type { StoredValue } from './etcd/store.ts';
 
 /** The stored text of an object. */
 export function encodeStoredObject(obj: KubeObject): string {
+  return JSON.stringify(storedForm(obj));
+}
+
+/**
+ * encodeStoredObject, letting the event loop run while a large object (a 3 MiB Node) is written:
+ * its own slice, so that the encoding alone never holds the loop for much more than the slice's
+ * budget. A small object is one native call, as in encodeStoredObject.
+ */
+export function encodeStoredObjectYielding(obj: KubeObject): Promise<string> {
+  const slice = new TimeSlice();
+  return runStepsYielding(stringifyJsonSteps(storedForm(obj)), () => slice.boundary());
+}
+
+function storedForm(obj: KubeObject): KubeObject {
   const { resourceVersion: _dropped, ...metadata } = obj.metadata;
-  return JSON.stringify({ ...obj, metadata });
+  return { ...obj, metadata };
 }
 
 /** The object stored under `key` at `modRevision`; a value that is not one (foreign or corrupt data) is a StorageError. */

@@ -3,10 +3,10 @@
  * API, the built-in signer names, and how upstream's controllers read its status (the helpers of
  * pkg/controller/certificates). The object's shape is the API server's own type.
  */
-import type { CertificateSigningRequest } from '../../apiserver/registry/certificates/csr/schema.ts';
+import type { CertificateSigningRequest } from '../../shared/api/certificate-signing-request.ts';
 import { resourcePath, type ResourceRef } from '../../shared/client/api-client.ts';
 
-export type { CertificateSigningRequest, CertificateSigningRequestCondition } from '../../apiserver/registry/certificates/csr/schema.ts';
+export type { CertificateSigningRequest, CertificateSigningRequestCondition } from '../../shared/api/certificate-signing-request.ts';
 
 export const csrResource: ResourceRef = { group: 'certificates.k8s.io', version: 'v1', resource: 'certificatesigningrequests', namespaced: false };
 

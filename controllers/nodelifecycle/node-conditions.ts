@@ -4,8 +4,8 @@
  * reporting (upstream's tryUpdateNodeHealth): Ready, MemoryPressure, DiskPressure and PIDPressure
  * become Unknown. NetworkUnavailable is left alone: the network plugin, not the kubelet, owns it.
  */
-import type { Lease } from '../../apiserver/registry/coordination/lease.ts';
-import type { Node, Taint } from '../../apiserver/registry/core/node/schema.ts';
+import type { Lease } from '../../shared/api/lease.ts';
+import type { Node, Taint } from '../../shared/api/node.ts';
 
 export type { Lease, Node, Taint };
 

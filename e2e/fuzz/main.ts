@@ -13,7 +13,8 @@
  * `--through-lb` fuzzes the cluster of processes instead (balanced-target.ts: 2 API servers on a
  * 3-member etcd behind haproxy) and prints per replica its restarts (0 expected), RSS at the
  * start, the peak and the end, and the requests it counted, and haproxy's view at the end; a
- * restart, a replica out of rotation or RSS over the bound fails the run too.
+ * restart, a replica out of rotation or RSS over the bound fails the run too. `--keep` leaves
+ * its directory, with every component's log, and prints where it is.
  */
 import { parseArgs } from 'node:util';
 import { httpsCall } from '../harness.ts';
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     path: { type: 'string', default: process.env.FUZZ_PATH ?? '' },
     assert: { type: 'boolean', default: false },
     'through-lb': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
   },
 });
 
@@ -41,7 +43,7 @@ const lanes = Number(values.lanes);
 const throughLb = values['through-lb'];
 console.log(`fuzz: ${runs} cases, seed ${seed}, ${lanes} lanes${throughLb ? ', through haproxy to 2 API servers' : ''}`);
 
-const balanced = throughLb ? await startBalancedTarget({ lanes, log: (m) => console.log(`fuzz: ${m}`) }) : undefined;
+const balanced = throughLb ? await startBalancedTarget({ lanes, log: (m) => console.log(`fuzz: ${m}`), keep: values.keep }) : undefined;
 const target: FuzzTarget = balanced ?? (await startTarget({ lanes }));
 const started = Date.now();
 let code = 1;

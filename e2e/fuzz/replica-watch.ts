@@ -77,7 +77,7 @@ export function rssOf(pid: number): number | undefined {
  * wrong, so that is reported but no failure. `DOWN`, `DOWN 1/2` (coming back), `MAINT`, `NOLB` or
  * no state at all are out of rotation.
  */
-function inRotation(state: string | undefined): boolean {
+export function inRotation(state: string | undefined): boolean {
   return state !== undefined && /^UP\b/.test(state);
 }
 

@@ -8,7 +8,7 @@
 import { Agent, request as httpsRequest } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import { dechunk } from './raw-socket.ts';
-import { connect as http2Connect, constants as h2, type ClientHttp2Session, type OutgoingHttpHeaders } from 'node:http2';
+import { connect as http2Connect, constants as h2, type ClientHttp2Session, type Http2Session, type OutgoingHttpHeaders } from 'node:http2';
 
 /** What one HTTP/2 session of the fuzzer may buffer, in MB: every lane's largest bodies at once. */
 const clientSessionMemoryMb = 1024;
@@ -126,6 +126,12 @@ export function createTransport(opts: TransportOptions): Transport {
     none: new Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 8, ...tlsOf('none') }),
   };
   const sessions = new Map<Credentials, ClientHttp2Session>();
+  /**
+   * How each session ended (a GOAWAY's code, an error), for the report of a stream that closed
+   * without an answer: a dying connection takes every stream on it along, and those streams show
+   * RST_STREAM CANCEL although no RST_STREAM frame was sent for them.
+   */
+  const sessionEnds = new WeakMap<Http2Session, string>();
 
   /**
    * A new HTTP/2 connection. Node's client refuses new streams once 10 MB wait to be sent (several
@@ -135,7 +141,8 @@ export function createTransport(opts: TransportOptions): Transport {
   function connectSession(credentials: Credentials): ClientHttp2Session {
     const fresh = http2Connect(opts.url, { ...tlsOf(credentials), maxSessionMemory: clientSessionMemoryMb, maxSendHeaderBlockLength: 4 << 20 });
     // A session error also fails its streams, which report it.
-    fresh.on('error', () => {});
+    fresh.on('error', (err: Error) => sessionEnds.set(fresh, `session error ${errorCode(err)}`));
+    fresh.once('goaway', (code: number) => sessionEnds.set(fresh, `GOAWAY ${code}`));
     return fresh;
   }
 
@@ -292,9 +299,17 @@ export function createTransport(opts: TransportOptions): Transport {
         });
       });
       stream.on('error', (err) => settle({ kind: 'no-reply', error: errorCode(err), clientSide: false, rstCode: stream.rstCode }));
-      stream.once('close', () =>
-        settle({ kind: 'no-reply', error: `stream closed without an answer (RST_STREAM ${stream.rstCode})`, clientSide: false, rstCode: stream.rstCode }),
-      );
+      stream.once('close', () => {
+        const on = stream.session;
+        const ended = on ? (sessionEnds.get(on) ?? (on.destroyed ? 'session destroyed' : on.closed ? 'session closing' : undefined)) : 'no session';
+        const cause = ended ? `; its connection: ${ended}` : '';
+        settle({
+          kind: 'no-reply',
+          error: `stream closed without an answer (RST_STREAM ${stream.rstCode})${cause}`,
+          clientSide: false,
+          rstCode: stream.rstCode,
+        });
+      });
       if (req.body !== undefined) stream.end(req.body);
     });
   }

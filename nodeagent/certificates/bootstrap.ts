@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { HttpApiClient, type ApiClient } from '../../shared/client/api-client.ts';
+import { HttpApiClient, type ApiClient, type ContentType } from '../../shared/client/api-client.ts';
 import { sleep, type Clock } from '../../shared/client/clock.ts';
 import { renderKubeconfig } from '../../shared/pki/kubeconfig.ts';
 import { nodeCertificateSubject } from '../../shared/api/node-identity.ts';
@@ -41,6 +41,11 @@ export interface BootstrapOptions {
   signal: AbortSignal;
   /** Makes the API client for the bootstrap kubeconfig (tests and the simulation share connections). */
   client?: (kubeconfig: KubeConfig) => ApiClient;
+  /**
+   * The bootstrap client's content type: the kubelet's (upstream sets it on the certificate
+   * client too, without its QPS). Default JSON.
+   */
+  contentType?: ContentType;
 }
 
 /** The store of the node's client certificates in `certDir`. */
@@ -59,7 +64,9 @@ export async function loadClientCertificate(options: BootstrapOptions): Promise<
   logger.info('Using bootstrap kubeconfig to generate TLS client cert, key and kubeconfig file');
   const bootstrap = loadKubeconfig(bootstrapKubeconfigPath, 'bootstrap kubeconfig');
   // The bootstrap identity's connection is closed once the node has its own.
-  const own = options.client ? undefined : new HttpApiClient(bootstrap, { userAgent: 'corral-nodeagent/bootstrap' });
+  const own = options.client
+    ? undefined
+    : new HttpApiClient(bootstrap, { userAgent: 'corral-nodeagent/bootstrap', ...(options.contentType ? { contentType: options.contentType } : {}) });
   const api = options.client?.(bootstrap) ?? own;
   if (!api) throw new Error('no API client for the bootstrap kubeconfig');
   try {

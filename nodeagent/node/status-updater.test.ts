@@ -123,6 +123,20 @@ describe('NodeStatusUpdater.sync', () => {
     assert.equal(await updater.sync(), false);
   });
 
+  it('hands on the Node each write returns (the addresses the serving certificate names come from it)', async () => {
+    const written: KubeObject[] = [];
+    const { api, updater } = harness({ written: (node) => written.push(node) });
+    const answer: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'node-1' },
+      status: { addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] },
+    };
+    api.react((action) => (action.verb === 'patch' ? answer : undefined));
+    await updater.sync();
+    assert.deepEqual(written, [answer]);
+  });
+
   it('registers a deleted Node again and then writes its status', async () => {
     const { api, updater, reregistered } = harness();
     let deleted = true;

@@ -26,6 +26,8 @@ export interface StatusUpdaterOptions {
   compute: (previous: readonly NodeCondition[]) => NodeStatus;
   /** Registers the Node again (it was deleted); resolves to the new Node. */
   reregister: () => Promise<KubeObject>;
+  /** The Node as the API server returned it after each status write (its addresses feed the serving certificate and pods' hostIPs). */
+  written?: (node: KubeObject) => void;
 }
 
 export class NodeStatusUpdater {
@@ -64,14 +66,17 @@ export class NodeStatusUpdater {
     const status = this.options.compute(this.reported?.conditions ?? []);
     const due = clock.now() - this.reportedAt >= this.options.reportFrequencyMs;
     if (this.reported && this.reportedAt > 0 && !due && !statusChanged(status, this.reported)) return false;
+    const path = `${nodesPath}/${encodeURIComponent(nodeName)}/status`;
+    let node: KubeObject;
     try {
-      await api.patch(`${nodesPath}/${encodeURIComponent(nodeName)}/status`, 'strategic', { status });
+      node = await api.patch(path, 'strategic', { status });
     } catch (err) {
       if (!isStatusError(err, 'NotFound')) throw err;
       this.options.logger.warn({ node: nodeName }, 'the Node was deleted; registering it again');
       this.seed(await this.options.reregister());
-      await api.patch(`${nodesPath}/${encodeURIComponent(nodeName)}/status`, 'strategic', { status });
+      node = await api.patch(path, 'strategic', { status });
     }
+    this.options.written?.(node);
     this.reported = status;
     this.reportedAt = clock.now();
     return true;

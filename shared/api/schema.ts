@@ -178,6 +178,16 @@ export function keyedArray(items: Schema, keys: string[]): Schema {
   return array(items, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': keys });
 }
 
+/** A list of conditions or addresses: `+listType=map +listMapKey=type +patchStrategy=merge +patchMergeKey=type`. */
+export function mergedByType(items: Schema): Schema {
+  return array(items, {
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['type'],
+    'x-kubernetes-patch-strategy': 'merge',
+    'x-kubernetes-patch-merge-key': 'type',
+  });
+}
+
 export function atomicArray(items: Schema): Schema {
   return array(items, { 'x-kubernetes-list-type': 'atomic' });
 }

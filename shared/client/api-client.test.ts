@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { isStatusError } from '../api/errors.ts';
-import { HttpApiClient } from './api-client.ts';
+import { contentTypeFrom, HttpApiClient } from './api-client.ts';
 
 describe('HttpApiClient', () => {
   let server: Server;
@@ -12,10 +12,15 @@ describe('HttpApiClient', () => {
   /** What the server answers next, one per request; 200 `{}` when empty. */
   const answers: { code: number; retryAfter?: string; body?: string }[] = [];
   let requests = 0;
+  let lastHeaders: { accept?: string; contentType?: string } = {};
 
   before(async () => {
-    server = createServer((_req, res) => {
+    server = createServer((req, res) => {
       requests++;
+      lastHeaders = {
+        ...(req.headers.accept ? { accept: req.headers.accept } : {}),
+        ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}),
+      };
       const answer = answers.shift() ?? { code: 200, body: '{"kind":"ConfigMap","metadata":{"name":"a"}}' };
       res.writeHead(answer.code, { 'content-type': 'application/json', ...(answer.retryAfter !== undefined ? { 'retry-after': answer.retryAfter } : {}) });
       res.end(
@@ -62,5 +67,18 @@ describe('HttpApiClient', () => {
     for (let i = 0; i < 11; i++) answers.push({ code: 429, retryAfter: '0' });
     await assert.rejects(client.get('/x'), (err) => isStatusError(err, 'TooManyRequests'));
     assert.equal(requests, 11);
+  });
+
+  it('sends and accepts JSON by default, whatever the kind', async () => {
+    await client.create('/apis/coordination.k8s.io/v1/namespaces/x/leases', { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'a' } });
+    assert.deepEqual(lastHeaders, { accept: 'application/json', contentType: 'application/json' });
+  });
+});
+
+describe('contentTypeFrom', () => {
+  it('is protobuf only when the configured value names it', () => {
+    assert.equal(contentTypeFrom('application/vnd.kubernetes.protobuf'), 'application/vnd.kubernetes.protobuf');
+    assert.equal(contentTypeFrom('application/json'), 'application/json');
+    assert.equal(contentTypeFrom(''), 'application/json');
   });
 });

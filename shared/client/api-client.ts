@@ -1,20 +1,34 @@
 /**
- * The controllers' door to the API: JSON requests as the wire has them, over the connection a
- * kubeconfig describes.
+ * The controllers' and the node agent's door to the API: requests with objects in their wire JSON
+ * shape, over the connection a kubeconfig describes.
  *
  * @kubernetes/client-node loads the kubeconfig, applies its credentials (certificates, tokens,
- * exec plugins) and runs the watches and informers; this module adds only plain JSON calls. Why
+ * exec plugins) and runs the watches and informers; this module adds only plain calls. Why
  * not client-node's typed APIs: they turn timestamps into Date objects and back while its watch
  * (and so every informer update) hands over wire JSON, so one cache would hold two shapes of the
  * same object; controllers read and write one shape, the wire's. A failure is the server's own
  * Status as a StatusError, the API's one error type, so controllers match reasons
  * (`isStatusError(err, 'NotFound')`) exactly as the server makes them.
+ *
+ * Content types follow client-go's ContentConfig. With `contentType` JSON (the default) requests
+ * send and accept JSON, as before. With protobuf (the kubelet's default, `--kube-api-content-type`)
+ * the client does what the kubelet's client does (cmd/kubelet/app/server.go,
+ * setContentTypeForClient): POST, PUT and DELETE bodies are protobuf (`k8s\0` envelope,
+ * runtime.Unknown) with `Content-Type: application/vnd.kubernetes.protobuf`, and requests send
+ * `Accept: application/vnd.kubernetes.protobuf,application/json`; PATCH bodies stay JSON under
+ * their patch content types. Responses are decoded by their own Content-Type, error Statuses
+ * included. Only kinds of the client's table (kinds.ts) are spoken in protobuf: a body of another
+ * kind is sent as JSON, and a request for another resource accepts JSON only, since a protobuf
+ * answer of a kind the client has no schema for could not be read.
  */
 import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { StatusError } from '../api/errors.ts';
 import { isObject, type KubeList, type KubeObject, type StatusDetails } from '../api/types.ts';
+import { decodeEnvelope, protobufMediaType } from '../codec/protobuf/envelope.ts';
+import { decodeObject, encodeObject } from '../codec/protobuf/object.ts';
+import { clientKindOfPath, clientSchemaOf } from './kinds.ts';
 import { TokenBucket } from './token-bucket.ts';
 
 /** Where a kind's objects live on the API: group (empty for core), version, plural resource. */
@@ -67,6 +81,30 @@ export interface HttpApiClientOptions {
    * turn, in order. Unset or qps ≤ 0: no limit (client-go's negative QPS).
    */
   throttle?: { qps: number; burst: number };
+  /**
+   * client-go's ContentType: the format of request bodies and the first choice for answers.
+   * Default JSON; protobuf as the kubelet (see the module comment for what it changes).
+   */
+  contentType?: ContentType;
+}
+
+export type ContentType = 'application/json' | typeof protobufMediaType;
+
+/**
+ * The content type for a configured value (`--kube-api-content-type`): protobuf when that is what
+ * it names, else JSON (client-go's default for an empty value; the client speaks no other format).
+ */
+export function contentTypeFrom(configured: string): ContentType {
+  return mediaTypeOf(configured) === protobufMediaType ? protobufMediaType : 'application/json';
+}
+
+/** What client-go accepts with ContentType protobuf: the kubelet's AcceptContentTypes. */
+const protobufAccept = `${protobufMediaType},application/json`;
+
+/** A request body on the wire: bytes and their Content-Type. */
+interface Payload {
+  bytes: Buffer;
+  contentType: string;
 }
 
 /** An ApiClient over HTTPS (or HTTP) to the current context of `kubeconfig`. */
@@ -77,6 +115,7 @@ export class HttpApiClient implements ApiClient {
   private connectionMadeAt = 0;
   private readonly userAgent: string;
   private readonly throttle: TokenBucket | undefined;
+  private readonly protobuf: boolean;
 
   constructor(
     private readonly kubeconfig: KubeConfig,
@@ -89,6 +128,12 @@ export class HttpApiClient implements ApiClient {
     this.userAgent = options.userAgent ?? 'corral-controller-manager';
     const { qps = 0, burst = 1 } = options.throttle ?? {};
     this.throttle = qps > 0 ? new TokenBucket(qps, Math.max(1, burst), Date.now()) : undefined;
+    this.protobuf = options.contentType === protobufMediaType;
+  }
+
+  /** The content type requests are made with. */
+  get contentType(): ContentType {
+    return this.protobuf ? protobufMediaType : 'application/json';
   }
 
   get<T extends KubeObject>(path: string, query?: Query): Promise<T> {
@@ -153,28 +198,48 @@ export class HttpApiClient implements ApiClient {
   /**
    * One call, retried as client-go's request does when the server asks for it: a 429 (or a 5xx
    * carrying Retry-After) is tried again after Retry-After seconds (1 s without one), up to
-   * maxRetries times; then its Status is the error.
+   * maxRetries times; then its Status is the error. `patchType`: the body is a patch of that
+   * content type, always JSON.
    */
-  private async request(method: string, path: string, query: Query | undefined, body?: unknown, contentType = 'application/json'): Promise<unknown> {
+  private async request(method: string, path: string, query: Query | undefined, body?: unknown, patchType?: string): Promise<unknown> {
     const url = new URL(this.server.pathname.replace(/\/$/, '') + path, this.server);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const payload = body === undefined ? undefined : this.encode(path, body, patchType);
+    const accept = this.protobuf && clientKindOfPath(path) ? protobufAccept : 'application/json';
     for (let retries = 0; ; retries++) {
-      const { code, text, retryAfter } = await this.send(method, url, payload, contentType);
-      const value = parseJson(text);
+      const { code, bytes, contentType, retryAfter } = await this.send(method, url, payload, accept);
+      const value = decodeBody(bytes, contentType);
       if (code >= 200 && code < 300) return value;
       const retriable = code === 429 || (code >= 500 && retryAfter !== undefined);
-      if (!retriable || retries >= maxRetries) throw statusError(code, value, `${method} ${path}: ${code} ${text.slice(0, 200)}`);
+      if (!retriable || retries >= maxRetries) {
+        const text = mediaTypeOf(contentType) === protobufMediaType ? JSON.stringify(value) : bytes.toString('utf8');
+        throw statusError(code, value, `${method} ${path}: ${code} ${text.slice(0, 200)}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, (retryAfter ?? 1) * 1000));
     }
+  }
+
+  /**
+   * A request body: a patch as JSON under its patch type; an object in protobuf when the client
+   * speaks it and knows the object's kind (from the body's own apiVersion and kind, else from the
+   * path, as a typed client knows its type); everything else as JSON.
+   */
+  private encode(path: string, body: unknown, patchType: string | undefined): Payload {
+    if (patchType !== undefined) return { bytes: Buffer.from(JSON.stringify(body)), contentType: patchType };
+    if (this.protobuf && isObject(body)) {
+      const typeMeta = typeMetaOf(body, path);
+      const schema = typeMeta && clientSchemaOf(typeMeta.apiVersion, typeMeta.kind);
+      if (typeMeta && schema) return { bytes: Buffer.from(encodeObject(body, schema, typeMeta)), contentType: protobufMediaType };
+    }
+    return { bytes: Buffer.from(JSON.stringify(body)), contentType: 'application/json' };
   }
 
   private async send(
     method: string,
     url: URL,
-    payload: Buffer | undefined,
-    contentType: string,
-  ): Promise<{ code: number; text: string; retryAfter: number | undefined }> {
+    payload: Payload | undefined,
+    accept: string,
+  ): Promise<{ code: number; bytes: Buffer; contentType: string; retryAfter: number | undefined }> {
     const wait = this.throttle?.reserve(Date.now()) ?? 0;
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const connection = await this.connect();
@@ -185,9 +250,9 @@ export class HttpApiClient implements ApiClient {
       path: url.pathname + url.search,
       headers: {
         ...connection.headers,
-        accept: 'application/json',
+        accept,
         'user-agent': this.userAgent,
-        ...(payload ? { 'content-type': contentType, 'content-length': payload.length } : {}),
+        ...(payload ? { 'content-type': payload.contentType, 'content-length': payload.bytes.length } : {}),
       },
       ...(connection.auth ? { auth: connection.auth } : {}),
       agent: url.protocol === 'https:' ? connection.agent : undefined,
@@ -202,7 +267,8 @@ export class HttpApiClient implements ApiClient {
           const header = Number(res.headers['retry-after']);
           resolve({
             code: res.statusCode ?? 0,
-            text: Buffer.concat(chunks).toString('utf8'),
+            bytes: Buffer.concat(chunks),
+            contentType: res.headers['content-type'] ?? '',
             retryAfter: Number.isInteger(header) && header >= 0 ? header : undefined,
           });
         });
@@ -210,7 +276,7 @@ export class HttpApiClient implements ApiClient {
       });
       req.on('timeout', () => req.destroy(new Error(`${method} ${url.pathname}: no answer within ${this.timeoutMs} ms`)));
       req.on('error', reject);
-      req.end(payload);
+      req.end(payload?.bytes);
     });
   }
 }
@@ -246,6 +312,32 @@ function parseJson(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/**
+ * An answer by its Content-Type: protobuf decoded with the schema its envelope names (a kind
+ * missing from the client's table is an error: the request accepted protobuf for its own kind
+ * only); anything else read as JSON, or kept as text when it is none (`/healthz`'s `ok`).
+ */
+export function decodeBody(bytes: Uint8Array, contentType: string): unknown {
+  if (mediaTypeOf(contentType) !== protobufMediaType || bytes.length === 0) return parseJson(Buffer.from(bytes).toString('utf8'));
+  const { apiVersion, kind } = decodeEnvelope(bytes);
+  const schema = clientSchemaOf(apiVersion, kind);
+  if (!schema) throw new Error(`a protobuf answer of kind ${apiVersion}/${kind}, which this client cannot decode`);
+  return decodeObject(bytes, schema);
+}
+
+/** A Content-Type without its parameters, lower case. */
+function mediaTypeOf(contentType: string): string {
+  return (contentType.split(';')[0] ?? '').trim().toLowerCase();
+}
+
+/** The type a body is encoded as: its own apiVersion and kind, else those of the path's resource. */
+function typeMetaOf(body: Record<string, unknown>, path: string): { apiVersion: string; kind: string } | undefined {
+  const { apiVersion, kind } = body;
+  if (typeof apiVersion === 'string' && apiVersion && typeof kind === 'string' && kind) return { apiVersion, kind };
+  const entry = clientKindOfPath(path);
+  return entry && { apiVersion: entry.group ? `${entry.group}/${entry.version}` : entry.version, kind: entry.kind };
 }
 
 /** The server's Status as a StatusError; a body that is no Status becomes one with the HTTP code. */

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startProxy, type TcpProxy } from './proxy.ts';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { resetSocket, startProxy, type TcpProxy } from './proxy.ts';
 
 /** How long a wait may take before it counts as a hang; never a timing assertion. */
 const WAIT_MS = 30_000;
@@ -112,5 +114,69 @@ describe('TCP proxy', () => {
     assert.equal(live.received(), '123');
     live.socket.destroy();
     fresh.socket.destroy();
+  });
+});
+
+describe('resetSocket', () => {
+  /**
+   * In a process of its own, since the failure is a process that never exits: a socket whose
+   * shutdown is pending (end() called) is reset in the next tick. A plain resetAndDestroy() there
+   * fails with EINVAL and leaves a handle Node waits for forever at exit.
+   */
+  const program = (how: 'resetSocket' | 'resetAndDestroy'): string => `
+    import { connect, createServer } from 'node:net';
+    import { resetSocket } from ${JSON.stringify(new URL('./proxy.ts', import.meta.url).href)};
+    const server = createServer((s) => { s.on('error', () => {}); s.resume(); });
+    server.listen(0, '127.0.0.1', () => {
+      const socket = connect({ port: server.address().port, host: '127.0.0.1' }, () => {
+        socket.end();
+        process.nextTick(() => {
+          ${how === 'resetSocket' ? 'resetSocket(socket)' : 'socket.resetAndDestroy()'};
+          server.close();
+        });
+      });
+      socket.on('error', (err) => { console.error(err.message); process.exitCode = 3; });
+    });`;
+
+  /** The exit code, or 'hung' when the process is still there after `waitMs` (then killed). */
+  const run = (how: 'resetSocket' | 'resetAndDestroy', waitMs: number): Promise<number | 'hung'> =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program(how)], {
+        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+        stdio: 'ignore',
+      });
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve('hung');
+      }, waitMs);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code ?? -1);
+      });
+    });
+
+  it('destroys a socket whose shutdown is pending, and the process exits', async () => {
+    assert.equal(await run('resetSocket', WAIT_MS), 0);
+  });
+
+  it('(the Node behaviour it avoids: resetAndDestroy then fails and the process never exits)', async () => {
+    // A short wait: a slow machine can only make this pass, never fail (the process exits in well under a second when it exits at all).
+    assert.equal(await run('resetAndDestroy', 5_000), 'hung');
+  });
+
+  it('still resets a socket that is not ending', async () => {
+    const server = createServer((s) => s.resume());
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const accepted = once(server, 'connection');
+    const socket = connect({ port, host: '127.0.0.1' });
+    await once(socket, 'connect');
+    const [peer] = (await accepted) as [Socket];
+    const peerError = new Promise<string>((resolve) => peer.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? '')));
+    resetSocket(socket);
+    assert.equal(await peerError, 'ECONNRESET');
+    server.close();
   });
 });

@@ -34,6 +34,18 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
+/**
+ * Ends a socket with an RST where one can be sent. A socket whose write side is already ending
+ * (end() called, as Node does itself on the peer's FIN) is destroyed instead: libuv refuses a
+ * reset while a shutdown is pending (`reset EINVAL`), and Node then never closes the handle, so
+ * the process can never exit: it spins at 100 % CPU in its exit cleanup, waiting for that handle
+ * (Node 20 and 24). This once held a test file, and so CI, until its time ran out.
+ */
+export function resetSocket(socket: Socket): void {
+  if (socket.writableEnded) socket.destroy();
+  else socket.resetAndDestroy();
+}
+
 interface Pair {
   client: Socket;
   upstream: Socket;
@@ -63,8 +75,8 @@ export async function startProxy(opts: TcpProxyOptions): Promise<TcpProxy> {
     // One side failing or closing takes the other down with an RST, so the peer notices at once.
     const teardown = (): void => {
       if (!pairs.delete(pair)) return;
-      client.resetAndDestroy();
-      upstream.resetAndDestroy();
+      resetSocket(client);
+      resetSocket(upstream);
     };
     for (const socket of [client, upstream]) {
       socket.on('error', teardown);
@@ -89,8 +101,8 @@ export async function startProxy(opts: TcpProxyOptions): Promise<TcpProxy> {
   const cut = (): void => {
     for (const pair of [...pairs]) {
       pairs.delete(pair);
-      pair.client.resetAndDestroy();
-      pair.upstream.resetAndDestroy();
+      resetSocket(pair.client);
+      resetSocket(pair.upstream);
     }
   };
 

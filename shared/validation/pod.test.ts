@@ -1,24 +1,66 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fieldErrorString } from '../api/field.ts';
-import { applyPodDefaults } from '../api/pod-defaults.ts';
-import type { Container, Pod, PodSpec } from '../api/pod.ts';
-import { podUpdatableFields, validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from './pod.ts';
+import type { Pod } from '../api/pod.ts';
+import { podUpdatableFields, validatePodStatusUpdate, validatePodUpdate } from './pod.ts';
+import { errors, pod } from './pod-testing.ts';
 
-/** A defaulted pod, as the server validates it. */
-function pod(spec: PodSpec = {}, container: Container = {}): Pod {
-  const p: Pod = { metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'app', image: 'nginx:1.27', ...container }], ...spec } };
-  applyPodDefaults(p);
-  return p;
-}
-const errors = (p: Pod): string[] => validatePodCreate(p).map(fieldErrorString);
-
+const dns1123Subdomain =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const namePartRegex =
+  "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
 const dns1123Label =
   "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
 describe('validatePodCreate', () => {
   it('accepts a defaulted minimal pod', () => {
     assert.deepEqual(errors(pod()), []);
+  });
+
+  it('accepts a pod that sets every part of the spec validly', () => {
+    const p = pod(
+      {
+        volumes: [{ name: 'data', emptyDir: {} }],
+        initContainers: [{ name: 'proxy', image: 'envoy:1.30', restartPolicy: 'Always', readinessProbe: { tcpSocket: { port: 9901 } } }],
+        securityContext: { runAsNonRoot: true, runAsUser: 1000, fsGroup: 2000, seccompProfile: { type: 'RuntimeDefault' } },
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/os', operator: 'In', values: ['linux'] }] }],
+            },
+          },
+          podAntiAffinity: {
+            preferredDuringSchedulingIgnoredDuringExecution: [
+              { weight: 50, podAffinityTerm: { labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'kubernetes.io/hostname' } },
+            ],
+          },
+        },
+        topologySpreadConstraints: [
+          { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { app: 'web' } } },
+        ],
+        dnsPolicy: 'None',
+        dnsConfig: { nameservers: ['10.96.0.10'], searches: ['default.svc.cluster.local'], options: [{ name: 'ndots', value: '5' }] },
+        hostAliases: [{ ip: '10.1.2.3', hostnames: ['db.internal'] }],
+        readinessGates: [{ conditionType: 'example.com/feature-ready' }],
+        schedulingGates: [{ name: 'example.com/quota' }],
+        priorityClassName: 'high-priority',
+        runtimeClassName: 'gvisor',
+        preemptionPolicy: 'Never',
+        overhead: { cpu: '100m', memory: '64Mi' },
+        os: { name: 'linux' },
+        imagePullSecrets: [{ name: 'registry' }],
+      },
+      {
+        ports: [{ name: 'http', containerPort: 8080 }],
+        volumeMounts: [{ name: 'data', mountPath: '/data' }],
+        resources: { limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '250m' } },
+        livenessProbe: { httpGet: { path: '/healthz', port: 'http' }, initialDelaySeconds: 5 },
+        readinessProbe: { httpGet: { path: '/ready', port: 8080, scheme: 'HTTPS' } },
+        lifecycle: { preStop: { sleep: { seconds: 5 } } },
+        securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+      },
+    );
+    assert.deepEqual(errors(p), []);
   });
 
   const cases: [string, Pod, string[]][] = [
@@ -28,7 +70,7 @@ describe('validatePodCreate', () => {
     [
       'a name used by an init container and a container',
       pod({ initContainers: [{ name: 'app', image: 'busybox' }] }),
-      ['spec.containers[0].name: Duplicate value: "app"'],
+      ['spec.initContainers[0].name: Duplicate value: "app"'],
     ],
     [
       'bad ports',
@@ -40,7 +82,6 @@ describe('validatePodCreate', () => {
         'spec.containers[0].ports[1].hostPort: Invalid value: -1: must be between 1 and 65535, inclusive',
         'spec.containers[0].ports[1].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"',
         'spec.containers[0].ports[2].name: Invalid value: "Http": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
-        'spec.containers[0].ports[2].name: Duplicate value: "Http"',
       ],
     ],
     [
@@ -67,7 +108,7 @@ describe('validatePodCreate', () => {
       [
         'spec.containers[0].volumeMounts[0].name: Not found: "nope"',
         'spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/a": must be unique',
-        `spec.containers[0].volumeMounts[1].subPath: Invalid value: "../x": must not contain '..'`,
+        `spec.containers[0].volumeMounts.subPath: Invalid value: "../x": must not contain '..'`,
         'spec.containers[0].volumeMounts[2].mountPath: Required value',
       ],
     ],
@@ -75,7 +116,7 @@ describe('validatePodCreate', () => {
       'requests above limits',
       pod({}, { resources: { limits: { cpu: '1' }, requests: { cpu: '2', storage: '1Gi' } } }),
       [
-        'spec.containers[0].resources.requests[cpu]: Invalid value: "2": must be less than or equal to cpu limit of 1',
+        'spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1',
         'spec.containers[0].resources.requests[storage]: Invalid value: "storage": must be a standard resource for containers',
       ],
     ],
@@ -116,6 +157,39 @@ describe('validatePodCreate', () => {
         'spec.tolerations[3].operator: Unsupported value: "Like": supported values: "Equal", "Exists"',
       ],
     ],
+    [
+      'pull secrets with more than a name',
+      pod({ imagePullSecrets: [{ name: 'registry' }, JSON.parse('{"name":"other","namespace":"kube-system"}')] }),
+      ['spec.imagePullSecrets[1]: Invalid value: {"name":"other","namespace":"kube-system"}: only name may be set'],
+    ],
+    [
+      'bad readiness and scheduling gates',
+      pod({
+        readinessGates: [{ conditionType: 'example.com/ready' }, { conditionType: 'not ready' }],
+        schedulingGates: [{ name: 'example.com/gate' }, { name: 'example.com/gate' }, { name: '' }],
+      }),
+      [
+        `spec.readinessGates[1].conditionType: Invalid value: "not ready": ${namePartRegex}`,
+        'spec.schedulingGates[1]: Duplicate value: "example.com/gate"',
+        'spec.schedulingGates[2]: Invalid value: "": name part must be non-empty',
+        `spec.schedulingGates[2]: Invalid value: "": ${namePartRegex}`,
+      ],
+    ],
+    [
+      'a node name while scheduling gates remain',
+      pod({ nodeName: 'node-1', schedulingGates: [{ name: 'example.com/gate' }] }),
+      ['spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared'],
+    ],
+    [
+      'bad class names and preemption policies',
+      pod({ priorityClassName: 'High_Priority', runtimeClassName: '', preemptionPolicy: 'Sometimes' }),
+      [
+        `spec.priorityClassName: Invalid value: "High_Priority": ${dns1123Subdomain}`,
+        `spec.runtimeClassName: Invalid value: "": ${dns1123Subdomain}`,
+        'spec.preemptionPolicy: Unsupported value: "Sometimes": supported values: "PreemptLowerPriority", "Never"',
+      ],
+    ],
+    ['an empty preemption policy', pod({ preemptionPolicy: '' }), ['spec.preemptionPolicy: Required value']],
   ];
   for (const [name, p, expected] of cases) {
     it(`rejects ${name}`, () => assert.deepEqual(errors(p), expected));
@@ -157,6 +231,20 @@ describe('validatePodUpdate', () => {
     assert.deepEqual(validatePodUpdate(unset, old).map(fieldErrorString), [
       'spec.activeDeadlineSeconds: Invalid value: null: must not update from a positive integer to nil value',
       'spec.tolerations[0]: Forbidden: existing toleration can not be modified except its tolerationSeconds',
+    ]);
+  });
+});
+
+describe('validatePodUpdate of scheduling gates', () => {
+  it('allows removing scheduling gates, not adding them', () => {
+    const old = pod({ schedulingGates: [{ name: 'example.com/a' }, { name: 'example.com/b' }] });
+    const removed = structuredClone(old);
+    removed.spec = { ...removed.spec, schedulingGates: [{ name: 'example.com/b' }] };
+    assert.deepEqual(validatePodUpdate(removed, old).map(fieldErrorString), []);
+    const added = structuredClone(old);
+    added.spec = { ...added.spec, schedulingGates: [{ name: 'example.com/a' }, { name: 'example.com/c' }] };
+    assert.deepEqual(validatePodUpdate(added, old).map(fieldErrorString), [
+      "spec.schedulingGates[1].name: Forbidden: only deletion is allowed, but found new scheduling gate 'example.com/c'",
     ]);
   });
 });

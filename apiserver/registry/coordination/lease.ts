@@ -5,28 +5,13 @@
  * write unless the stored lease already has them.
  */
 import { FieldPath, forbidden, invalid, notSupported, type FieldError } from '../../../shared/api/field.ts';
-import { describe, int32, kindSchema, microTime, named, object, pb, string, type Schema } from '../../../shared/api/schema.ts';
-import type { KubeObject } from '../../../shared/api/types.ts';
+import { leaseSchema, type Lease, type LeaseSpec } from '../../../shared/api/lease.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import { age, ageColumn, nameColumn } from '../table.ts';
 import { validateQualifiedName } from '../../../shared/validation/qualified-name.ts';
 import { append } from '../../../shared/api/append.ts';
 
-export interface LeaseSpec {
-  holderIdentity?: string;
-  leaseDurationSeconds?: number;
-  /** MicroTime: RFC 3339 with microseconds. */
-  acquireTime?: string;
-  /** MicroTime: RFC 3339 with microseconds. */
-  renewTime?: string;
-  leaseTransitions?: number;
-  strategy?: string;
-  preferredHolder?: string;
-}
-
-export interface Lease extends KubeObject {
-  spec?: LeaseSpec;
-}
+export type { Lease, LeaseSpec };
 
 const leaseStrategies = ['OldestEmulationVersion'];
 const specPath = FieldPath.root('spec');
@@ -56,35 +41,6 @@ function validateLeaseSpec(spec: LeaseSpec): FieldError[] {
   return errs;
 }
 
-const leaseSpec = (): Schema =>
-  named(
-    'io.k8s.api.coordination.v1.LeaseSpec',
-    'Who holds a lease, since when, and for how long it stays valid without renewal.',
-    object({
-      holderIdentity: pb(1, string('Identity of the current holder, such as a node or a leader candidate; empty when free.'), 'optional'),
-      leaseDurationSeconds: pb(
-        2,
-        int32('Seconds after renewTime during which the lease stays held; other candidates may take it over once they pass.'),
-        'optional',
-      ),
-      acquireTime: pb(3, microTime('When the current holder acquired the lease.'), 'optional'),
-      renewTime: pb(4, microTime('When the current holder last renewed the lease.'), 'optional'),
-      leaseTransitions: pb(5, int32('How many times the lease has changed holders.'), 'optional'),
-      strategy: pb(
-        6,
-        string('How the next holder is chosen in coordinated leader election, such as OldestEmulationVersion. Alpha; dropped unless already set.'),
-        'optional',
-      ),
-      preferredHolder: pb(
-        7,
-        string(
-          'Candidate coordinated leader election wants to take over; the current holder should release the lease to it. Alpha; dropped unless already set.',
-        ),
-        'optional',
-      ),
-    }),
-  );
-
 export const leaseDefinition = defineResource<Lease>({
   group: 'coordination.k8s.io',
   version: 'v1',
@@ -93,10 +49,7 @@ export const leaseDefinition = defineResource<Lease>({
   singular: 'lease',
   namespaced: true,
   verbs: allVerbs,
-  schema: describe(
-    kindSchema({ spec: pb(2, describe(leaseSpec(), 'The holder of the lease and its timing.')) }),
-    'A named lock with a holder and a renewal time, for node heartbeats and leader election.',
-  ),
+  schema: leaseSchema(),
   strategy: {
     allowCreateOnUpdate: true,
     allowUnconditionalUpdate: false,

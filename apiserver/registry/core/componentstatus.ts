@@ -2,11 +2,10 @@
  * ComponentStatus (v1, deprecated): the health of control-plane components, computed on each read
  * by probing them; never stored. Only get and list are served.
  */
-import { describe, kindSchema, named, object, pb, string, type Schema } from '../../../shared/api/schema.ts';
+import { describe, kindSchema, mergedByType, named, object, pb, string, type Schema } from '../../../shared/api/schema.ts';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { defineResource, type ResourceDefinition } from '../definition.ts';
 import { nameColumn } from '../table.ts';
-import { mergedByType } from './shared-validation.ts';
 
 export interface ComponentCondition {
   /** Always `Healthy`. */

@@ -5,8 +5,7 @@
  * fields even there (`message`, `reportingController`), as upstream validates the core form.
  */
 import { FieldPath, invalid, required, type FieldError } from '../../../shared/api/field.ts';
-import type { KubeObject } from '../../../shared/api/types.ts';
-import { describe, int32, kindSchema, microTime, named, object, objectReference, pb, string, time, type Schema } from '../../../shared/api/schema.ts';
+import { coreEventSchema, type CoreEvent, type EventSeries, type EventSource, type ObjectReference } from '../../../shared/api/event.ts';
 import { isDNS1123Subdomain, nameIsPathSegment } from '../../../shared/validation/names.ts';
 import { allVerbs, defineResource, type TableDefinition } from '../definition.ts';
 import { nameColumn, timeSince, timestampMillis } from '../table.ts';
@@ -16,69 +15,11 @@ import { utf8Size } from './shared-validation.ts';
 import { append } from '../../../shared/api/append.ts';
 import { tryParseTime, zeroTimeSeconds } from '../../../shared/go/time.ts';
 
-export interface ObjectReference {
-  kind?: string;
-  namespace?: string;
-  name?: string;
-  uid?: string;
-  apiVersion?: string;
-  resourceVersion?: string;
-  fieldPath?: string;
-}
-
-export interface EventSource {
-  component?: string;
-  host?: string;
-}
-
-export interface EventSeries {
-  count?: number;
-  lastObservedTime?: string;
-}
-
-export interface CoreEvent extends KubeObject {
-  involvedObject?: ObjectReference;
-  reason?: string;
-  message?: string;
-  source?: EventSource;
-  firstTimestamp?: string;
-  lastTimestamp?: string;
-  count?: number;
-  type?: string;
-  eventTime?: string;
-  series?: EventSeries;
-  action?: string;
-  related?: ObjectReference;
-  /** The core name of events.k8s.io's reportingController. */
-  reportingComponent?: string;
-  reportingInstance?: string;
-}
+export type { CoreEvent, EventSeries, EventSource, ObjectReference };
 
 export const eventTypes = ['Normal', 'Warning'] as const;
 
 const limits = { reportingInstance: 128, action: 128, reason: 128, message: 1024 } as const;
-
-/** core/v1 EventSource, which events.k8s.io/v1 keeps as deprecatedSource. */
-export const eventSourceSchema = (): Schema =>
-  named(
-    'io.k8s.api.core.v1.EventSource',
-    'The component that reported an event, in the legacy form.',
-    object({
-      component: pb(1, string('Name of the reporting component, such as kubelet or default-scheduler.')),
-      host: pb(2, string('Node the reporting component runs on, when it runs on one.')),
-    }),
-  );
-
-/** core/v1 EventSeries; events.k8s.io/v1 has its own type, in the same protobuf form. */
-const eventSeriesSchema = (): Schema =>
-  named(
-    'io.k8s.api.core.v1.EventSeries',
-    'How often an event has recurred since it was first reported.',
-    object({
-      count: pb(1, int32('Number of occurrences so far.')),
-      lastObservedTime: pb(2, microTime('When the last occurrence was seen.')),
-    }),
-  );
 
 const zeroInstant = zeroTimeSeconds * 1e6;
 
@@ -262,32 +203,7 @@ export const coreEventDefinition = defineResource<CoreEvent>({
   verbs: allVerbs,
   // Core events are named freely: upstream checks only that the name is a usable path segment.
   nameRule: nameIsPathSegment,
-  schema: describe(
-    kindSchema(
-      {
-        involvedObject: pb(2, describe(objectReference(), 'The object the event is about.')),
-        reason: pb(3, string('Short machine-readable reason for the event, in CamelCase, such as FailedMount.')),
-        message: pb(4, string('Human-readable description of what happened.')),
-        source: pb(5, describe(eventSourceSchema(), 'The component that reported the event; new clients set reportingComponent instead.')),
-        firstTimestamp: pb(6, time('When the event was first seen.')),
-        lastTimestamp: pb(7, time('When the event was last seen.')),
-        count: pb(8, int32('How many times the event has been seen.')),
-        type: pb(9, string('Normal, or Warning for events that call for attention.')),
-        eventTime: pb(10, microTime('When the event was first observed, to the microsecond; set by new-style clients.')),
-        series: pb(11, describe(eventSeriesSchema(), 'Recurrences of the event, when it is part of a series; absent for a one-off event.'), 'optional'),
-        action: pb(12, string('What was done or failed about the involved object, such as Binding.')),
-        related: pb(13, describe(objectReference(), 'A second object the event concerns, such as the pod a node event is about.'), 'optional'),
-        reportingComponent: pb(
-          14,
-          string('Controller that reported the event, such as kubernetes.io/kubelet; events.k8s.io calls it reportingController.'),
-          'keepZero',
-        ),
-        reportingInstance: pb(15, string('Instance of the reporting controller, such as kubelet-node-1.'), 'keepZero'),
-      },
-      ['metadata', 'involvedObject'],
-    ),
-    'A report of something that happened to an object, meant for people: what, why, how often and who reported it.',
-  ),
+  schema: coreEventSchema(),
   strategy: {
     validate: validateLegacyEvent,
     validateUpdate: (event) => validateLegacyEvent(event),

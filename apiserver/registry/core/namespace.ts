@@ -6,14 +6,13 @@
  */
 import { FieldPath, invalid, type FieldError } from '../../../shared/api/field.ts';
 import { deepCopy, type KubeObject } from '../../../shared/api/types.ts';
-import { atomicArray, describe, kindSchema, named, object, pb, string, time, type Schema } from '../../../shared/api/schema.ts';
+import { atomicArray, describe, kindSchema, mergedByType, named, object, pb, string, time, type Schema } from '../../../shared/api/schema.ts';
 import { nameIsDNSLabel } from '../../../shared/validation/names.ts';
 import { standardFinalizers } from '../../../shared/validation/objectmeta.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import { keepStatus, statusSubresource } from '../status-subresource.ts';
 import { age, ageColumn, nameColumn } from '../table.ts';
 import { validateQualifiedName } from '../../../shared/validation/qualified-name.ts';
-import { mergedByType } from './shared-validation.ts';
 
 export interface NamespaceCondition {
   type: string;

@@ -1,11 +1,10 @@
 /**
- * Checks and schema pieces that only core kinds need: data keys and sizes (ConfigMap, Secret,
- * Event), the `immutable` flag (ConfigMap, Secret), and lists merged by `type` (Namespace, Node,
- * ComponentStatus). Checks other groups share too live in shared/validation/.
+ * Checks that only core kinds need: data keys and sizes (ConfigMap, Secret, Event) and the
+ * `immutable` flag (ConfigMap, Secret). Checks other groups share too live in shared/validation/;
+ * lists merged by `type` (mergedByType) in shared/api/schema.ts, beside the other list helpers.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { FieldPath, forbidden, invalid, type FieldError } from '../../../shared/api/field.ts';
-import { array, type Schema } from '../../../shared/api/schema.ts';
 import { isConfigMapKey } from '../../../shared/validation/names.ts';
 
 // secret.ts still imports it from here (its owner moves the import to shared/validation/immutable.ts).
@@ -52,14 +51,4 @@ export function validateImmutableData(obj: MaybeImmutable, old: MaybeImmutable, 
     if (!isDeepStrictEqual(obj[name] ?? null, old[name] ?? null)) errors.push(forbidden(FieldPath.root(name), immutableWhenSet));
   }
   return errors;
-}
-
-/** A list of conditions or addresses: `+listType=map +listMapKey=type +patchStrategy=merge +patchMergeKey=type`. */
-export function mergedByType(items: Schema): Schema {
-  return array(items, {
-    'x-kubernetes-list-type': 'map',
-    'x-kubernetes-list-map-keys': ['type'],
-    'x-kubernetes-patch-strategy': 'merge',
-    'x-kubernetes-patch-merge-key': 'type',
-  });
 }

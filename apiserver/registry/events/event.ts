@@ -22,17 +22,14 @@ import {
   type Schema,
 } from '../../../shared/api/schema.ts';
 import { allVerbs, defineResource } from '../definition.ts';
+import { eventSourceSchema, type CoreEvent, type EventSource, type ObjectReference } from '../../../shared/api/event.ts';
 import {
   coreEventDefinition,
   eventSourceComponent,
-  eventSourceSchema,
   eventTable,
   validateLegacyEvent,
   validateNewStyleEventCreate,
   validateNewStyleEventUpdate,
-  type CoreEvent,
-  type EventSource,
-  type ObjectReference,
 } from '../core/event.ts';
 
 export interface EventsV1Event extends KubeObject {

@@ -4,8 +4,7 @@
  * not change; drivers may be added and removed.
  */
 import { FieldPath, duplicate, invalid, required, type FieldError } from '../../../shared/api/field.ts';
-import { atomicArray, describe, int32, keyedArray, kindSchema, named, object, patchMerge, pb, string, type Schema } from '../../../shared/api/schema.ts';
-import type { KubeObject } from '../../../shared/api/types.ts';
+import { csiNodeSchema, type CSINode, type CSINodeDriver } from '../../../shared/api/csinode.ts';
 import { allVerbs, defineResource } from '../definition.ts';
 import { age, ageColumn, nameColumn } from '../table.ts';
 import { validateCSIDriverName } from '../../../shared/validation/csi-driver-name.ts';
@@ -13,16 +12,7 @@ import { semanticEqual, validateImmutableField } from '../../../shared/validatio
 import { validateQualifiedName } from '../../../shared/validation/qualified-name.ts';
 import { append } from '../../../shared/api/append.ts';
 
-export interface CSINodeDriver {
-  name?: string;
-  nodeID?: string;
-  topologyKeys?: string[];
-  allocatable?: { count?: number };
-}
-
-export interface CSINode extends KubeObject {
-  spec?: { drivers?: CSINodeDriver[] };
-}
+export type { CSINode, CSINodeDriver };
 
 /** Upstream allows node IDs up to 256 bytes since 1.22 (192 before). */
 const nodeIDMaxLength = 256;
@@ -59,45 +49,6 @@ function validateCSINode(obj: CSINode): FieldError[] {
   return (obj.spec?.drivers ?? []).flatMap((driver, i) => validateDriver(driver, driversPath.index(i), seenNames));
 }
 
-const csiNodeDriver = (): Schema =>
-  named(
-    'io.k8s.api.storage.v1.CSINodeDriver',
-    'A CSI driver installed on a node, as the kubelet registered it.',
-    object(
-      {
-        name: pb(1, string('Name of the driver, as in its CSIDriver object.'), 'keepZero'),
-        nodeID: pb(2, string('Identifier of the node as the driver knows it; sent to the driver when attaching volumes.'), 'keepZero'),
-        allocatable: pb(
-          4,
-          describe(
-            named(
-              'io.k8s.api.storage.v1.VolumeNodeResources',
-              'Limits on the volumes a driver can handle on one node.',
-              object({ count: pb(1, int32('Most volumes of this driver the node can have in use at once; absent means no limit.'), 'optional') }),
-            ),
-            'How many volumes of the driver the node can take.',
-          ),
-          'optional',
-        ),
-        topologyKeys: pb(
-          3,
-          describe(atomicArray(string()), 'Node label keys the driver uses to describe where its volumes are reachable, such as topology.kubernetes.io/zone.'),
-        ),
-      },
-      ['name', 'nodeID'],
-    ),
-  );
-
-const csiNodeSpec = (): Schema =>
-  named(
-    'io.k8s.api.storage.v1.CSINodeSpec',
-    'The CSI drivers installed on a node.',
-    object(
-      { drivers: pb(1, describe(patchMerge(keyedArray(csiNodeDriver(), ['name']), 'name'), 'Every CSI driver on the node, one entry per driver name.')) },
-      ['drivers'],
-    ),
-  );
-
 export const csiNodeDefinition = defineResource<CSINode>({
   group: 'storage.k8s.io',
   version: 'v1',
@@ -107,10 +58,7 @@ export const csiNodeDefinition = defineResource<CSINode>({
   namespaced: false,
   verbs: allVerbs,
   deleteReturnsObject: true,
-  schema: describe(
-    kindSchema({ spec: pb(2, describe(csiNodeSpec(), 'The CSI drivers on the node. Required.')) }, ['spec']),
-    'The CSI drivers installed on one node, named after the node and written by its kubelet.',
-  ),
+  schema: csiNodeSchema(),
   strategy: {
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: false,

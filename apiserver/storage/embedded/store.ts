@@ -30,7 +30,7 @@ import type { RangeOptions, RangeResult, StoredValue, UpdateDecision, UpdateResu
 import type { StorageEvent, StorageWatch, StorageWatchHandlers } from '../etcd/watch.ts';
 import { timed } from '../request-timing.ts';
 import type { Storage, StorageRequestObserver } from '../storage.ts';
-import { decodeStoredObject, encodeStoredObject } from '../stored-value.ts';
+import { decodeStoredObject, encodeStoredObjectYielding } from '../stored-value.ts';
 
 interface LogRecord {
   key: string;
@@ -363,7 +363,8 @@ export class EmbeddedStore implements Storage {
 
   async create(key: string, obj: KubeObject, ttlSeconds?: number): Promise<StoredValue> {
     const expiresAt = ttlSeconds ? Date.now() + ttlSeconds * 1000 : 0;
-    const revision = await timed(this.observer, 'create', key, () => this.write(key, encodeStoredObject(obj), expiresAt, (live) => live === 0));
+    const value = await encodeStoredObjectYielding(obj);
+    const revision = await timed(this.observer, 'create', key, () => this.write(key, value, expiresAt, (live) => live === 0));
     if (revision === undefined) throw new StorageError('Exists', key, `key ${key} already exists`);
     obj.metadata.resourceVersion = String(revision);
     return { object: obj, modRevision: revision };
@@ -387,7 +388,7 @@ export class EmbeddedStore implements Storage {
         return { object: current.object, revision, created: false, deleted: true };
       }
       const expiresAt = ttlSeconds ? Date.now() + ttlSeconds * 1000 : 0;
-      const value = encodeStoredObject(decision.object);
+      const value = await encodeStoredObjectYielding(decision.object);
       const revision = await timed(this.observer, 'update', key, () => this.write(key, value, expiresAt, (live) => live === seen));
       if (revision === undefined) continue;
       decision.object.metadata.resourceVersion = String(revision);

@@ -17,7 +17,7 @@ import { LeaseManager } from './leases.ts';
 import { watchPrefix, type StorageWatch, type StorageWatchHandlers } from './watch.ts';
 import { timed } from '../request-timing.ts';
 import type { Storage, StorageRequestObserver } from '../storage.ts';
-import { decodeStoredObject, encodeStoredObject } from '../stored-value.ts';
+import { decodeStoredObject, encodeStoredObjectYielding } from '../stored-value.ts';
 
 export interface EtcdOptions {
   endpoints: string[];
@@ -103,8 +103,8 @@ export interface RangeResult {
 
 const encoder = new TextEncoder();
 
-function encode(obj: KubeObject): Buffer {
-  return Buffer.from(encodeStoredObject(obj));
+async function encode(obj: KubeObject): Promise<Buffer> {
+  return Buffer.from(await encodeStoredObjectYielding(obj));
 }
 
 /** Decodes a stored object; a value that is not one (foreign or corrupt data) is a StorageError. */
@@ -189,12 +189,13 @@ export class EtcdStore implements Storage {
   async create(key: string, obj: KubeObject, ttlSeconds?: number): Promise<StoredValue> {
     const k = Buffer.from(key);
     const lease = await this.leaseFor(ttlSeconds, key);
+    const value = await encode(obj);
     let res: ITxnResponse;
     try {
       res = await this.timed('create', key, () =>
         this.client.kv.txn({
           compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: 0 }],
-          success: [{ request_put: { key: k, value: encode(obj), ...lease } }],
+          success: [{ request_put: { key: k, value, ...lease } }],
         }),
       );
     } catch (err) {
@@ -289,7 +290,7 @@ export class EtcdStore implements Storage {
       const expected = current?.modRevision ?? 0;
       const operation =
         decision.action === 'put'
-          ? { request_put: { key: k, value: encode(decision.object), ...(await this.leaseFor(ttlSeconds, key)) } }
+          ? { request_put: { key: k, value: await encode(decision.object), ...(await this.leaseFor(ttlSeconds, key)) } }
           : { request_delete_range: { key: k } };
       let res: ITxnResponse;
       try {

@@ -7,7 +7,11 @@
 import { formatTimeOf } from '../../../../shared/go/time.ts';
 import type { RequestContext } from '../../definition.ts';
 import { keepSpec } from '../../status-subresource.ts';
-import type { CertificateSigningRequest, CertificateSigningRequestCondition, CertificateSigningRequestStatus } from './schema.ts';
+import type {
+  CertificateSigningRequest,
+  CertificateSigningRequestCondition,
+  CertificateSigningRequestStatus,
+} from '../../../../shared/api/certificate-signing-request.ts';
 
 export const conditionsOf = (csr: CertificateSigningRequest | undefined): CertificateSigningRequestCondition[] => csr?.status?.conditions ?? [];
 

@@ -6,7 +6,7 @@ import { x509 } from '../../../../shared/go/x509.ts';
 import { createCA, generateKeyPair } from '../../../../shared/pki/certificates.ts';
 import type { RequestContext } from '../../definition.ts';
 import { csrDefinition } from './csr.ts';
-import type { CertificateSigningRequest, CertificateSigningRequestSpec } from './schema.ts';
+import type { CertificateSigningRequest, CertificateSigningRequestSpec } from '../../../../shared/api/certificate-signing-request.ts';
 import { validateSignerName } from './signer-name.ts';
 
 const ctx: RequestContext = {

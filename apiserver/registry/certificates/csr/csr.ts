@@ -5,12 +5,11 @@
  * changes neither spec nor status; `approval` changes only the conditions, `status` only status,
  * and each subresource's validation grants what it alone may set.
  */
-import { describe, kindSchema, pb } from '../../../../shared/api/schema.ts';
+import { csrSchema, type CertificateSigningRequest } from '../../../../shared/api/certificate-signing-request.ts';
 import { nameIsPathSegment } from '../../../../shared/validation/names.ts';
 import { allVerbs, defineResource } from '../../definition.ts';
 import { keepSpec, keepStatus, statusSubresource } from '../../status-subresource.ts';
 import { prepareApproval, prepareStatusConditions } from './conditions.ts';
-import { csrSpec, csrStatus, type CertificateSigningRequest } from './schema.ts';
 import { csrTable } from './table.ts';
 import { validateCSR, validateCSRUpdate, validationOptions } from './validation.ts';
 
@@ -25,16 +24,7 @@ export const csrDefinition = defineResource<CertificateSigningRequest>({
   verbs: allVerbs,
   nameRule: nameIsPathSegment,
   fieldSelectors: { 'spec.signerName': (obj) => obj.spec?.signerName ?? '' },
-  schema: describe(
-    kindSchema(
-      {
-        spec: pb(2, describe(csrSpec(), 'The certificate request and who made it; cannot change after creation.')),
-        status: pb(3, describe(csrStatus(), 'Approval and the issued certificate; written through approval and status.')),
-      },
-      ['spec'],
-    ),
-    'A request for a signed X.509 certificate, approved or denied by a person or controller and issued by the named signer.',
-  ),
+  schema: csrSchema(),
   strategy: {
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: true,

@@ -2,7 +2,7 @@
 import { humanDuration } from '../../../../shared/go/human-duration.ts';
 import type { TableDefinition } from '../../definition.ts';
 import { age, ageColumn, nameColumn } from '../../table.ts';
-import type { CertificateSigningRequest } from './schema.ts';
+import type { CertificateSigningRequest } from '../../../../shared/api/certificate-signing-request.ts';
 
 /** The Condition cell: Denied, Approved or Pending (in that precedence), then Failed and Issued when so. */
 function csrConditionText(csr: CertificateSigningRequest): string {

@@ -10,7 +10,7 @@ import { append } from '../../../../shared/api/append.ts';
 import { FieldPath, duplicate, forbidden, invalid, notSupported, required, type FieldError } from '../../../../shared/api/field.ts';
 import { certificateChainPemError, certificateRequestPemError } from '../../../../shared/validation/certificates.ts';
 import { conditionsOf, conditionsOfType } from './conditions.ts';
-import type { CertificateSigningRequest, CertificateSigningRequestCondition } from './schema.ts';
+import type { CertificateSigningRequest, CertificateSigningRequestCondition } from '../../../../shared/api/certificate-signing-request.ts';
 import { legacyUnknownSignerName, validateSignerName } from './signer-name.ts';
 
 const validUsages = [

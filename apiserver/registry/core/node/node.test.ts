@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fieldErrorString, type FieldError } from '../../../../shared/api/field.ts';
 import { nodeDefinition } from './node.ts';
-import type { Node, Taint } from './schema.ts';
+import type { Node, Taint } from '../../../../shared/api/node.ts';
 
 const ctx = { user: { username: 'tester', groups: [] }, now: new Date('2024-01-01T00:00:00Z') };
 const strategy = nodeDefinition.strategy;

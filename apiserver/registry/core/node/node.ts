@@ -4,11 +4,9 @@
  * podCIDRs and providerID may be set once; the removed dynamic kubelet configuration
  * (spec.configSource, status.config) is dropped unless an old object still carries it.
  */
-import { describe, kindSchema, pb } from '../../../../shared/api/schema.ts';
 import { allVerbs, defineResource } from '../../definition.ts';
 import { keepStatus, statusSubresource } from '../../status-subresource.ts';
-import { nodeSpec, type Node } from './schema.ts';
-import { nodeStatus } from './status-schema.ts';
+import { nodeSchema, type Node } from '../../../../shared/api/node.ts';
 import { nodeTable } from './table.ts';
 import { validateNode, validateNodeUpdate } from './validation.ts';
 
@@ -42,13 +40,7 @@ export const nodeDefinition = defineResource<Node>({
   shortNames: ['no'],
   namespaced: false,
   verbs: allVerbs,
-  schema: describe(
-    kindSchema({
-      spec: pb(2, describe(nodeSpec(), 'How pods may be placed on the node: its pod IP ranges, taints and whether it takes new pods.')),
-      status: pb(3, describe(nodeStatus(), 'What the node has and how it is doing; written by its kubelet through status.')),
-    }),
-    'A machine, physical or virtual, that runs pods: registered by its kubelet, which keeps its status current.',
-  ),
+  schema: nodeSchema(),
   strategy: {
     prepareForCreate: (node) => {
       // Nodes may be created with status, but not with the removed dynamic configuration.

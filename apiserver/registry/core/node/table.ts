@@ -1,7 +1,7 @@
 /** Node's Table (kubectl get nodes), as upstream's printers: columns, their descriptions and cells. */
 import type { TableDefinition } from '../../definition.ts';
 import { age, ageColumn, nameColumn } from '../../table.ts';
-import type { Node } from './schema.ts';
+import type { Node } from '../../../../shared/api/node.ts';
 
 /** NodeStatus.addresses' swagger doc, the description of both IP columns. */
 const nodeAddressesDoc =

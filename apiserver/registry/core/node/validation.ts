@@ -9,7 +9,7 @@ import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isValidLabelValue }
 import { parseCIDR, validateCIDR } from '../../../../shared/validation/network.ts';
 import { validateQualifiedName } from '../../../../shared/validation/qualified-name.ts';
 import { validateResourceQuantityValue } from '../../../../shared/validation/resource-quantity.ts';
-import type { ConfigMapNodeConfigSource, Node, NodeConfigSource, Taint } from './schema.ts';
+import type { ConfigMapNodeConfigSource, Node, NodeConfigSource, Taint } from '../../../../shared/api/node.ts';
 
 const taintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 

@@ -1,28 +1,23 @@
 /**
- * The Node object: its TypeScript shape and the schema of its spec (taints, the removed dynamic
- * kubelet configuration source). Field numbers are upstream's generated.proto; NodeConfigSource is
- * shared with status.config, whose schema is in status-schema.ts.
+ * The Node object (v1): its TypeScript shape, the schema of its spec (taints, the removed dynamic
+ * kubelet configuration source) and the kind's schema, shared by the API server's kind
+ * (apiserver/registry/core/node/, which adds validation, strategy and the table) and by clients
+ * that encode it (the node agent registers its Node, in protobuf). Field numbers are upstream's
+ * generated.proto; NodeConfigSource (node-config-source.ts) is shared with status.config, whose
+ * schema is in node-status.ts.
  */
-import { array, atomicArray, boolean, describe, named, object, pb, string, time, type Schema } from '../../../../shared/api/schema.ts';
-import type { KubeObject } from '../../../../shared/api/types.ts';
+import { array, atomicArray, boolean, describe, kindSchema, named, object, pb, string, time, type Schema } from './schema.ts';
+import type { KubeObject } from './types.ts';
+import { configSourceSchema, type NodeConfigSource } from './node-config-source.ts';
+import { nodeStatus } from './node-status.ts';
+
+export type { ConfigMapNodeConfigSource, NodeConfigSource } from './node-config-source.ts';
 
 export interface Taint {
   key: string;
   value?: string;
   effect: string;
   timeAdded?: string;
-}
-
-export interface ConfigMapNodeConfigSource {
-  namespace?: string;
-  name?: string;
-  uid?: string;
-  resourceVersion?: string;
-  kubeletConfigKey?: string;
-}
-
-export interface NodeConfigSource {
-  configMap?: ConfigMapNodeConfigSource;
 }
 
 export interface NodeAddress {
@@ -55,28 +50,6 @@ export interface Node extends KubeObject {
   status?: NodeStatus;
 }
 
-const configMapSourceSchema = (): Schema =>
-  named(
-    'io.k8s.api.core.v1.ConfigMapNodeConfigSource',
-    'A config map holding a kubelet configuration, for the removed dynamic kubelet configuration feature.',
-    object(
-      {
-        namespace: pb(1, string('Namespace of the config map. Required.'), 'keepZero'),
-        name: pb(2, string('Name of the config map. Required.'), 'keepZero'),
-        uid: pb(3, string('UID of the config map; forbidden in spec, required in status.')),
-        resourceVersion: pb(4, string('Resource version of the config map; forbidden in spec, required in status.')),
-        kubeletConfigKey: pb(5, string('Key of the config map whose value is the KubeletConfiguration. Required.'), 'keepZero'),
-      },
-      ['namespace', 'name', 'kubeletConfigKey'],
-    ),
-  );
-/** NodeConfigSource; upstream retired field 1 (configMapRef). */
-export const configSourceSchema = (): Schema =>
-  named(
-    'io.k8s.api.core.v1.NodeConfigSource',
-    'Where a kubelet configuration comes from; the dynamic kubelet configuration feature that used it is removed.',
-    object({ configMap: pb(2, describe(configMapSourceSchema(), 'The config map holding the configuration.'), 'optional') }),
-  );
 const taint = (): Schema =>
   named(
     'io.k8s.api.core.v1.Taint',
@@ -118,4 +91,14 @@ export const nodeSpec = (): Schema =>
       ),
       externalID: pb(2, string('Deprecated and unused: an external identifier of the node.')),
     }),
+  );
+
+/** The Node kind's schema. */
+export const nodeSchema = (): Schema =>
+  describe(
+    kindSchema({
+      spec: pb(2, describe(nodeSpec(), 'How pods may be placed on the node: its pod IP ranges, taints and whether it takes new pods.')),
+      status: pb(3, describe(nodeStatus(), 'What the node has and how it is doing; written by its kubelet through status.')),
+    }),
+    'A machine, physical or virtual, that runs pods: registered by its kubelet, which keeps its status current.',
   );

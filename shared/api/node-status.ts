@@ -3,9 +3,8 @@
  * addresses, daemon endpoints, system info, images, volumes, the removed dynamic kubelet
  * configuration's status, runtime handlers and features. Field numbers are upstream's generated.proto.
  */
-import { atomicArray, boolean, describe, int32, int64, map, named, object, pb, quantity, string, time, type Schema } from '../../../../shared/api/schema.ts';
-import { mergedByType } from '../shared-validation.ts';
-import { configSourceSchema } from './schema.ts';
+import { atomicArray, boolean, describe, int32, int64, map, mergedByType, named, object, pb, quantity, string, time, type Schema } from './schema.ts';
+import { configSourceSchema } from './node-config-source.ts';
 
 const conditionSchema = (): Schema =>
   named(

@@ -1,9 +1,12 @@
 /**
  * The CertificateSigningRequest object (certificates.k8s.io/v1): its TypeScript shape and its
- * schema. Field numbers are upstream's generated.proto; `[]byte` fields are base64 in JSON.
+ * schema, shared by the API server's kind (apiserver/registry/certificates/csr/, which adds
+ * validation, strategy and subresources) and by clients that encode it (the node agent's TLS
+ * bootstrap, in protobuf). Field numbers are upstream's generated.proto; `[]byte` fields are
+ * base64 in JSON.
  */
-import { array, atomicArray, bytes, describe, int32, keyedArray, map, named, object, pb, string, time, type Schema } from '../../../../shared/api/schema.ts';
-import type { KubeObject } from '../../../../shared/api/types.ts';
+import { array, atomicArray, bytes, describe, int32, keyedArray, kindSchema, map, named, object, pb, string, time, type Schema } from './schema.ts';
+import type { KubeObject } from './types.ts';
 
 export interface CertificateSigningRequestCondition {
   type?: string;
@@ -101,4 +104,17 @@ export const csrStatus = (): Schema =>
         describe(atomicBytes(), 'The issued certificate chain as PEM blocks (base64 in JSON), set by the signer after approval; cannot change once set.'),
       ),
     }),
+  );
+
+/** The CertificateSigningRequest kind's schema. */
+export const csrSchema = (): Schema =>
+  describe(
+    kindSchema(
+      {
+        spec: pb(2, describe(csrSpec(), 'The certificate request and who made it; cannot change after creation.')),
+        status: pb(3, describe(csrStatus(), 'Approval and the issued certificate; written through approval and status.')),
+      },
+      ['spec'],
+    ),
+    'A request for a signed X.509 certificate, approved or denied by a person or controller and issued by the named signer.',
   );
