@@ -15,11 +15,16 @@
  * Every simulated agent holds its own TLS connection, as a real node does: the open-files limit
  * (`ulimit -n`) must exceed the number of nodes, with room to spare.
  *
- * Usage: npx tsx bench/node-leases.ts [--nodes N] [--window SECONDS] [--baseline-renewals R] [--timeout SECONDS] [--keep]
+ * Where a renewal's time goes is read from each layer's own histograms over the window: the API
+ * servers' request latency and their view of etcd's, etcd's own transaction latency (its etcd runs
+ * with ETCD_METRICS=extensive), WAL fsync and backend commit; and each replica's event-loop delay.
+ *
+ * Usage: npx tsx bench/node-leases.ts [--nodes N] [--window SECONDS] [--baseline-renewals R] [--timeout SECONDS]
+ *          [--content-type T] [--keep]
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -38,7 +43,9 @@ import {
   fixed,
   formatTable,
   Http2Client,
+  machineBusyMs,
   mib,
+  ownCpuMs,
   percentile,
   readProcess,
   repoRoot,
@@ -52,6 +59,8 @@ const usage = `Usage: npx tsx bench/node-leases.ts [flags]
   --window SECONDS        measurement window once every agent runs (default 60)
   --baseline-renewals R   back-to-back renewals of the single node of the baseline (default 200)
   --timeout SECONDS       abort the whole run after this long (default 1200)
+  --content-type T        the agents' contentType (default application/vnd.kubernetes.protobuf, the kubelet's;
+                          application/json for JSON)
   --keep                  keep the temp dir (etcd data, logs, agents' certificates)
 `;
 
@@ -60,6 +69,7 @@ interface Options {
   windowMs: number;
   baselineRenewals: number;
   timeoutMs: number;
+  contentType: string;
   keep: boolean;
 }
 
@@ -71,6 +81,7 @@ function parse(argv: string[]): Options | undefined {
       window: { type: 'string', default: '60' },
       'baseline-renewals': { type: 'string', default: '200' },
       timeout: { type: 'string', default: '1200' },
+      'content-type': { type: 'string', default: 'application/vnd.kubernetes.protobuf' },
       keep: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -82,6 +93,7 @@ function parse(argv: string[]): Options | undefined {
     windowMs: positiveInt(values.window, 'window') * 1000,
     baselineRenewals: positiveInt(values['baseline-renewals'], 'baseline-renewals'),
     timeoutMs: positiveInt(values.timeout, 'timeout') * 1000,
+    contentType: values['content-type'],
     keep: values.keep,
   };
 }
@@ -97,6 +109,8 @@ interface HistogramQuery {
 
 const leasePut: HistogramQuery = { metric: 'apiserver_request_duration_seconds', labels: ['verb="PUT"', 'resource="leases"'] };
 const etcdLeaseUpdate: HistogramQuery = { metric: 'etcd_request_duration_seconds', labels: ['operation="update"', 'type="leases.coordination.k8s.io"'] };
+/** etcd's own time for a transaction, from receiving it to answering. */
+const etcdTxn: HistogramQuery = { metric: 'grpc_server_handling_seconds', labels: ['grpc_method="Txn"'] };
 const walFsync: HistogramQuery = { metric: 'etcd_disk_wal_fsync_duration_seconds', labels: [] };
 const backendCommit: HistogramQuery = { metric: 'etcd_disk_backend_commit_duration_seconds', labels: [] };
 
@@ -146,6 +160,8 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), 'corral-bench-leases-'));
   if (!opts.keep) cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   process.stderr.write(`temp dir ${dir}\n`);
+  // etcd's per-method gRPC latency (grpc_server_handling_seconds) is kept only with extensive metrics.
+  process.env['ETCD_METRICS'] ??= 'extensive';
   const etcd = await startEtcd({ dataDir: join(dir, 'etcd') });
   cleanup.push(() => etcd.stop());
   const dataDir = join(dir, 'apiserver');
@@ -217,6 +233,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
       `--kubeconfig=${join(agentsDir, 'unused')}`,
       `--cert-dir=${agentsDir}`,
       `--root-dir=${dir}`,
+      `--kube-api-content-type=${opts.contentType}`,
     ]);
   };
   const pathsFor = (name: string) => {
@@ -280,7 +297,9 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     etcd: await Promise.all(etcd.endpoints.map(async (url) => (await fetch(`${url}/metrics`)).text())),
   });
   const metricsBefore = await readMetrics();
+  const etcdPid = etcd.child.pid ?? 0;
   const cpuBefore = replicas.map((r) => readProcess(r.pid).cpuMs);
+  const otherCpuBefore = { etcd: readProcess(etcdPid).cpuMs, agents: ownCpuMs(), machine: machineBusyMs() };
   // The agents share this process's event loop: its delays are part of what they measure.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
@@ -293,7 +312,9 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const elapsedMs = Date.now() - windowStarted;
   const rssAfter = readProcess(process.pid).rssKiB;
 
-  process.stdout.write(`\n${opts.nodes} simulated nodes (joined in ${fixed(joinSeconds, 1)} s), lease renewals over ${fixed(elapsedMs / 1000, 0)} s\n\n`);
+  process.stdout.write(
+    `\n${opts.nodes} simulated nodes speaking ${opts.contentType} (joined in ${fixed(joinSeconds, 1)} s), lease renewals over ${fixed(elapsedMs / 1000, 0)} s\n\n`,
+  );
   const baselineP99 = percentile(Float64Array.from(baseline).sort(), 0.99);
   process.stdout.write(
     formatTable(
@@ -301,17 +322,21 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
       [latencyRow('one node, idle cluster (baseline)', baseline, undefined), latencyRow(`${opts.nodes} nodes, 2 replicas`, renewals, baselineP99)],
     ) + '\n\n',
   );
+  // Every process of the run on this one machine: a saturated machine queues every layer at once.
+  const share = (ms: number): string => fixed((ms / elapsedMs) * 100, 0) + ' %';
+  const etcdReading = readProcess(etcdPid);
   process.stdout.write(
     formatTable(
-      ['API server', 'CPU (share of a core)', 'RSS'],
-      replicas.map((r, i) => {
-        const reading = readProcess(r.pid);
-        return [
-          `replica ${i}`,
-          fixed(((cpuBefore[i] !== undefined ? reading.cpuMs - cpuBefore[i] : 0) / elapsedMs) * 100, 0) + ' %',
-          mib(reading.rssKiB * 1024),
-        ];
-      }),
+      ['process', 'CPU (share of a core)', 'RSS'],
+      [
+        ...replicas.map((r, i) => {
+          const reading = readProcess(r.pid);
+          return [`API server replica ${i}`, share(reading.cpuMs - (cpuBefore[i] ?? reading.cpuMs)), mib(reading.rssKiB * 1024)];
+        }),
+        ['etcd', share(etcdReading.cpuMs - otherCpuBefore.etcd), mib(etcdReading.rssKiB * 1024)],
+        ['the agents (this process)', share(ownCpuMs() - otherCpuBefore.agents), mib(readProcess(process.pid).rssKiB * 1024)],
+        [`the whole machine (${availableParallelism()} cores)`, share(machineBusyMs() - otherCpuBefore.machine), ''],
+      ],
     ) + '\n\n',
   );
   process.stdout.write(
@@ -323,6 +348,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const layers: [string, 'apiservers' | 'etcd', HistogramQuery][] = [
     ['PUT lease at the API servers (apiserver_request_duration_seconds)', 'apiservers', leasePut],
     ['lease update in etcd, seen by the API servers (etcd_request_duration_seconds)', 'apiservers', etcdLeaseUpdate],
+    ["etcd's own transactions, all of them (grpc_server_handling_seconds)", 'etcd', etcdTxn],
     ["etcd's WAL fsync (etcd_disk_wal_fsync_duration_seconds)", 'etcd', walFsync],
     ["etcd's backend commit (etcd_disk_backend_commit_duration_seconds)", 'etcd', backendCommit],
   ];
@@ -336,6 +362,16 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
       ]),
     ) + '\n\n',
   );
+  // prom-client's event-loop figures cover the time since the previous scrape: the window.
+  const gauge = (text: string, metric: string): string => {
+    const line = text.split('\n').find((l) => l.startsWith(`${metric} `));
+    return line ? fixed(Number(line.slice(metric.length + 1)) * 1000, 1) : 'n/a';
+  };
+  metricsAfter.apiservers.forEach((text, i) => {
+    process.stdout.write(
+      `API server replica ${i} event-loop delay: p99 ${gauge(text, 'nodejs_eventloop_lag_p99_seconds')} ms, max ${gauge(text, 'nodejs_eventloop_lag_max_seconds')} ms\n`,
+    );
+  });
   process.stdout.write(`agent process event-loop delay: p99 ${fixed(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fixed(loopDelay.max / 1e6, 1)} ms\n`);
   return true;
 }

@@ -244,7 +244,10 @@ export class ApiServer {
     this.logRequest = logger.isLevelEnabled(opts.requestLogLevel) ? logger[opts.requestLogLevel].bind(logger) : undefined;
     // A client that breaks the TLS handshake or the HTTP/2 session is that client's problem.
     this.server.on('tlsClientError', () => {});
-    this.server.on('sessionError', () => {});
+    // Logged, as Go's server logs its connection errors: a connection that dies takes every
+    // stream on it along (ERR_HTTP2_TOO_MANY_INVALID_FRAMES, say, after a client's 1,000th
+    // invalid frame), which its client sees as resets without an answer.
+    this.server.on('sessionError', (err: NodeJS.ErrnoException) => logger.info({ err: err.message, code: err.code }, 'HTTP/2 connection error'));
     answerProtocolErrors(this.server);
   }
 

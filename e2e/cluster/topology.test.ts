@@ -99,6 +99,9 @@ describe('the cluster as processes behind haproxy', { skip, timeout: 420_000 }, 
       assert.deepEqual((nodes.body.items ?? []).map((n) => n.metadata.name).sort(), names);
     }
     assert.deepEqual(await topology.backendStatus(), { 'apiserver-0': 'UP', 'apiserver-1': 'UP' });
+    // kubectl finds the control plane at the balancer's address, as against kube-apiserver.
+    const info = succeeded(await kubectl(['cluster-info']));
+    assert.match(info, new RegExp(`Kubernetes control plane.* is running at .*${topology.url.replaceAll('.', '\\.')}`));
   });
 
   it(`${RMW_CLIENTS} concurrent read-modify-write clients on one ConfigMap lose no update, and losers get 409`, { timeout: 180_000 }, async () => {

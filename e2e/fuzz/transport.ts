@@ -146,6 +146,26 @@ export function createTransport(opts: TransportOptions): Transport {
     return fresh;
   }
 
+  /**
+   * Streams of each session the server reset as protocol errors. Node's server ends a connection
+   * at its 1,000th invalid frame (maxSessionInvalidFrames: ERR_HTTP2_TOO_MANY_INVALID_FRAMES,
+   * the socket aborted without a GOAWAY), and the well-formed requests in flight on it die along
+   * with it, unanswered. A fuzzer sends many such frames; a real client sends none. So this one
+   * moves to a new connection well before that limit (not every invalid frame comes back as a
+   * reset), and a connection the server aborts stays a failure of the run.
+   */
+  const protocolErrors = new WeakMap<ClientHttp2Session, number>();
+  const protocolErrorsPerSession = 400;
+
+  function countProtocolError(on: ClientHttp2Session, credentials: Credentials): void {
+    const count = (protocolErrors.get(on) ?? 0) + 1;
+    protocolErrors.set(on, count);
+    if (count < protocolErrorsPerSession || sessions.get(credentials) !== on) return;
+    sessions.delete(credentials);
+    // Streams in flight finish; new ones go to a fresh connection.
+    on.close();
+  }
+
   function session(credentials: Credentials): ClientHttp2Session {
     const open = sessions.get(credentials);
     if (open && !open.closed && !open.destroyed) return open;
@@ -272,8 +292,11 @@ export function createTransport(opts: TransportOptions): Transport {
         settle({ kind: 'no-reply', error: `stalled: no answer within ${replyDeadlineMs} ms`, clientSide: false });
         stream?.close(h2.NGHTTP2_CANCEL);
       }, replyDeadlineMs);
+      // Kept for the report: a closed stream no longer names its session.
+      let on: ClientHttp2Session | undefined;
       try {
-        stream = (own ?? session(req.credentials)).request(headers, { endStream: req.body === undefined });
+        on = own ?? session(req.credentials);
+        stream = on.request(headers, { endStream: req.body === undefined });
       } catch (err) {
         settle({ kind: 'no-reply', error: errorCode(err), clientSide: true });
         return;
@@ -300,7 +323,7 @@ export function createTransport(opts: TransportOptions): Transport {
       });
       stream.on('error', (err) => settle({ kind: 'no-reply', error: errorCode(err), clientSide: false, rstCode: stream.rstCode }));
       stream.once('close', () => {
-        const on = stream.session;
+        if (on && stream.rstCode === h2.NGHTTP2_PROTOCOL_ERROR) countProtocolError(on, req.credentials);
         const ended = on ? (sessionEnds.get(on) ?? (on.destroyed ? 'session destroyed' : on.closed ? 'session closing' : undefined)) : 'no session';
         const cause = ended ? `; its connection: ${ended}` : '';
         settle({
