@@ -208,9 +208,8 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   table?: TableDefinition<T>;
 }
 
-export function apiVersionOf(def: Pick<ResourceDefinition, 'group' | 'version'>): string {
-  return def.group ? `${def.group}/${def.version}` : def.version;
-}
+/** A definition's apiVersion; the one rule, shared with the clients. */
+export { apiVersionOf } from '../../shared/api/types.ts';
 
 /** Typed identity for declaring a definition with inference of T. */
 export function defineResource<T extends KubeObject>(def: ResourceDefinition<T>): ResourceDefinition<T> {

@@ -9,7 +9,7 @@
  * controller works on what it knows and reports the rest.
  */
 import type { ApiClient, ResourceRef } from '../../shared/client/api-client.ts';
-import { isObject, type KubeObject } from '../../shared/api/types.ts';
+import { apiVersionOf, isObject, type KubeObject } from '../../shared/api/types.ts';
 
 export interface ServedResource extends ResourceRef {
   kind: string;
@@ -56,9 +56,4 @@ export async function servedResources(api: ApiClient): Promise<Discovery> {
     }),
   );
   return { resources: lists.flat(), failed };
-}
-
-/** `group/version` as apiVersion writes it (`v1` for core). */
-export function apiVersionOf(ref: Pick<ResourceRef, 'group' | 'version'>): string {
-  return ref.group ? `${ref.group}/${ref.version}` : ref.version;
 }

@@ -21,13 +21,13 @@
  * whenever the owner is seen in a namespace (as for a namespaced owner named from another namespace).
  */
 import { isStatusError } from '../../shared/api/errors.ts';
-import type { KubeObject, OwnerReference } from '../../shared/api/types.ts';
+import { apiVersionOf, type KubeObject, type OwnerReference } from '../../shared/api/types.ts';
 import { finalizerDeleteDependents, finalizerOrphanDependents } from '../../shared/validation/objectmeta.ts';
 import type { ControllerManagerConfig } from '../config.ts';
 import { resourcePath } from '../../shared/client/api-client.ts';
 import { sleep } from '../../shared/client/clock.ts';
 import { newQueue, runWorkers, type ControllerContext } from '../framework/controller.ts';
-import { apiVersionOf, discoveryFailure, servedResources, type ServedResource } from '../framework/discovery.ts';
+import { discoveryFailure, servedResources, type ServedResource } from '../framework/discovery.ts';
 import type { RegisteredController } from '../registry.ts';
 import { describeIdentity, DependencyGraph, identityOfReference, type GraphNode, type ObjectIdentity, type ObservedObject } from './graph.ts';
 import { deleteOwnerReferencesPatch, finalizersPatch, unblockOwnerReferencesPatch } from './patches.ts';

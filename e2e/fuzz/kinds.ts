@@ -19,7 +19,8 @@ import { csiNodeDefinition } from '../../apiserver/registry/volumes/csinode.ts';
 import { csiStorageCapacityDefinition } from '../../apiserver/registry/volumes/csistoragecapacity.ts';
 import { volumeAttachmentDefinition } from '../../apiserver/registry/volumes/volumeattachment.ts';
 import type { Schema } from '../../shared/api/schema.ts';
-import { apiVersionOf, type ServedResource } from './served.ts';
+import { apiVersionOf } from '../../shared/api/types.ts';
+import type { ServedResource } from './served.ts';
 
 const definitions: readonly ResourceDefinition[] = [
   csrDefinition,

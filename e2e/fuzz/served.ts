@@ -69,8 +69,3 @@ export async function discoverServed(transport: Transport): Promise<ServedResour
 export function groupVersionPath(r: Pick<ServedResource, 'group' | 'version'>): string {
   return r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
 }
-
-/** `v1` or `<group>/<version>`. */
-export function apiVersionOf(r: Pick<ServedResource, 'group' | 'version'>): string {
-  return r.group ? `${r.group}/${r.version}` : r.version;
-}

@@ -97,3 +97,8 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 export function deepCopy<T>(value: T): T {
   return structuredClone(value);
 }
+
+/** `group/version` as apiVersion writes it (`v1` for the core group). */
+export function apiVersionOf(ref: { readonly group: string; readonly version: string }): string {
+  return ref.group ? `${ref.group}/${ref.version}` : ref.version;
+}

@@ -25,9 +25,9 @@ import { Agent, request as httpsRequest, type RequestOptions } from 'node:https'
 import { request as httpRequest } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { StatusError } from '../api/errors.ts';
-import { isObject, type KubeList, type KubeObject, type StatusDetails } from '../api/types.ts';
+import { apiVersionOf, isObject, type KubeList, type KubeObject, type StatusDetails } from '../api/types.ts';
 import { decodeEnvelope, protobufMediaType } from '../codec/protobuf/envelope.ts';
-import { decodeObject, encodeObject } from '../codec/protobuf/object.ts';
+import { decodeEnvelopedObject, encodeObject } from '../codec/protobuf/object.ts';
 import { clientKindOfPath, clientSchemaOf } from './kinds.ts';
 import { TokenBucket } from './token-bucket.ts';
 
@@ -129,11 +129,6 @@ export class HttpApiClient implements ApiClient {
     const { qps = 0, burst = 1 } = options.throttle ?? {};
     this.throttle = qps > 0 ? new TokenBucket(qps, Math.max(1, burst), Date.now()) : undefined;
     this.protobuf = options.contentType === protobufMediaType;
-  }
-
-  /** The content type requests are made with. */
-  get contentType(): ContentType {
-    return this.protobuf ? protobufMediaType : 'application/json';
   }
 
   get<T extends KubeObject>(path: string, query?: Query): Promise<T> {
@@ -321,10 +316,10 @@ function parseJson(text: string): unknown {
  */
 export function decodeBody(bytes: Uint8Array, contentType: string): unknown {
   if (mediaTypeOf(contentType) !== protobufMediaType || bytes.length === 0) return parseJson(Buffer.from(bytes).toString('utf8'));
-  const { apiVersion, kind } = decodeEnvelope(bytes);
-  const schema = clientSchemaOf(apiVersion, kind);
-  if (!schema) throw new Error(`a protobuf answer of kind ${apiVersion}/${kind}, which this client cannot decode`);
-  return decodeObject(bytes, schema);
+  const envelope = decodeEnvelope(bytes);
+  const schema = clientSchemaOf(envelope.apiVersion, envelope.kind);
+  if (!schema) throw new Error(`a protobuf answer of kind ${envelope.apiVersion}/${envelope.kind}, which this client cannot decode`);
+  return decodeEnvelopedObject(envelope, schema);
 }
 
 /** A Content-Type without its parameters, lower case. */
@@ -337,7 +332,7 @@ function typeMetaOf(body: Record<string, unknown>, path: string): { apiVersion: 
   const { apiVersion, kind } = body;
   if (typeof apiVersion === 'string' && apiVersion && typeof kind === 'string' && kind) return { apiVersion, kind };
   const entry = clientKindOfPath(path);
-  return entry && { apiVersion: entry.group ? `${entry.group}/${entry.version}` : entry.version, kind: entry.kind };
+  return entry && { apiVersion: apiVersionOf(entry), kind: entry.kind };
 }
 
 /** The server's Status as a StatusError; a body that is no Status becomes one with the HTTP code. */

@@ -18,6 +18,7 @@ import { leaseSchema } from '../api/lease.ts';
 import { nodeSchema } from '../api/node.ts';
 import { podSchema } from '../api/pod.ts';
 import { deleteOptionsSchema, listSchema, statusSchema, type Schema } from '../api/schema.ts';
+import { apiVersionOf } from '../api/types.ts';
 
 /** One kind a client encodes and decodes in protobuf, and where it is served. */
 export interface ClientKind {
@@ -47,8 +48,6 @@ export const clientKinds: readonly ClientKind[] = [
   },
 ];
 
-const apiVersionOf = (group: string, version: string): string => (group ? `${group}/${version}` : version);
-
 /**
  * Schemas by `apiVersion/kind`, built on first use and kept: the codec compiles a layout per
  * schema object, so each schema is built once. Holds each kind, its list, and meta/v1's Status
@@ -66,7 +65,7 @@ function tables(): { byType: Map<string, Schema>; byResource: Map<string, Client
     ]);
     byResource = new Map();
     for (const entry of clientKinds) {
-      const apiVersion = apiVersionOf(entry.group, entry.version);
+      const apiVersion = apiVersionOf(entry);
       const schema = entry.schema();
       byType.set(`${apiVersion}/${entry.kind}`, schema);
       byType.set(`${apiVersion}/${entry.kind}List`, listSchema(schema));

@@ -8,7 +8,8 @@
 import fc from 'fast-check';
 import { stringify as toYaml } from 'yaml';
 import { schemaOf, validObject } from '../kinds.ts';
-import { apiVersionOf, type ServedResource } from '../served.ts';
+import { apiVersionOf } from '../../../shared/api/types.ts';
+import type { ServedResource } from '../served.ts';
 import { spliceHoles, toWire } from '../wire-text.ts';
 import { hostileKey, hostileValue, nestedJson, nestingDepths } from './hostile-values.ts';
 import { json, patchContentTypes, protobuf, yaml, type PatchKind } from './media.ts';

@@ -5,7 +5,7 @@
 import type { Schema } from '../../api/schema.ts';
 import { decodeInto } from './decode.ts';
 import { writeMessage } from './encode.ts';
-import { decodeEnvelope, writeEnvelopeHead, writeEnvelopeTail } from './envelope.ts';
+import { decodeEnvelope, writeEnvelopeHead, writeEnvelopeTail, type Envelope } from './envelope.ts';
 import { layoutOf } from './layout.ts';
 import { decoding } from './reader.ts';
 import { withWriter } from './writer.ts';
@@ -33,7 +33,11 @@ export function encodeObject(value: Record<string, unknown>, schema: Schema, typ
  * first (when the envelope names them).
  */
 export function decodeObject(bytes: Uint8Array, schema: Schema): Record<string, unknown> {
-  const envelope = decodeEnvelope(bytes);
+  return decodeEnvelopedObject(decodeEnvelope(bytes), schema);
+}
+
+/** decodeObject of an envelope already read (its type chose the schema). */
+export function decodeEnvelopedObject(envelope: Envelope, schema: Schema): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (envelope.apiVersion) out.apiVersion = envelope.apiVersion;
   if (envelope.kind) out.kind = envelope.kind;
