@@ -1,23 +1,25 @@
 /**
- * What one client's large writes cost everyone else: GETs of a small ConfigMap alone, then the
- * same GETs while another client sends writes of about 3 MiB (the request body limit), in the
- * same run. The large writes are Node creates with ~150,000 labels, each object over etcd's
- * request limit once stored (the server answers 413 and must stay healthy), in turn with
- * `?dryRun=All` creates of the same body (the whole write path without the storage write) and
- * `?dryRun=All` server-side applies of it (decoding, merging and ownership of an apply that
- * creates).
+ * What one client's large requests cost everyone else: GETs of a small ConfigMap alone, then the
+ * same GETs while another client sends large writes, then while it sends large reads, in the same
+ * run. The large writes are Node creates of about 3 MiB (the request body limit, ~150,000
+ * labels), each object over etcd's request limit once stored (the server answers 413 and must stay
+ * healthy), in turn with `?dryRun=All` creates of the same body (the whole write path without the
+ * storage write) and `?dryRun=All` server-side applies of it (decoding, merging and ownership of an
+ * apply that creates). The large reads are a stored ConfigMap of 40,000 keys read as YAML, as
+ * pretty JSON and as protobuf, in turn with a `?dryRun=All` update of it from YAML: the encodings
+ * and the decoding that no slicing reaches (see shared/codec/offload).
  *
  * Figures per phase: GET latency (p50, p99, max, from this client) and the server's event-loop
  * delay (p99 and max over the phase, from its own `nodejs_eventloop_lag_p99_seconds` and
  * `nodejs_eventloop_lag_max_seconds`, which prom-client resets at every scrape: the bench scrapes
- * once as a phase starts and once as it ends, and nothing else scrapes this server). The last
- * column is each figure under large writes as a multiple of the same figure alone.
+ * once as a phase starts and once as it ends, and nothing else scrapes this server). The ratio
+ * columns are each figure under large requests as a multiple of the same figure alone.
  *
  * Starts its own etcd (temp dir) and one API server child process; stops both before exiting,
- * also on --timeout, SIGINT and SIGTERM. Exits non-zero when a GET fails or a large write gets
- * anything but 201 (dry run) or 413.
- * Usage: npx tsx bench/large-writes.ts [--seconds S] [--labels N] [--get-concurrency C] [--timeout SECONDS]
- *          [--cpu-prof] [--cpu-prof-dir DIR] [--keep]
+ * also on --timeout, SIGINT and SIGTERM. Exits non-zero when a GET fails, a large write gets
+ * anything but 201 (dry run) or 413, or a large read anything but 200.
+ * Usage: npx tsx bench/large-writes.ts [--seconds S] [--labels N] [--configmap-keys N] [--get-concurrency C]
+ *          [--timeout SECONDS] [--cpu-prof] [--cpu-prof-dir DIR] [--keep]
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -29,6 +31,7 @@ const usage =
   `Usage: npx tsx bench/large-writes.ts [options]
   --seconds S          length of each phase (default 20)
   --labels N           labels of each large Node (default 150000: a body just under 3 MiB)
+  --configmap-keys N   keys of the large ConfigMap read back (default 40000: about 0.6 MiB in YAML)
   --get-concurrency C  GETs in flight at once (default 4)
   --timeout SECONDS    abort the whole run after this long (default 300)
 ` + clusterFlagsUsage(21);
@@ -36,6 +39,7 @@ const usage =
 interface Options extends ClusterOptions {
   seconds: number;
   labels: number;
+  configMapKeys: number;
   getConcurrency: number;
   timeoutMs: number;
 }
@@ -46,6 +50,7 @@ function parseOptions(argv: string[]): Options | undefined {
     options: {
       seconds: { type: 'string', default: '20' },
       labels: { type: 'string', default: '150000' },
+      'configmap-keys': { type: 'string', default: '40000' },
       'get-concurrency': { type: 'string', default: '4' },
       timeout: { type: 'string', default: '300' },
       ...profileFlags,
@@ -56,6 +61,7 @@ function parseOptions(argv: string[]): Options | undefined {
   return {
     seconds: positiveInt(values.seconds, 'seconds'),
     labels: positiveInt(values.labels, 'labels'),
+    configMapKeys: positiveInt(values['configmap-keys'], 'configmap-keys'),
     getConcurrency: positiveInt(values['get-concurrency'], 'get-concurrency'),
     timeoutMs: positiveInt(values.timeout, 'timeout') * 1000,
     ...clusterOptions(values),
@@ -91,11 +97,46 @@ interface PhaseResult {
   writes: Map<number, number>;
 }
 
+/** One large request of a phase, answered with its status. */
+type LargeRequest = (client: HttpClient) => Promise<{ status: number }>;
+
+/** The large writes: a Node create dry run, a create (413: too large for etcd), an apply dry run. */
+function largeWrites(body: Buffer): LargeRequest[] {
+  return [
+    (client) => client.request('POST', '/api/v1/nodes?dryRun=All', body),
+    (client) => client.request('POST', '/api/v1/nodes', body),
+    (client) => client.request('PATCH', '/api/v1/nodes/large?dryRun=All&fieldManager=bench', body, { 'content-type': 'application/apply-patch+yaml' }),
+  ];
+}
+
+const largeConfigMapPath = '/api/v1/namespaces/default/configmaps/large';
+
+/** A ConfigMap in YAML with `keys` keys `k<i>: v<i>` (small enough for etcd: its answers are read back). */
+function largeConfigMapYaml(keys: number): Buffer {
+  const lines = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: large', 'data:'];
+  for (let i = 0; i < keys; i++) lines.push(`  k${i}: v${i}`);
+  return Buffer.from(`${lines.join('\n')}\n`);
+}
+
 /**
- * GETs with `concurrency` in flight for `seconds`; with `writer`, large writes one after another
- * alongside, on their own connection.
+ * The large reads, and YAML: the large ConfigMap read as YAML, as pretty JSON and as protobuf, and
+ * an update dry run of it in YAML. Each is one uncut call of the YAML library, JSON.stringify or the
+ * protobuf writer, unless done off the event loop.
  */
-async function phase(getter: HttpClient, opts: Options, writer?: { client: HttpClient; body: Buffer }): Promise<PhaseResult> {
+function largeReads(yaml: Buffer): LargeRequest[] {
+  return [
+    (client) => client.request('GET', largeConfigMapPath, undefined, { accept: 'application/yaml' }),
+    (client) => client.request('GET', `${largeConfigMapPath}?pretty=true`, undefined, { accept: 'application/json' }),
+    (client) => client.request('GET', largeConfigMapPath, undefined, { accept: 'application/vnd.kubernetes.protobuf' }),
+    (client) => client.request('PUT', `${largeConfigMapPath}?dryRun=All`, yaml, { 'content-type': 'application/yaml' }),
+  ];
+}
+
+/**
+ * GETs with `concurrency` in flight for `seconds`; with `large`, its requests one after another
+ * alongside, in turn, on their own connection.
+ */
+async function phase(getter: HttpClient, opts: Options, large?: { client: HttpClient; requests: LargeRequest[] }): Promise<PhaseResult> {
   await loopDelay(getter);
   const deadline = performance.now() + opts.seconds * 1000;
   const latencies: number[] = [];
@@ -115,16 +156,11 @@ async function phase(getter: HttpClient, opts: Options, writer?: { client: HttpC
   };
   const writes = new Map<number, number>();
   const writeLoop = async (): Promise<void> => {
-    if (!writer) return;
+    if (!large) return;
     for (let i = 0; performance.now() < deadline; i++) {
-      const res =
-        i % 3 === 0
-          ? await writer.client.request('POST', '/api/v1/nodes?dryRun=All', writer.body)
-          : i % 3 === 1
-            ? await writer.client.request('POST', '/api/v1/nodes', writer.body)
-            : await writer.client.request('PATCH', '/api/v1/nodes/large?dryRun=All&fieldManager=bench', writer.body, {
-                'content-type': 'application/apply-patch+yaml',
-              });
+      const request = large.requests[i % large.requests.length];
+      if (!request) return;
+      const res = await request(large.client);
       writes.set(res.status, (writes.get(res.status) ?? 0) + 1);
     }
   };
@@ -154,27 +190,38 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const small = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'small' }, data: { a: 'b' } };
   await expectStatus(getter.request('POST', '/api/v1/namespaces/default/configmaps', Buffer.from(JSON.stringify(small))), 201);
   const body = largeNode(opts.labels);
-  process.stderr.write(`large write body ${mib(body.length)} (${body.length} bytes), ${opts.labels} labels; ${opts.seconds} s per phase\n`);
+  const yaml = largeConfigMapYaml(opts.configMapKeys);
+  await expectStatus(getter.request('POST', '/api/v1/namespaces/default/configmaps', yaml, { 'content-type': 'application/yaml' }), 201);
+  process.stderr.write(
+    `large write body ${mib(body.length)} (${opts.labels} labels); large ConfigMap ${mib(yaml.length)} in YAML (${opts.configMapKeys} keys); ${opts.seconds} s per phase\n`,
+  );
+  const writes = { client: writer, requests: largeWrites(body) };
+  const reads = { client: writer, requests: largeReads(yaml) };
 
-  // A short warm-up of both paths, so that neither phase pays for first-call compilation.
-  await phase(getter, { ...opts, seconds: 2 }, { client: writer, body });
+  // A short warm-up of every path, so that no phase pays for first-call compilation.
+  await phase(getter, { ...opts, seconds: 2 }, writes);
+  await phase(getter, { ...opts, seconds: 2 }, reads);
 
   const alone = await phase(getter, opts);
-  const loaded = await phase(getter, opts, { client: writer, body });
+  const written = await phase(getter, opts, writes);
+  const read = await phase(getter, opts, reads);
 
   const ratio = (a: number, b: number): string => (Number.isFinite(a) && Number.isFinite(b) && a > 0 ? `${fixed(b / a, 1)}x` : '-');
   const row = (label: string, pick: (p: PhaseResult) => number, digits = 1): string[] => [
     label,
     fixed(pick(alone), digits),
-    fixed(pick(loaded), digits),
-    ratio(pick(alone), pick(loaded)),
+    fixed(pick(written), digits),
+    ratio(pick(alone), pick(written)),
+    fixed(pick(read), digits),
+    ratio(pick(alone), pick(read)),
   ];
   process.stdout.write(
-    `\nlarge writes: ${mib(body.length)} Node writes in turn: create dry run, create (413: too large for etcd), apply dry run; ${loadAverageAtStart(startLoad)}\n\n`,
+    `\nlarge writes: ${mib(body.length)} Node writes in turn: create dry run, create (413: too large for etcd), apply dry run;\n` +
+      `large reads: a ${mib(yaml.length)} ConfigMap read as YAML, pretty JSON and protobuf, and updated (dry run) from YAML, in turn; ${loadAverageAtStart(startLoad)}\n\n`,
   );
   process.stdout.write(
     formatTable(
-      ['', 'GETs alone', 'GETs + large writes', 'ratio'],
+      ['', 'GETs alone', 'GETs + large writes', 'ratio', 'GETs + large reads', 'ratio'],
       [
         row('GETs', (p) => p.gets, 0),
         row('GET p50 ms', (p) => p.p50Ms),
@@ -185,23 +232,26 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
       ],
     ) + '\n',
   );
-  const answers = [...loaded.writes].map(([status, n]) => `${n}× ${status}`).join(', ');
-  process.stdout.write(`\nlarge writes answered: ${answers || 'none'}\n`);
+  const answers = (p: PhaseResult): string => [...p.writes].map(([status, n]) => `${n}× ${status}`).join(', ') || 'none';
+  process.stdout.write(`\nlarge writes answered: ${answers(written)}\nlarge reads answered: ${answers(read)}\n`);
 
-  await reportProfile(api, opts.cpuProfileDir, 'both phases and the warm-up');
+  await reportProfile(api, opts.cpuProfileDir, 'every phase and the warm-up');
   let ok = true;
   for (const [name, p] of [
     ['alone', alone],
-    ['with large writes', loaded],
+    ['with large writes', written],
+    ['with large reads', read],
   ] as const) {
     if (p.getErrors) {
       process.stderr.write(`${p.getErrors} GETs failed ${name}; first: ${p.firstError}\n`);
       ok = false;
     }
   }
-  const unexpected = [...loaded.writes.keys()].filter((status) => status !== 201 && status !== 413);
-  if (unexpected.length) {
-    process.stderr.write(`large writes got unexpected statuses: ${unexpected.join(', ')}\n`);
+  const unexpected = (p: PhaseResult, expected: readonly number[]): number[] => [...p.writes.keys()].filter((status) => !expected.includes(status));
+  const badWrites = unexpected(written, [201, 413]);
+  const badReads = unexpected(read, [200]);
+  if (badWrites.length || badReads.length) {
+    process.stderr.write(`large requests got unexpected statuses: writes ${badWrites.join(', ') || '-'}, reads ${badReads.join(', ') || '-'}\n`);
     ok = false;
   }
   return ok;

@@ -502,6 +502,60 @@ describe('content negotiation (raw requests)', () => {
     assert.match(text, /\n {4}time: "\d{4}-/);
   });
 
+  // Written and read off the event loop (the codec worker): the same answers as for a small object.
+  describe('a large object (20,000 keys) in every format', () => {
+    const largePath = `${CM_PATH}/large`;
+    const keys = 20_000;
+    let compact: Record<string, unknown> = {};
+
+    before(async () => {
+      const lines = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: large', 'data:'];
+      for (let i = 0; i < keys; i++) lines.push(`  k${i}: ${i % 2 === 0 ? `"${i}"` : `v-${i}`}`);
+      lines.push('  k7: again');
+      const created = await raw('POST', CM_PATH, { 'content-type': 'application/yaml', accept: 'application/json' }, `${lines.join('\n')}\n`);
+      expectStatus(created, 201);
+      // The YAML decoder's duplicate-key warning, with the line of the repeated key.
+      assert.equal(created.headers.warning, `299 - "line ${lines.length}: key \\"k7\\" already set in map"`);
+      const res = await get(largePath, 'application/json');
+      expectStatus(res, 200);
+      compact = res.json();
+      const data = compact.data as Record<string, string>;
+      assert.equal(Object.keys(data).length, keys);
+      assert.equal(data.k2, '2');
+      assert.equal(data.k7, 'again');
+    });
+
+    it('YAML: the same object, keys sorted', async () => {
+      const res = await get(largePath, 'application/yaml');
+      expectStatus(res, 200);
+      assert.equal(res.headers['content-type'], 'application/yaml');
+      const text = res.body.toString('utf8');
+      assert.ok(text.startsWith('apiVersion: v1\ndata:\n  k0: "0"\n  k1: v-1\n  k10: "10"\n'), text.slice(0, 200));
+      assert.deepEqual(parseYaml(text), compact);
+    });
+
+    it('pretty JSON: the compact answer indented by two spaces', async () => {
+      const res = await get(`${largePath}?pretty=true`, 'application/json');
+      expectStatus(res, 200);
+      assert.equal(res.body.toString('utf8'), JSON.stringify(compact, null, 2));
+    });
+
+    it('protobuf: decodes to the JSON answer', async () => {
+      const res = await get(largePath, protobufMediaType);
+      expectStatus(res, 200);
+      assert.equal(res.headers['content-type'], protobufMediaType);
+      assert.deepEqual(decodeObject(res.body, configMapDefinition.schema), compact);
+    });
+
+    it('a malformed large YAML body is a 400 naming the problem, and creates nothing', async () => {
+      const body = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: broken\ndata:\n${'  a: b\n'.repeat(12_000)}  c: *nowhere\n`;
+      const res = await raw('POST', CM_PATH, { 'content-type': 'application/yaml', accept: 'application/json' }, body);
+      expectStatus(res, 400);
+      assert.match(String(res.json().message), /error converting YAML to JSON: yaml: Unresolved alias/);
+      expectStatus(await get(`${CM_PATH}/broken`, 'application/json'), 404);
+    });
+  });
+
   describe('protobuf answers', () => {
     it('an object: the k8s\\0 envelope typed v1 ConfigMap, decoding to the JSON answer', async () => {
       const res = await get(cmPath, protobufMediaType);

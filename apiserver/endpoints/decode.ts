@@ -7,13 +7,15 @@
 import { badRequest, isStatusError } from '../../shared/api/errors.ts';
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
 import { parseBodySteps } from '../../shared/codec/body.ts';
+import { parseJsonSteps } from '../../shared/codec/json-sliced.ts';
+import { valueOfYamlOffloaded } from '../../shared/codec/offload/pool.ts';
 import { checkAgainstSchema, jsonType, SchemaTypeError } from '../../shared/codec/schema-check.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts';
 import type { Schema } from '../../shared/api/schema.ts';
 import { ProtobufError } from '../../shared/codec/protobuf/errors.ts';
 import { decodeObject as decodeProtobufObject } from '../../shared/codec/protobuf/object.ts';
 import type { BodyFormat } from './negotiation.ts';
-import { runStepsYielding, type Steps } from '../../shared/apply/steps.ts';
+import { runStepsYielding } from '../../shared/apply/steps.ts';
 import type { TimeSlice } from '../../shared/apply/time-slice.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -39,14 +41,29 @@ function summarize(text: string): string {
   return text.length > 30 ? `${text.slice(0, 30)} ...` : text;
 }
 
-/** parseBody with the request's slice between its passes. */
-export function parseBodyYielding(
+/**
+ * YAML bodies from this many characters on are parsed on the codec worker: the YAML library's
+ * parser cannot be cut into slices and reads about a megabyte a second, so 64 KiB holds the event
+ * loop for some tens of milliseconds at most.
+ */
+const offloadedYamlMinLength = 64 * 1024;
+
+/**
+ * parseBody holding the event loop only briefly: JSON is parsed in slices (the request's `slice`
+ * between them), a large YAML body on the codec worker, whose JSON text is then read in slices.
+ * The value, duplicates and errors are parseBody's either way.
+ */
+export async function parseBodyYielding(
   text: string,
   format: 'json' | 'yaml',
   wantDuplicates: boolean,
   slice: TimeSlice,
 ): Promise<{ value: unknown; duplicates: string[] }> {
-  return runStepsYielding(parseBodySteps(text, format, wantDuplicates), () => slice.boundary());
+  const boundary = (): Promise<void> => slice.boundary();
+  if (format === 'json' || text.length < offloadedYamlMinLength) return runStepsYielding(parseBodySteps(text, format, wantDuplicates), boundary);
+  const parsed = await valueOfYamlOffloaded(text, wantDuplicates);
+  if ('failure' in parsed) throw badRequest(parsed.failure);
+  return { value: await runStepsYielding(parseJsonSteps(parsed.json), boundary), duplicates: parsed.duplicates };
 }
 
 /** Decodes a protobuf body (envelope + message) with `schema`; a malformed one is a 400. */
@@ -64,16 +81,13 @@ export function decodeProtobuf(body: Uint8Array, schema: Schema): Record<string,
  * are apart: between them the request's `slice` may let the event loop run. Errors are those of
  * the passes, whether it does or not.
  */
-export function decodeObject(def: ResourceDefinition, body: Buffer, format: BodyFormat, validation: FieldValidation, slice: TimeSlice): Promise<Decoded> {
-  return runStepsYielding(decodeObjectSteps(def, body, format, validation), () => slice.boundary());
-}
-
-function* decodeObjectSteps(def: ResourceDefinition, body: Buffer, format: BodyFormat, validation: FieldValidation): Steps<Decoded> {
+export async function decodeObject(def: ResourceDefinition, body: Buffer, format: BodyFormat, validation: FieldValidation, slice: TimeSlice): Promise<Decoded> {
+  const boundary = (): Promise<void> => slice.boundary();
   // Protobuf carries only known fields, each once, with types fixed by the field numbers.
   if (format === 'protobuf') {
     try {
       const value = decodeProtobuf(body, def.schema);
-      yield;
+      await boundary();
       return checkDecoded(def, value, [], validation);
     } catch (err) {
       // Upstream's transformDecodeError: binary bodies are summarized in hex.
@@ -86,7 +100,7 @@ function* decodeObjectSteps(def: ResourceDefinition, body: Buffer, format: BodyF
   const text = body.toString('utf8');
   let parsed;
   try {
-    parsed = yield* parseBodySteps(text, format, validation !== 'Ignore');
+    parsed = await parseBodyYielding(text, format, validation !== 'Ignore', slice);
   } catch (err) {
     // Upstream's transformDecodeError: the kind expected, the parser's complaint, the body's start.
     if (isStatusError(err, 'BadRequest')) {
@@ -96,7 +110,7 @@ function* decodeObjectSteps(def: ResourceDefinition, body: Buffer, format: BodyF
   }
   const { value, duplicates } = parsed;
   if (!isObject(value)) throw cannotBeHandled(def, `json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type struct`);
-  yield;
+  await boundary();
   return checkDecoded(def, value, duplicates, validation);
 }
 

@@ -3,12 +3,13 @@
  * from the kind's schema). Objects, lists, Statuses, Tables and watch events all leave through here,
  * so every endpoint speaks every format the same way.
  */
-import { stringify as toYaml } from 'yaml';
 import { listSchema, partialObjectMetadataListSchema, partialObjectMetadataSchema, statusSchema, type Schema } from '../../shared/api/schema.ts';
 import type { KubeList, KubeObject, Status } from '../../shared/api/types.ts';
 import { runStepsYielding } from '../../shared/apply/steps.ts';
 import type { TimeSlice } from '../../shared/apply/time-slice.ts';
-import { stringifyJsonSteps } from '../../shared/codec/json-stringify-sliced.ts';
+import { isLargeJson, stringifyJsonSteps } from '../../shared/codec/json-stringify-sliced.ts';
+import { prettyJsonOfJsonOffloaded, protobufOfJsonOffloaded, yamlOfJsonOffloaded } from '../../shared/codec/offload/pool.ts';
+import { stringifyYaml } from '../../shared/codec/yaml-stringify.ts';
 import { encodeMessage } from '../../shared/codec/protobuf/encode.ts';
 import { encodeEnvelopeParts, protobufMediaType } from '../../shared/codec/protobuf/envelope.ts';
 import { encodeObject } from '../../shared/codec/protobuf/object.ts';
@@ -44,15 +45,8 @@ function listSchemaOf(item: Schema): Schema {
   return schema;
 }
 
-/**
- * YAML as upstream writes it (sigs.k8s.io/yaml over go-yaml v2): keys sorted, sequences not
- * indented under their key, and YAML 1.1 rules, so strings that would read as timestamps or
- * booleans are quoted.
- */
-const yamlStyle = { sortMapEntries: true, indentSeq: false, version: '1.1' } as const;
-
 function text(value: unknown, format: 'json' | 'yaml', pretty: boolean): Serialized {
-  if (format === 'yaml') return { contentType: contentTypes.yaml, body: toYaml(value, yamlStyle) };
+  if (format === 'yaml') return { contentType: contentTypes.yaml, body: stringifyYaml(value) };
   return { contentType: contentTypes.json, body: pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value) };
 }
 
@@ -92,19 +86,26 @@ export function serialize(value: unknown, format: WireFormat, type: MessageType 
 }
 
 /**
- * `serialize`, letting the event loop run between pieces of a large JSON object: one
- * JSON.stringify of a 3 MiB Node holds the loop for about 100 ms. Small objects are one native
- * call, as in `serialize`; YAML, pretty JSON and protobuf are written in one piece.
+ * `serialize`, holding the event loop only briefly for a large value: one JSON.stringify of a
+ * 3 MiB Node takes about 100 ms, its YAML a few seconds, its protobuf a few hundred milliseconds.
+ * Compact JSON of a large value is written in slices; YAML, pretty JSON and protobuf of a large
+ * value are written by the codec worker (shared/codec/offload) from that sliced JSON. Small values
+ * are written as `serialize` writes them, in one go.
  */
-export async function serializeYielding(
-  value: unknown,
-  format: WireFormat,
-  type: MessageType | undefined,
-  pretty: boolean,
-  slice: TimeSlice,
-): Promise<Serialized> {
-  if (format !== 'json' || pretty) return serialize(value, format, type, pretty);
-  return { contentType: contentTypes.json, body: await runStepsYielding(stringifyJsonSteps(value), () => slice.boundary()) };
+export async function serializeYielding(value: unknown, format: WireFormat, type: MessageType, pretty: boolean, slice: TimeSlice): Promise<Serialized> {
+  const jsonOf = (): Promise<string> => runStepsYielding(stringifyJsonSteps(value), () => slice.boundary());
+  // Compact JSON weighs the value itself, and writes a small one in one go.
+  if (format === 'json' && !pretty) return { contentType: contentTypes.json, body: await jsonOf() };
+  if (!isLargeJson(value)) return serialize(value, format, type, pretty);
+  const json = await jsonOf();
+  switch (format) {
+    case 'json':
+      return { contentType: contentTypes.json, body: await prettyJsonOfJsonOffloaded(json) };
+    case 'yaml':
+      return { contentType: contentTypes.yaml, body: await yamlOfJsonOffloaded(json) };
+    case 'protobuf':
+      return { contentType: contentTypes.protobuf, body: await protobufOfJsonOffloaded(json, type.schema, type.apiVersion, type.kind) };
+  }
 }
 
 export function serializeStatus(status: Status, format: WireFormat): Serialized {

@@ -37,3 +37,11 @@ test("YAML without a JSON form is the client's 400, never the server's failure",
   const block = Array.from({ length: 600 }, (_, i) => `${' '.repeat(i)}a:`).join('\n');
   assert.throws(() => parseBody(`${block} 1`, 'yaml', false), badRequestWith(/yaml: exceeded max depth$/));
 });
+
+test('YAML numbers that JSON cannot hold are 400s in encoding/json words', () => {
+  assert.throws(() => parseBody('spec:\n  replicas: .inf\n', 'yaml', false), badRequestWith(/^error converting YAML to JSON: json: unsupported value: \+Inf$/));
+  assert.throws(() => parseBody('a: [1, -.Inf]\n', 'yaml', false), badRequestWith(/unsupported value: -Inf$/));
+  assert.throws(() => parseBody('a: &n .NaN\nb: *n\n', 'yaml', false), badRequestWith(/unsupported value: NaN$/));
+  // Strings that only look like them stay strings.
+  assert.deepEqual(parseBody('a: ".inf"\nb: inf\n', 'yaml', false).value, { a: '.inf', b: 'inf' });
+});

@@ -67,6 +67,10 @@ function* yamlToValue(text: string, wantDuplicates: boolean): Steps<{ value: unk
   yield;
   const inspected = inspectYaml(doc.contents, wantDuplicates);
   if (inspected.tooDeep) fail(nestingTooDeepMessage);
+  // sigs.k8s.io/yaml hands the converted document to encoding/json, which has no form for these.
+  if (inspected.nonFinite !== undefined) {
+    throw badRequest(`error converting YAML to JSON: json: unsupported value: ${goFloatName(inspected.nonFinite)}`);
+  }
   yield;
   let value: unknown;
   try {
@@ -83,18 +87,34 @@ function* yamlToValue(text: string, wantDuplicates: boolean): Steps<{ value: unk
   return { value, duplicates };
 }
 
+/** Go's name of a float with no JSON form (strconv's): `+Inf`, `-Inf`, `NaN`. */
+function goFloatName(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  return value > 0 ? '+Inf' : '-Inf';
+}
+
+interface YamlInspection {
+  tooDeep: boolean;
+  /** Source ranges of keys repeated within their map, in document order (when asked for). */
+  duplicateKeys: [number, number][];
+  /** An infinite or NaN number of the document (`.inf`, `.nan`), which JSON cannot hold. */
+  nonFinite?: number;
+}
+
 /**
- * One iterative walk over a YAML node tree: whether collections nest beyond maxNestingDepth, and
- * (when asked) the source ranges of keys repeated within their map, in document order. The
- * parser's own uniqueKeys check compares every key with every other (120,000 labels: minutes).
+ * One iterative walk over a YAML node tree: whether collections nest beyond maxNestingDepth, the
+ * numbers JSON cannot hold, and (when asked) the keys repeated within their map. The parser's own
+ * uniqueKeys check compares every key with every other (120,000 labels: minutes).
  */
-function inspectYaml(root: unknown, wantDuplicates: boolean): { tooDeep: boolean; duplicateKeys: [number, number][] } {
+function inspectYaml(root: unknown, wantDuplicates: boolean): YamlInspection {
   const duplicateKeys: [number, number][] = [];
   const pending: unknown[] = [root];
   const depths: number[] = [0];
+  let nonFinite: number | undefined;
   while (pending.length > 0) {
     const node = pending.pop();
     const depth = depths.pop() ?? 0;
+    if (isScalar(node) && typeof node.value === 'number' && !Number.isFinite(node.value)) nonFinite ??= node.value;
     if (!isCollection(node)) continue;
     if (depth + 1 > maxNestingDepth) return { tooDeep: true, duplicateKeys };
     const keys = wantDuplicates && isMap(node) ? new Set<string>() : undefined;
@@ -114,5 +134,5 @@ function inspectYaml(root: unknown, wantDuplicates: boolean): { tooDeep: boolean
     }
   }
   duplicateKeys.sort((a, b) => a[0] - b[0]);
-  return { tooDeep: false, duplicateKeys };
+  return { tooDeep: false, duplicateKeys, nonFinite };
 }

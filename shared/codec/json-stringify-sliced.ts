@@ -82,6 +82,20 @@ export function* stringifyJsonSteps(value: unknown): Steps<string> {
   return yield* writeLarge(value, kept);
 }
 
+/**
+ * Whether the value is large: more than one native JSON.stringify's worth without a yield (the
+ * values stringifyJsonSteps slices). Costs at most that budget's worth of weighing.
+ */
+export function isLargeJson(value: unknown): boolean {
+  if (!isRecord(value)) return typeof value === 'string' && value.length > stringChunkLength;
+  const large = weigh(value, smallWeight, scratchKept) < 0;
+  scratchKept.clear();
+  return large;
+}
+
+/** Keys `isLargeJson` collects while weighing, which it has no use for. */
+const scratchKept: KeptKeys = new Map();
+
 /** stringifyJsonSteps in one go (tests, synchronous callers). */
 export function stringifyJsonSliced(value: unknown): string {
   return runSteps(stringifyJsonSteps(value));

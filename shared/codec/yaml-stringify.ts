@@ -1,0 +1,13 @@
+/**
+ * YAML as upstream writes it (sigs.k8s.io/yaml over go-yaml v2): keys sorted, sequences not
+ * indented under their key, and YAML 1.1 rules, so strings that would read as timestamps or
+ * booleans are quoted. One function, so that answers written on the event loop and on the codec
+ * worker (shared/codec/offload) are the same text.
+ */
+import { stringify } from 'yaml';
+
+const upstreamStyle = { sortMapEntries: true, indentSeq: false, version: '1.1' } as const;
+
+export function stringifyYaml(value: unknown): string {
+  return stringify(value, upstreamStyle);
+}
