@@ -37,7 +37,8 @@ import { OsHost } from '../nodeagent/node/host.ts';
 import { NodeLease } from '../nodeagent/node/lease.ts';
 import { Simulation } from '../nodeagent/simulation.ts';
 import { noRuntimeVersion } from '../nodeagent/main.ts';
-import { benchMain, positiveInt } from './cli.ts';
+import { benchMain, positiveInt, profileDir, profileFlags } from './cli.ts';
+import { reportProfile } from './cluster.ts';
 import {
   expectStatus,
   fixed,
@@ -62,6 +63,8 @@ const usage = `Usage: npx tsx bench/node-leases.ts [flags]
   --content-type T        the agents' contentType (default application/vnd.kubernetes.protobuf, the kubelet's;
                           application/json for JSON)
   --keep                  keep the temp dir (etcd data, logs, agents' certificates)
+  --cpu-prof              write a CPU profile of API server replica 0 and summarize it
+  --cpu-prof-dir DIR      where the profile goes (default: a new /tmp/corral-prof-* dir)
 `;
 
 interface Options {
@@ -71,6 +74,8 @@ interface Options {
   timeoutMs: number;
   contentType: string;
   keep: boolean;
+  /** Where replica 0 writes its CPU profile (--cpu-prof), summarized at the end. */
+  cpuProfileDir: string | undefined;
 }
 
 function parse(argv: string[]): Options | undefined {
@@ -83,7 +88,7 @@ function parse(argv: string[]): Options | undefined {
       timeout: { type: 'string', default: '1200' },
       'content-type': { type: 'string', default: 'application/vnd.kubernetes.protobuf' },
       keep: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
+      ...profileFlags,
     },
     strict: true,
   });
@@ -95,6 +100,7 @@ function parse(argv: string[]): Options | undefined {
     timeoutMs: positiveInt(values.timeout, 'timeout') * 1000,
     contentType: values['content-type'],
     keep: values.keep,
+    cpuProfileDir: profileDir(values),
   };
 }
 
@@ -172,6 +178,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
       dataDir,
       logFile: join(dir, `apiserver-${i}.log`),
       flags: ['--enable-bootstrap-token-auth=true'],
+      ...(i === 0 && opts.cpuProfileDir ? { cpuProfileDir: opts.cpuProfileDir } : {}),
     });
     cleanup.push(() => api.stop());
     replicas.push(api);
@@ -373,6 +380,11 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     );
   });
   process.stdout.write(`agent process event-loop delay: p99 ${fixed(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fixed(loopDelay.max / 1e6, 1)} ms\n`);
+  if (opts.cpuProfileDir) {
+    // The replica writes its profile as it exits, which it does promptly once its clients are gone.
+    await Promise.all(simulations.map((s) => s.stop()));
+    await reportProfile(first, opts.cpuProfileDir, 'the agents joining, then the window');
+  }
   return true;
 }
 

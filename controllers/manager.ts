@@ -14,7 +14,8 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
+import { collectProcessMetrics } from '../shared/http/process-metrics.ts';
 import { signingFilesFor, type ControllerManagerConfig } from './config.ts';
 import { ServiceAccountCredentials } from './credentials.ts';
 import { HttpApiClient, type ApiClient } from '../shared/client/api-client.ts';
@@ -53,7 +54,7 @@ export async function startControllerManager(
   kubeconfig.loadFromFile(config.kubeconfig);
   const api = new HttpApiClient(kubeconfig, { userAgent: 'kube-controller-manager/corral' });
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  collectProcessMetrics(registry);
   const metrics = workQueueMetrics(registry);
   const leaderGauge = leaderElectionMetric(registry);
   const identity = `${hostname()}_${randomUUID()}`;

@@ -547,6 +547,26 @@ describe('content negotiation (raw requests)', () => {
       assert.deepEqual(decodeObject(res.body, configMapDefinition.schema), compact);
     });
 
+    it('protobuf body: a large one creates the object it encodes', async () => {
+      const data = compact.data as Record<string, string>;
+      const body = encodeObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'large-protobuf' }, data }, configMapDefinition.schema, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+      });
+      assert.ok(body.length > 256 * 1024, `a body of ${body.length} bytes, too small to be decoded off the event loop`);
+      const created = await raw('POST', CM_PATH, { 'content-type': protobufMediaType, accept: 'application/json' }, Buffer.from(body));
+      expectStatus(created, 201);
+      assert.deepEqual(created.json().data, data);
+      const truncated = await raw(
+        'POST',
+        CM_PATH,
+        { 'content-type': protobufMediaType, accept: 'application/json' },
+        Buffer.from(body.subarray(0, body.length - 3)),
+      );
+      expectStatus(truncated, 400);
+      assert.match(String(truncated.json().message), /^the object provided is unrecognized \(must be of type ConfigMap\): /);
+    });
+
     it('a malformed large YAML body is a 400 naming the problem, and creates nothing', async () => {
       const body = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: broken\ndata:\n${'  a: b\n'.repeat(12_000)}  c: *nowhere\n`;
       const res = await raw('POST', CM_PATH, { 'content-type': 'application/yaml', accept: 'application/json' }, body);

@@ -8,7 +8,7 @@ import { badRequest, isStatusError } from '../../shared/api/errors.ts';
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
 import { parseBodySteps } from '../../shared/codec/body.ts';
 import { parseJsonSteps } from '../../shared/codec/json-sliced.ts';
-import { valueOfYamlOffloaded } from '../../shared/codec/offload/pool.ts';
+import { valueOfProtobufOffloaded, valueOfYamlOffloaded } from '../../shared/codec/offload/pool.ts';
 import { checkAgainstSchema, jsonType, SchemaTypeError } from '../../shared/codec/schema-check.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts';
 import type { Schema } from '../../shared/api/schema.ts';
@@ -66,6 +66,21 @@ export async function parseBodyYielding(
   return { value: await runStepsYielding(parseJsonSteps(parsed.json), boundary), duplicates: parsed.duplicates };
 }
 
+/**
+ * Protobuf bodies from this many bytes on are decoded on the codec worker: the reader cannot be cut
+ * into slices and takes about 50 ms a megabyte.
+ */
+const offloadedProtobufMinLength = 256 * 1024;
+
+/** decodeProtobuf on the codec worker, whose JSON text is then read in slices. */
+async function decodeProtobufOffloaded(body: Uint8Array, schema: Schema, slice: TimeSlice): Promise<Record<string, unknown>> {
+  const decoded = await valueOfProtobufOffloaded(body, schema);
+  if ('failure' in decoded) throw badRequest(decoded.failure);
+  const value = await runStepsYielding(parseJsonSteps(decoded.json), () => slice.boundary());
+  if (!isObject(value)) throw new Error('the codec worker decoded a protobuf body to something other than an object');
+  return value;
+}
+
 /** Decodes a protobuf body (envelope + message) with `schema`; a malformed one is a 400. */
 export function decodeProtobuf(body: Uint8Array, schema: Schema): Record<string, unknown> {
   try {
@@ -86,7 +101,7 @@ export async function decodeObject(def: ResourceDefinition, body: Buffer, format
   // Protobuf carries only known fields, each once, with types fixed by the field numbers.
   if (format === 'protobuf') {
     try {
-      const value = decodeProtobuf(body, def.schema);
+      const value = body.length < offloadedProtobufMinLength ? decodeProtobuf(body, def.schema) : await decodeProtobufOffloaded(body, def.schema, slice);
       await boundary();
       return checkDecoded(def, value, [], validation);
     } catch (err) {

@@ -22,7 +22,7 @@ import { applyMergePatch } from '../../shared/codec/mergepatch.ts';
 import { parseJson } from '../../shared/codec/json.ts';
 import { checkResourceVersion } from './resource-version.ts';
 import { applyStrategicMergePatch } from '../../shared/codec/strategic-merge-patch.ts';
-import type { RequestContext, ResourceDefinition, ReviewHandler, Verb } from '../registry/definition.ts';
+import { apiVersionOf, type RequestContext, type ResourceDefinition, type ReviewHandler, type Verb } from '../registry/definition.ts';
 import type { Registry, ServedResource } from '../registry/registry.ts';
 import type { DeleteOptions, GenericStore, ListOptions } from '../registry/store.ts';
 import type { RequestInfo } from '../server/requestinfo.ts';
@@ -173,7 +173,9 @@ async function represent(
   const ok = (body: Serialized): ApiResponse => ({ status: 200, body, warnings: [] });
   if (representation.kind === 'object') {
     return ok(
-      isList ? serializeList(content as KubeList, format, listType(def), pretty) : await serializeYielding(content, format, objectType(def), pretty, slice),
+      isList
+        ? await serializeList(content as KubeList, format, listType(def), pretty, slice)
+        : await serializeYielding(content, format, objectType(def), pretty, slice),
     );
   }
   const items = isList ? (content as KubeList).items : [content as KubeObject];
@@ -270,7 +272,7 @@ async function dispatch(served: ServedResource, verb: Verb, namespace: string, r
       const options = listOptions(req, def);
       if (def.computed) {
         const items = (await def.computed.list()).filter((o) => options.filter.matches(o));
-        return represent(req, def, { apiVersion: def.group ? `${def.group}/${def.version}` : def.version, kind: `${def.kind}List`, metadata: {}, items }, true);
+        return represent(req, def, { apiVersion: apiVersionOf(def), kind: `${def.kind}List`, metadata: {}, items }, true);
       }
       return represent(req, def, await requireStore(served).list(namespace, options), true);
     }

@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeList, KubeObject } from '../../shared/api/types.ts';
 import { decodeObject } from '../../shared/codec/protobuf/object.ts';
@@ -7,7 +7,9 @@ import { allDefinitions } from '../registry/all.ts';
 import { testKindDependencies } from '../testing/kind-dependencies.ts';
 import { fixtureKey, fixtures } from '../registry/conformance-fixtures.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts';
-import { listType, objectType, serialize, serializeList, watchFrame } from './serialize.ts';
+import { TimeSlice } from '../../shared/apply/time-slice.ts';
+import { stopCodecWorker } from '../../shared/codec/offload/pool.ts';
+import { listType, objectType, serialize, serializeList, watchFrame, type MessageType, type WireFormat } from './serialize.ts';
 
 // The store is reached only when ComponentStatus is probed, which this test never does.
 const definitions = allDefinitions(async () => undefined, testKindDependencies());
@@ -31,8 +33,21 @@ function bytes(body: string | Uint8Array): Buffer {
   return typeof body === 'string' ? Buffer.from(body) : Buffer.from(body);
 }
 
+/** serializeList with a slice of its own (a zero budget: it yields at every chance). */
+function serializeListSliced(
+  list: KubeList,
+  format: WireFormat,
+  type: MessageType,
+  pretty = false,
+  slice = new TimeSlice(),
+): Promise<{ contentType: string; body: Buffer }> {
+  return serializeList(list, format, type, pretty, slice).then((s) => ({ contentType: s.contentType, body: bytes(s.body) }));
+}
+
 describe('serializeList', () => {
-  it("writes every kind's list byte for byte as serialize does, in JSON and protobuf, again once its items are kept", () => {
+  after(() => stopCodecWorker());
+
+  it("writes every kind's list byte for byte as serialize does, in JSON and protobuf, again once its items are kept", async () => {
     let kinds = 0;
     for (const def of definitions) {
       const items = itemsOf(def);
@@ -44,9 +59,9 @@ describe('serializeList', () => {
         for (const format of ['json', 'protobuf'] as const) {
           const expected = serialize(list, format, type);
           for (let round = 0; round < 2; round++) {
-            const got = serializeList(list, format, type);
+            const got = await serializeListSliced(list, format, type);
             assert.equal(got.contentType, expected.contentType);
-            assert.ok(bytes(got.body).equals(bytes(expected.body)), `${def.kind} ${format} round ${round}`);
+            assert.ok(got.body.equals(bytes(expected.body)), `${def.kind} ${format} round ${round}`);
           }
         }
       }
@@ -54,34 +69,57 @@ describe('serializeList', () => {
     assert.ok(kinds >= 10, `only ${kinds} kinds had fixtures`);
   });
 
-  it('writes empty lists and lists that share items with others', () => {
+  it('writes empty lists and lists that share items with others', async () => {
     const def = definitions.find((d) => d.kind === 'ConfigMap')!;
     const [a, b, c] = itemsOf(def)!;
     const type = listType(def);
     for (const items of [[], [a!], [c!, a!], [a!, b!, c!], [b!]]) {
       const list = listOf(def, items);
       for (const format of ['json', 'protobuf'] as const) {
-        assert.ok(bytes(serializeList(list, format, type).body).equals(bytes(serialize(list, format, type).body)), `${format} ${items.length} items`);
+        assert.ok((await serializeListSliced(list, format, type)).body.equals(bytes(serialize(list, format, type).body)), `${format} ${items.length} items`);
       }
     }
-    const decoded = decodeObject(bytes(serializeList(listOf(def, [c!, a!]), 'protobuf', type).body), type.schema);
+    const decoded = decodeObject((await serializeListSliced(listOf(def, [c!, a!]), 'protobuf', type)).body, type.schema);
     assert.deepEqual(
       (decoded.items as KubeObject[]).map((i) => i.metadata.name),
       [c!.metadata.name, a!.metadata.name],
     );
   });
 
-  it('leaves pretty JSON, YAML and lists whose items are not their last key to serialize', () => {
+  it('writes pretty JSON, YAML and lists whose items are not their last key whole, as serialize does', async () => {
     const def = definitions.find((d) => d.kind === 'Secret')!;
     const items = itemsOf(def)!;
     const type = listType(def);
     const list = listOf(def, items);
-    assert.equal(serializeList(list, 'json', type, true).body, serialize(list, 'json', type, true).body);
-    assert.equal(serializeList(list, 'yaml', type).body, serialize(list, 'yaml', type).body);
+    assert.equal((await serializeListSliced(list, 'json', type, true)).body.toString(), serialize(list, 'json', type, true).body);
+    assert.equal((await serializeListSliced(list, 'yaml', type)).body.toString(), serialize(list, 'yaml', type).body);
     const itemsFirst = { items, apiVersion: list.apiVersion, kind: list.kind, metadata: list.metadata };
-    const body = serializeList(itemsFirst, 'json', type).body;
+    const body = (await serializeListSliced(itemsFirst, 'json', type)).body.toString();
     assert.equal(body, JSON.stringify(itemsFirst));
-    assert.ok(String(body).startsWith('{"items":['));
+    assert.ok(body.startsWith('{"items":['));
+  });
+
+  it('writes a list holding a large item, or many items, as serialize does, letting the loop run between pieces', async () => {
+    const def = definitions.find((d) => d.kind === 'ConfigMap')!;
+    const [a, b] = itemsOf(def)!;
+    const data: Record<string, string> = {};
+    for (let i = 0; i < 10_000; i++) data[`k${i}`] = `v${i}`;
+    const large = { ...a!, metadata: { ...a!.metadata, name: 'large' }, data } as KubeObject;
+    const many = Array.from({ length: 2_000 }, (_, i) => ({ ...b!, metadata: { ...b!.metadata, name: `item-${i}` } }));
+    const type = listType(def);
+    for (const list of [listOf(def, [a!, large, b!]), listOf(def, many)]) {
+      for (const [format, pretty] of [
+        ['json', false],
+        ['protobuf', false],
+        ['yaml', false],
+        ['json', true],
+      ] as const) {
+        const slice = new TimeSlice(0);
+        const got = await serializeListSliced(list, format, type, pretty, slice);
+        assert.ok(got.body.equals(bytes(serialize(list, format, type, pretty).body)), `${format}${pretty ? ' pretty' : ''} of ${list.items.length} items`);
+        assert.ok(slice.yields > 0, `${format}${pretty ? ' pretty' : ''} of ${list.items.length} items never let the loop run`);
+      }
+    }
   });
 });
 

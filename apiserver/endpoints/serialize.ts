@@ -104,7 +104,7 @@ export async function serializeYielding(value: unknown, format: WireFormat, type
     case 'yaml':
       return { contentType: contentTypes.yaml, body: await yamlOfJsonOffloaded(json) };
     case 'protobuf':
-      return { contentType: contentTypes.protobuf, body: await protobufOfJsonOffloaded(json, type.schema, type.apiVersion, type.kind) };
+      return { contentType: contentTypes.protobuf, body: await protobufOfJsonOffloaded(json, type.schema, { apiVersion: type.apiVersion, kind: type.kind }) };
   }
 }
 
@@ -194,32 +194,55 @@ const comma = Buffer.from(',');
 const closeList = Buffer.from(']}');
 
 /**
- * A list in JSON (not pretty) or protobuf, byte for byte what `serialize` writes, assembled from
- * each item's kept encoding (see `Encodings`), so a list of cached objects costs a copy of its
- * bytes rather than an encoding of every object. Other formats go to `serialize`.
+ * A list in the request's format, byte for byte what `serialize` writes, holding the event loop
+ * only briefly. In JSON (not pretty) and protobuf it is assembled from each item's kept encoding
+ * (see `Encodings`), so a list of cached objects costs a copy of its bytes rather than an encoding
+ * of every object; an item not yet encoded is encoded on the way, a large one in slices (JSON) or on
+ * the codec worker (protobuf), and the request's slice may let the loop run between items. YAML,
+ * pretty JSON, and a list whose items are not its last key are written whole, as
+ * `serializeYielding` writes an object.
  */
-export function serializeList(list: KubeList, format: WireFormat, type: MessageType, pretty = false): Serialized {
+export async function serializeList(list: KubeList, format: WireFormat, type: MessageType, pretty: boolean, slice: TimeSlice): Promise<Serialized> {
   const { items, ...rest } = list;
   const keys = Object.keys(list);
-  // JSON keeps the list's own key order; the shortcut needs the items last.
-  if (format === 'yaml' || (format === 'json' && pretty) || keys[keys.length - 1] !== 'items') return serialize(list, format, type, pretty);
+  // JSON keeps the list's own key order; assembling needs the items last.
+  if (format === 'yaml' || (format === 'json' && pretty) || keys[keys.length - 1] !== 'items') return serializeYielding(list, format, type, pretty, slice);
   const parts: Uint8Array[] = [];
   if (format === 'json') {
     const head = JSON.stringify({ ...rest, items: [] });
     parts.push(Buffer.from(head.slice(0, -2)));
-    items.forEach((item, i) => {
+    for (const [i, item] of items.entries()) {
       if (i > 0) parts.push(comma);
-      const cached = encodingsOf(item);
-      parts.push((cached.jsonItem ??= ownBytes(JSON.stringify(item))));
-    });
+      parts.push(await jsonItem(item, slice));
+      if (slice.due) await slice.boundary();
+    }
     parts.push(closeList);
     return { contentType: contentTypes.json, body: Buffer.concat(parts) };
   }
   const itemField = itemFieldOf(type.schema);
   parts.push(encodeMessage(asRecord(rest), type.schema));
   for (const item of items) {
-    const cached = encodingsOf(item);
-    parts.push((cached.protobufItem ??= ownBytes(encodeMessage({ items: [item] }, itemField))));
+    parts.push(await protobufItem(item, itemField, slice));
+    if (slice.due) await slice.boundary();
   }
   return { contentType: contentTypes.protobuf, body: encodeEnvelopeParts(type.apiVersion, type.kind, parts) };
+}
+
+/** An item's JSON as its list holds it: kept with the item, written in slices when it is large. */
+async function jsonItem(item: KubeObject, slice: TimeSlice): Promise<Uint8Array> {
+  const cached = encodingsOf(item);
+  if (cached.jsonItem) return cached.jsonItem;
+  const text = isLargeJson(item) ? await runStepsYielding(stringifyJsonSteps(item), () => slice.boundary()) : JSON.stringify(item);
+  return (cached.jsonItem = ownBytes(text));
+}
+
+/** An item as its list's field 2 holds it: kept with the item, encoded on the codec worker when it is large. */
+async function protobufItem(item: KubeObject, itemField: Schema, slice: TimeSlice): Promise<Uint8Array> {
+  const cached = encodingsOf(item);
+  if (cached.protobufItem) return cached.protobufItem;
+  const field = { items: [item] };
+  const bytes = isLargeJson(item)
+    ? await protobufOfJsonOffloaded(await runStepsYielding(stringifyJsonSteps(field), () => slice.boundary()), itemField)
+    : ownBytes(encodeMessage(field, itemField));
+  return (cached.protobufItem = bytes);
 }

@@ -16,7 +16,8 @@
  */
 import { parseMinorVersion, releaseVersion } from '../../shared/version.ts';
 import type { Logger } from 'pino';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry as PromRegistry, type Metric } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry as PromRegistry, type Metric } from 'prom-client';
+import { collectProcessMetrics } from '../../shared/http/process-metrics.ts';
 
 export type StabilityLevel = 'ALPHA' | 'BETA' | 'STABLE';
 
@@ -199,7 +200,7 @@ export class MetricsRegistry {
 
   /** Node's process and runtime metrics (process_*, nodejs_*). */
   collectProcessMetrics(): void {
-    collectDefaultMetrics({ register: this.prometheus });
+    collectProcessMetrics(this.prometheus);
   }
 
   get contentType(): string {

@@ -96,6 +96,20 @@ describe('static pod processing', () => {
     });
   });
 
+  it('decodes as Go does: a field of the wrong type fails the pod, a null is a zero value', () => {
+    const rules = testRules();
+    const wrongType = decodeManifestFile(`${web}  securityContext:\n    runAsUser: root\n`, '/m/a', rules);
+    assert.ok('error' in wrongType);
+    // Go names the innermost struct (PodSecurityContext) where corral's schema check names the kind.
+    assert.match(
+      wrongType.error,
+      /^\/m\/a: couldn't parse as pod\(json: cannot unmarshal string into Go struct field \w+\.spec\.securityContext\.runAsUser of type int64\), please check config file$/,
+    );
+    const nulls = decodeManifestFile(`${web}  securityContext:\n    sysctls:\n    - null\n    seccompProfile: null\n`, '/m/a', rules);
+    assert.ok('pod' in nulls, JSON.stringify(nulls));
+    assert.deepEqual(nulls.pod.spec?.securityContext, { sysctls: [{}] });
+  });
+
   it('refuses ClusterTrustBundle projections in static pods', () => {
     const text = web + '  volumes:\n  - name: ctb\n    projected:\n      sources:\n      - clusterTrustBundle:\n          name: x\n          path: ca.pem\n';
     assert.deepEqual(decodeSinglePod(text, 'file', '/m/a', testRules()), { parsed: true, error: clusterTrustBundleMessage });

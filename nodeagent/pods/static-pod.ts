@@ -23,6 +23,9 @@ import { createHash } from 'node:crypto';
 import { fieldErrorString, type FieldError } from '../../shared/api/field.ts';
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
 import { parseBody } from '../../shared/codec/body.ts';
+import { podSchema } from '../../shared/api/pod.ts';
+import { listSchema, type Schema } from '../../shared/api/schema.ts';
+import { checkAgainstSchema, SchemaTypeError } from '../../shared/codec/schema-check.ts';
 import { isStatusError } from '../../shared/api/errors.ts';
 import { configHashAnnotation, type Pod, type Toleration } from './pod.ts';
 
@@ -119,7 +122,25 @@ function decodeObject(text: string, want: 'Pod' | 'PodList'): { value: Record<st
   if (kind !== want) return { error: `${want === 'Pod' ? 'invalid pod' : 'invalid pods list'}: kind ${JSON.stringify(kind)}` };
   if (value['metadata'] !== undefined && !isObject(value['metadata'])) return { error: 'invalid pod: metadata must be an object' };
   if (value['spec'] !== undefined && !isObject(value['spec'])) return { error: 'invalid pod: spec must be an object' };
+  // Go's typed decoding: a field of the wrong type fails it, nulls become zero values; what follows relies on the types.
+  try {
+    checkAgainstSchema(value, kindSchemas()[want], want);
+  } catch (err) {
+    if (err instanceof SchemaTypeError) return { error: err.message };
+    throw err;
+  }
   return { value: { ...value, metadata: value['metadata'] ?? {} } };
+}
+
+let schemas: { Pod: Schema; PodList: Schema } | undefined;
+
+/** The schemas of Pod and PodList, built once: checks are compiled per schema object. */
+function kindSchemas(): { Pod: Schema; PodList: Schema } {
+  if (!schemas) {
+    const pod = podSchema();
+    schemas = { Pod: pod, PodList: listSchema(pod) };
+  }
+  return schemas;
 }
 
 /** Everything after decoding, in upstream's order; the error text, or undefined when the pod may run. */

@@ -106,16 +106,53 @@ export interface Probe extends Handler {
   terminationGracePeriodSeconds?: number;
 }
 
+export interface Capabilities {
+  add?: string[];
+  drop?: string[];
+}
+
+export interface SELinuxOptions {
+  user?: string;
+  role?: string;
+  type?: string;
+  level?: string;
+}
+
+export interface WindowsSecurityContextOptions {
+  gmsaCredentialSpecName?: string;
+  gmsaCredentialSpec?: string;
+  runAsUserName?: string;
+  hostProcess?: boolean;
+}
+
+/**
+ * `type` is a plain string in Go that the schema requires, yet a client may leave it out (Go then
+ * decodes ""): it is optional here so that readers treat its absence as "", which validation rejects.
+ */
+export interface SeccompProfile {
+  type?: string;
+  localhostProfile?: string;
+}
+
+/** As SeccompProfile: an absent `type` is Go's "". */
+export interface AppArmorProfile {
+  type?: string;
+  localhostProfile?: string;
+}
+
 export interface SecurityContext {
-  capabilities?: { add?: string[]; drop?: string[] };
+  capabilities?: Capabilities;
   privileged?: boolean;
+  seLinuxOptions?: SELinuxOptions;
+  windowsOptions?: WindowsSecurityContextOptions;
   runAsUser?: number;
   runAsGroup?: number;
   runAsNonRoot?: boolean;
   readOnlyRootFilesystem?: boolean;
   allowPrivilegeEscalation?: boolean;
   procMount?: string;
-  [field: string]: unknown;
+  seccompProfile?: SeccompProfile;
+  appArmorProfile?: AppArmorProfile;
 }
 
 export interface Container {

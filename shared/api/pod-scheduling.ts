@@ -5,7 +5,16 @@
  */
 import type { LabelSelectorObject } from '../selectors/labels.ts';
 import type { NodeSelector, NodeSelectorTerm } from './node-selector.ts';
-import { appArmorProfile, seccompProfile, seLinuxOptions, windowsOptions } from './pod-container.ts';
+import {
+  appArmorProfile,
+  seccompProfile,
+  seLinuxOptions,
+  windowsOptions,
+  type AppArmorProfile,
+  type SeccompProfile,
+  type SELinuxOptions,
+  type WindowsSecurityContextOptions,
+} from './pod-container.ts';
 import {
   atomicArray,
   boolean,
@@ -61,14 +70,42 @@ export interface Affinity {
   };
 }
 
+/** `name` and `value` are plain strings in Go: absent in JSON is Go's "", hence optional here. */
+export interface Sysctl {
+  name?: string;
+  value?: string;
+}
+
 export interface PodSecurityContext {
+  seLinuxOptions?: SELinuxOptions;
+  windowsOptions?: WindowsSecurityContextOptions;
   runAsUser?: number;
   runAsGroup?: number;
   runAsNonRoot?: boolean;
   supplementalGroups?: number[];
+  supplementalGroupsPolicy?: string;
   fsGroup?: number;
-  sysctls?: { name?: string; value?: string }[];
-  [field: string]: unknown;
+  sysctls?: Sysctl[];
+  fsGroupChangePolicy?: string;
+  seccompProfile?: SeccompProfile;
+  appArmorProfile?: AppArmorProfile;
+  seLinuxChangePolicy?: string;
+}
+
+/**
+ * maxSkew, topologyKey and whenUnsatisfiable are plain fields in Go that the schema requires, yet a
+ * client may leave them out (Go then decodes 0 and ""): they are optional here so that validation
+ * reads their absence as that zero value and rejects it.
+ */
+export interface TopologySpreadConstraint {
+  maxSkew?: number;
+  topologyKey?: string;
+  whenUnsatisfiable?: string;
+  labelSelector?: LabelSelectorObject;
+  minDomains?: number;
+  nodeAffinityPolicy?: string;
+  nodeTaintsPolicy?: string;
+  matchLabelKeys?: string[];
 }
 
 export interface PodDNSConfig {

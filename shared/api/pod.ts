@@ -14,7 +14,14 @@ import {
   type ResourceList,
   type ResourceRequirements,
 } from './pod-container.ts';
-import { podSchedulingFields, type Affinity, type PodDNSConfig, type PodSecurityContext, type Toleration } from './pod-scheduling.ts';
+import {
+  podSchedulingFields,
+  type Affinity,
+  type PodDNSConfig,
+  type PodSecurityContext,
+  type Toleration,
+  type TopologySpreadConstraint,
+} from './pod-scheduling.ts';
 import { podStatusSchema, type PodStatus } from './pod-status.ts';
 import { localObjectReference, volumeSchema, type LocalObjectReference, type Volume } from './pod-volume.ts';
 import { boolean, describe, int32, int64, keyedArray, kindSchema, map, named, object, patchMerge, pb, quantity, string, type Schema } from './schema.ts';
@@ -58,7 +65,7 @@ export interface PodSpec {
   enableServiceLinks?: boolean;
   preemptionPolicy?: string;
   overhead?: ResourceList;
-  topologySpreadConstraints?: Record<string, unknown>[];
+  topologySpreadConstraints?: TopologySpreadConstraint[];
   setHostnameAsFQDN?: boolean;
   os?: { name?: string };
   hostUsers?: boolean;

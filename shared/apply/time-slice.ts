@@ -25,6 +25,11 @@ export class TimeSlice {
     this.turnStart = now();
   }
 
+  /** Whether this turn has run past the budget: a boundary now would yield (for loops that check often). */
+  get due(): boolean {
+    return this.now() - this.turnStart >= this.budgetMs;
+  }
+
   /**
    * At a step boundary: yields when this turn has run past the budget, and resumes only after the
    * loop has polled for I/O. One immediate is not enough: scheduled from an I/O callback (a request
@@ -33,7 +38,7 @@ export class TimeSlice {
    * the check phase, which runs it only after the next poll.
    */
   async boundary(): Promise<void> {
-    if (this.now() - this.turnStart < this.budgetMs) return;
+    if (!this.due) return;
     await nextTurn();
     await nextTurn();
     this.yields++;

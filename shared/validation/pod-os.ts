@@ -5,9 +5,8 @@
  * and then hostNetwork).
  */
 import { forbidden, invalid, notSupported, required, type FieldError, type FieldPath } from '../api/field.ts';
-import type { Container } from '../api/pod-container.ts';
-import type { PodSpec } from '../api/pod.ts';
-import { booleanAt, isSet, objectAt } from './pod-fields.ts';
+import type { Container, SecurityContext } from '../api/pod-container.ts';
+import type { PodSecurityContext, PodSpec } from '../api/pod.ts';
 
 /** podshelper.VisitContainersWithPath's order: init containers, containers, ephemeral containers. */
 export function containersWithPaths(spec: PodSpec, path: FieldPath): { container: Container; path: FieldPath }[] {
@@ -21,8 +20,11 @@ export function containersWithPaths(spec: PodSpec, path: FieldPath): { container
 
 const windowsForbidden = 'cannot be set for a windows pod';
 
-/** What a Windows pod may not set, in upstream's order: these two, hostUsers, hostPID and hostIPC, then the rest. */
-const windowsPodFields = ['appArmorProfile', 'seLinuxOptions'];
+/**
+ * What a Windows pod may not set, in upstream's order: these two, hostUsers, hostPID and hostIPC, then the rest.
+ * A field is set when it is not undefined: the schema check before validation drops JSON nulls (Go's nil).
+ */
+const windowsPodFields = ['appArmorProfile', 'seLinuxOptions'] as const satisfies readonly (keyof PodSecurityContext)[];
 const windowsPodTailFields = [
   'seccompProfile',
   'fsGroup',
@@ -34,7 +36,7 @@ const windowsPodTailFields = [
   'supplementalGroups',
   'supplementalGroupsPolicy',
   'seLinuxChangePolicy',
-];
+] as const satisfies readonly (keyof PodSecurityContext | 'shareProcessNamespace')[];
 const windowsContainerFields = [
   'appArmorProfile',
   'seLinuxOptions',
@@ -46,13 +48,13 @@ const windowsContainerFields = [
   'procMount',
   'runAsUser',
   'runAsGroup',
-];
+] as const satisfies readonly (keyof SecurityContext)[];
 
 function validateWindows(spec: PodSpec, path: FieldPath): FieldError[] {
   const errors: FieldError[] = [];
   const context = spec.securityContext;
   const contextPath = path.child('securityContext');
-  for (const field of windowsPodFields) if (isSet(context, field)) errors.push(forbidden(contextPath.child(field), windowsForbidden));
+  for (const field of windowsPodFields) if (context?.[field] !== undefined) errors.push(forbidden(contextPath.child(field), windowsForbidden));
   if (spec.hostUsers !== undefined && spec.hostUsers !== null) errors.push(forbidden(path.child('hostUsers'), windowsForbidden));
   if (spec.hostPID === true) errors.push(forbidden(path.child('hostPID'), windowsForbidden));
   if (spec.hostIPC === true) errors.push(forbidden(path.child('hostIPC'), windowsForbidden));
@@ -60,14 +62,14 @@ function validateWindows(spec: PodSpec, path: FieldPath): FieldError[] {
     if (field === 'shareProcessNamespace') {
       if (spec.shareProcessNamespace !== undefined && spec.shareProcessNamespace !== null) errors.push(forbidden(path.child(field), windowsForbidden));
     } else if (field === 'sysctls') {
-      if ((spec.securityContext?.sysctls ?? []).length > 0) errors.push(forbidden(contextPath.child(field), windowsForbidden));
-    } else if (isSet(context, field)) {
+      if ((context?.sysctls ?? []).length > 0) errors.push(forbidden(contextPath.child(field), windowsForbidden));
+    } else if (context?.[field] !== undefined) {
       errors.push(forbidden(contextPath.child(field), windowsForbidden));
     }
   }
   for (const { container, path: at } of containersWithPaths(spec, path)) {
     for (const field of windowsContainerFields)
-      if (isSet(container.securityContext, field)) errors.push(forbidden(at.child('securityContext', field), windowsForbidden));
+      if (container.securityContext?.[field] !== undefined) errors.push(forbidden(at.child('securityContext', field), windowsForbidden));
   }
   return errors;
 }
@@ -75,9 +77,9 @@ function validateWindows(spec: PodSpec, path: FieldPath): FieldError[] {
 function validateLinux(spec: PodSpec, path: FieldPath): FieldError[] {
   const message = 'windows options cannot be set for a linux pod';
   const errors: FieldError[] = [];
-  if (isSet(spec.securityContext, 'windowsOptions')) errors.push(forbidden(path.child('securityContext', 'windowsOptions'), message));
+  if (spec.securityContext?.windowsOptions !== undefined) errors.push(forbidden(path.child('securityContext', 'windowsOptions'), message));
   for (const { container, path: at } of containersWithPaths(spec, path))
-    if (isSet(container.securityContext, 'windowsOptions')) errors.push(forbidden(at.child('securityContext', 'windowsOptions'), message));
+    if (container.securityContext?.windowsOptions !== undefined) errors.push(forbidden(at.child('securityContext', 'windowsOptions'), message));
   return errors;
 }
 
@@ -97,12 +99,12 @@ export function validatePodOS(spec: PodSpec, path: FieldPath): FieldError[] {
 /** validateWindowsHostProcessPod: hostProcess is all or nothing across containers, and needs hostNetwork. */
 export function validateWindowsHostProcessPod(spec: PodSpec, path: FieldPath): FieldError[] {
   const errors: FieldError[] = [];
-  const podHostProcess = booleanAt(objectAt(spec.securityContext, 'windowsOptions'), 'hostProcess');
+  const podHostProcess = spec.securityContext?.windowsOptions?.hostProcess;
   let containers = 0;
   let hostProcesses = 0;
   for (const { container, path: at } of containersWithPaths(spec, path)) {
     containers++;
-    const hostProcess = booleanAt(objectAt(container.securityContext, 'windowsOptions'), 'hostProcess');
+    const hostProcess = container.securityContext?.windowsOptions?.hostProcess;
     if (podHostProcess !== undefined && hostProcess !== undefined && podHostProcess !== hostProcess)
       errors.push(
         invalid(

@@ -12,8 +12,7 @@
 import { Buffer } from 'node:buffer';
 import { append } from '../api/append.ts';
 import { duplicate, forbidden, invalid, notSupported, required, tooLong, type FieldError, type FieldPath } from '../api/field.ts';
-import type { PodSpec } from '../api/pod.ts';
-import { booleanAt, isFields, isNumber, isString, listAt, numberAt, objectAt, stringAt, type Fields } from './pod-fields.ts';
+import type { AppArmorProfile, PodSpec, SeccompProfile, SecurityContext, Sysctl, WindowsSecurityContextOptions } from '../api/pod.ts';
 import { isDNS1123Subdomain } from './names.ts';
 import { validateLocalDescendingPath } from './volume.ts';
 
@@ -27,13 +26,13 @@ function validateID(value: number | undefined, path: FieldPath): FieldError[] {
 const seccompTypes = ['Localhost', 'RuntimeDefault', 'Unconfined'];
 
 /** validateSeccompProfileField. */
-export function validateSeccompProfile(profile: Fields | undefined, path: FieldPath): FieldError[] {
+export function validateSeccompProfile(profile: SeccompProfile | undefined, path: FieldPath): FieldError[] {
   if (!profile) return [];
   const errors: FieldError[] = [];
-  const type = stringAt(profile, 'type') ?? '';
+  const type = profile.type ?? '';
   if (!type) errors.push(required(path.child('type'), 'type is required when seccompProfile is set'));
   else if (!seccompTypes.includes(type)) errors.push(notSupported(path.child('type'), type, seccompTypes));
-  const localhost = stringAt(profile, 'localhostProfile');
+  const localhost = profile.localhostProfile;
   if (type === 'Localhost') {
     if (localhost === undefined) errors.push(required(path.child('localhostProfile'), 'must be set when seccomp type is Localhost'));
     else append(errors, validateLocalDescendingPath(localhost, path.child('localhostProfile')));
@@ -44,11 +43,11 @@ export function validateSeccompProfile(profile: Fields | undefined, path: FieldP
 }
 
 /** ValidateAppArmorProfileField. */
-export function validateAppArmorProfile(profile: Fields | undefined, path: FieldPath): FieldError[] {
+export function validateAppArmorProfile(profile: AppArmorProfile | undefined, path: FieldPath): FieldError[] {
   if (!profile) return [];
   const errors: FieldError[] = [];
-  const type = stringAt(profile, 'type') ?? '';
-  const localhost = stringAt(profile, 'localhostProfile');
+  const type = profile.type ?? '';
+  const localhost = profile.localhostProfile;
   switch (type) {
     case 'Localhost':
       if (localhost === undefined) {
@@ -94,17 +93,17 @@ function runAsUserNameProblems(name: string): string[] {
 }
 
 /** validateWindowsSecurityContextOptions. */
-function validateWindowsOptions(options: Fields | undefined, path: FieldPath): FieldError[] {
+function validateWindowsOptions(options: WindowsSecurityContextOptions | undefined, path: FieldPath): FieldError[] {
   if (!options) return [];
   const errors: FieldError[] = [];
-  const specName = stringAt(options, 'gmsaCredentialSpecName');
+  const specName = options.gmsaCredentialSpecName;
   if (specName !== undefined) for (const msg of isDNS1123Subdomain(specName)) errors.push(invalid(path.child('gmsaCredentialSpecName'), specName, msg));
-  const spec = stringAt(options, 'gmsaCredentialSpec');
+  const spec = options.gmsaCredentialSpec;
   if (spec !== undefined) {
     if (spec.length === 0) errors.push(invalid(path.child('gmsaCredentialSpec'), spec, 'gmsaCredentialSpec cannot be an empty string'));
     else if (Buffer.byteLength(spec) > 64 * 1024) errors.push(invalid(path.child('gmsaCredentialSpec'), spec, 'gmsaCredentialSpec size must be under 64 KiB'));
   }
-  const userName = stringAt(options, 'runAsUserName');
+  const userName = options.runAsUserName;
   if (userName !== undefined) for (const msg of runAsUserNameProblems(userName)) errors.push(invalid(path.child('runAsUserName'), userName, msg));
   return errors;
 }
@@ -122,12 +121,12 @@ function sysctlNamespace(name: string): 'net' | 'ipc' | undefined {
   return undefined;
 }
 
-function validateSysctls(sysctls: readonly Fields[], spec: PodSpec, path: FieldPath): FieldError[] {
+function validateSysctls(sysctls: readonly Sysctl[], spec: PodSpec, path: FieldPath): FieldError[] {
   const errors: FieldError[] = [];
   const names = new Set<string>();
   sysctls.forEach((sysctl, i) => {
     const at = path.index(i).child('name');
-    const name = stringAt(sysctl, 'name') ?? '';
+    const name = sysctl.name ?? '';
     if (!name) errors.push(required(at));
     else if (name.length > 253 || !sysctlRe.test(name)) errors.push(invalid(at, name, sysctlMessage));
     else if (names.has(name)) errors.push(duplicate(at, name));
@@ -146,48 +145,47 @@ function validatePolicy(value: string | undefined, supported: readonly string[],
 
 /** validatePodSpecSecurityContext, at `spec.securityContext`. */
 export function validatePodSecurityContext(spec: PodSpec, path: FieldPath): FieldError[] {
-  const context: unknown = spec.securityContext ?? {};
+  const context = spec.securityContext ?? {};
   const errors: FieldError[] = [];
-  append(errors, validateID(numberAt(context, 'fsGroup'), path.child('fsGroup')));
-  append(errors, validateID(numberAt(context, 'runAsUser'), path.child('runAsUser')));
-  append(errors, validateID(numberAt(context, 'runAsGroup'), path.child('runAsGroup')));
-  (listAt(context, 'supplementalGroups', isNumber) ?? []).forEach((gid, i) => append(errors, validateID(gid, path.child('supplementalGroups').index(i))));
+  append(errors, validateID(context.fsGroup, path.child('fsGroup')));
+  append(errors, validateID(context.runAsUser, path.child('runAsUser')));
+  append(errors, validateID(context.runAsGroup, path.child('runAsGroup')));
+  (context.supplementalGroups ?? []).forEach((gid, i) => append(errors, validateID(gid, path.child('supplementalGroups').index(i))));
   // Upstream keeps shareProcessNamespace in its internal security context, and reports it there.
   if (spec.shareProcessNamespace === true && spec.hostPID === true)
     errors.push(invalid(path.child('shareProcessNamespace'), true, 'ShareProcessNamespace and HostPID cannot both be enabled'));
-  append(errors, validateSysctls(listAt(context, 'sysctls', isFields) ?? [], spec, path.child('sysctls')));
-  append(errors, validatePolicy(stringAt(context, 'fsGroupChangePolicy'), ['Always', 'OnRootMismatch'], path.child('fsGroupChangePolicy')));
-  append(errors, validateSeccompProfile(objectAt(context, 'seccompProfile'), path.child('seccompProfile')));
-  append(errors, validateWindowsOptions(objectAt(context, 'windowsOptions'), path.child('windowsOptions')));
-  append(errors, validateAppArmorProfile(objectAt(context, 'appArmorProfile'), path.child('appArmorProfile')));
-  append(errors, validatePolicy(stringAt(context, 'supplementalGroupsPolicy'), ['Merge', 'Strict'], path.child('supplementalGroupsPolicy')));
-  append(errors, validatePolicy(stringAt(context, 'seLinuxChangePolicy'), ['Recursive'], path.child('seLinuxChangePolicy')));
+  append(errors, validateSysctls(context.sysctls ?? [], spec, path.child('sysctls')));
+  append(errors, validatePolicy(context.fsGroupChangePolicy, ['Always', 'OnRootMismatch'], path.child('fsGroupChangePolicy')));
+  append(errors, validateSeccompProfile(context.seccompProfile, path.child('seccompProfile')));
+  append(errors, validateWindowsOptions(context.windowsOptions, path.child('windowsOptions')));
+  append(errors, validateAppArmorProfile(context.appArmorProfile, path.child('appArmorProfile')));
+  append(errors, validatePolicy(context.supplementalGroupsPolicy, ['Merge', 'Strict'], path.child('supplementalGroupsPolicy')));
+  append(errors, validatePolicy(context.seLinuxChangePolicy, ['Recursive'], path.child('seLinuxChangePolicy')));
   return errors;
 }
 
 const procMountTypes = ['Default', 'Unmasked'];
 
 /** ValidateSecurityContext for a container; `hostUsers` is false when the pod has its own user namespace. */
-export function validateContainerSecurityContext(context: unknown, hostUsers: boolean, path: FieldPath): FieldError[] {
-  if (!isFields(context)) return [];
+export function validateContainerSecurityContext(context: SecurityContext | undefined, hostUsers: boolean, path: FieldPath): FieldError[] {
+  if (!context) return [];
   const errors: FieldError[] = [];
-  append(errors, validateID(numberAt(context, 'runAsUser'), path.child('runAsUser')));
-  append(errors, validateID(numberAt(context, 'runAsGroup'), path.child('runAsGroup')));
-  const procMount = stringAt(context, 'procMount');
+  append(errors, validateID(context.runAsUser, path.child('runAsUser')));
+  append(errors, validateID(context.runAsGroup, path.child('runAsGroup')));
+  const procMount = context.procMount;
   if (procMount !== undefined) {
     if (!procMountTypes.includes(procMount)) errors.push(notSupported(path.child('procMount'), procMount, procMountTypes));
     if (hostUsers && procMount === 'Unmasked') errors.push(invalid(path.child('procMount'), procMount, '`hostUsers` must be false to use `Unmasked`'));
   }
-  append(errors, validateSeccompProfile(objectAt(context, 'seccompProfile'), path.child('seccompProfile')));
-  if (booleanAt(context, 'allowPrivilegeEscalation') === false) {
-    if (booleanAt(context, 'privileged') === true)
-      errors.push(invalid(path, context, 'cannot set `allowPrivilegeEscalation` to false and `privileged` to true'));
-    for (const capability of listAt(objectAt(context, 'capabilities'), 'add', isString) ?? [])
+  append(errors, validateSeccompProfile(context.seccompProfile, path.child('seccompProfile')));
+  if (context.allowPrivilegeEscalation === false) {
+    if (context.privileged === true) errors.push(invalid(path, context, 'cannot set `allowPrivilegeEscalation` to false and `privileged` to true'));
+    for (const capability of context.capabilities?.add ?? [])
       if (capability === 'CAP_SYS_ADMIN')
         errors.push(invalid(path, context, 'cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN'));
   }
-  append(errors, validateWindowsOptions(objectAt(context, 'windowsOptions'), path.child('windowsOptions')));
-  append(errors, validateAppArmorProfile(objectAt(context, 'appArmorProfile'), path.child('appArmorProfile')));
+  append(errors, validateWindowsOptions(context.windowsOptions, path.child('windowsOptions')));
+  append(errors, validateAppArmorProfile(context.appArmorProfile, path.child('appArmorProfile')));
   return errors;
 }
 

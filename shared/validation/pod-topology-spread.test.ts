@@ -1,9 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FieldPath, fieldErrorString } from '../api/field.ts';
+import type { TopologySpreadConstraint } from '../api/pod.ts';
 import { validateTopologySpreadConstraints } from './pod-topology-spread.ts';
 
-const check = (constraints: Record<string, unknown>[]): string[] =>
+const check = (constraints: TopologySpreadConstraint[]): string[] =>
   validateTopologySpreadConstraints(constraints, FieldPath.root('spec').child('topologySpreadConstraints')).map(fieldErrorString);
 const tsc = 'spec.topologySpreadConstraints';
 
@@ -27,7 +28,7 @@ describe('validateTopologySpreadConstraints', () => {
     );
   });
 
-  const cases: [string, Record<string, unknown>[], string[]][] = [
+  const cases: [string, TopologySpreadConstraint[], string[]][] = [
     [
       'a zero skew, no topology key and an unknown action',
       [{ maxSkew: 0, whenUnsatisfiable: 'Maybe' }],

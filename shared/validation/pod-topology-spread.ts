@@ -6,29 +6,15 @@
  */
 import { append } from '../api/append.ts';
 import { duplicate, forbidden, invalid, notSupported, required, type FieldError, type FieldPath } from '../api/field.ts';
-import type { LabelSelectorObject, LabelSelectorRequirementObject } from '../selectors/labels.ts';
+import type { TopologySpreadConstraint } from '../api/pod.ts';
+import type { LabelSelectorObject } from '../selectors/labels.ts';
 import { validateLabelSelector } from './label-selector.ts';
-import { isFields, isString, listAt, numberAt, objectAt, stringAt, type Fields } from './pod-fields.ts';
 import { validateQualifiedName } from './qualified-name.ts';
 
 const notPositive = 'must be greater than zero';
 const actions = ['DoNotSchedule', 'ScheduleAnyway'];
 const inclusionPolicies = ['Honor', 'Ignore'];
-
-/** The constraint's label selector as a typed LabelSelectorObject, undefined when unset. */
-function labelSelectorOf(constraint: Fields): LabelSelectorObject | undefined {
-  const selector = objectAt(constraint, 'labelSelector');
-  if (!selector) return undefined;
-  const labels = objectAt(selector, 'matchLabels');
-  const matchLabels: Record<string, string> = {};
-  for (const [key, value] of Object.entries(labels ?? {})) matchLabels[key] = typeof value === 'string' ? value : '';
-  const matchExpressions: LabelSelectorRequirementObject[] = (listAt(selector, 'matchExpressions', isFields) ?? []).map((e) => ({
-    key: stringAt(e, 'key'),
-    operator: stringAt(e, 'operator'),
-    values: listAt(e, 'values', isString),
-  }));
-  return { matchLabels, matchExpressions };
-}
+const inclusionPolicyFields = ['nodeAffinityPolicy', 'nodeTaintsPolicy'] as const satisfies readonly (keyof TopologySpreadConstraint)[];
 
 /** validateMatchLabelKeysInTopologySpread. */
 function validateMatchLabelKeys(keys: readonly string[], selector: LabelSelectorObject | undefined, path: FieldPath): FieldError[] {
@@ -49,33 +35,30 @@ function validateMatchLabelKeys(keys: readonly string[], selector: LabelSelector
 }
 
 /** validateTopologySpreadConstraints, at `spec.topologySpreadConstraints`. */
-export function validateTopologySpreadConstraints(constraints: readonly Record<string, unknown>[], path: FieldPath): FieldError[] {
+export function validateTopologySpreadConstraints(constraints: readonly TopologySpreadConstraint[], path: FieldPath): FieldError[] {
   const errors: FieldError[] = [];
   constraints.forEach((constraint, i) => {
     const at = path.index(i);
-    const maxSkew = numberAt(constraint, 'maxSkew') ?? 0;
+    const maxSkew = constraint.maxSkew ?? 0;
     if (maxSkew <= 0) errors.push(invalid(at.child('maxSkew'), maxSkew, notPositive));
-    const topologyKey = stringAt(constraint, 'topologyKey') ?? '';
+    const topologyKey = constraint.topologyKey ?? '';
     if (!topologyKey) errors.push(required(at.child('topologyKey'), 'can not be empty'));
-    const action = stringAt(constraint, 'whenUnsatisfiable') ?? '';
+    const action = constraint.whenUnsatisfiable ?? '';
     if (!actions.includes(action)) errors.push(notSupported(at.child('whenUnsatisfiable'), action, actions));
-    const repeated = constraints
-      .slice(i + 1)
-      .some((other) => (stringAt(other, 'topologyKey') ?? '') === topologyKey && (stringAt(other, 'whenUnsatisfiable') ?? '') === action);
+    const repeated = constraints.slice(i + 1).some((other) => (other.topologyKey ?? '') === topologyKey && (other.whenUnsatisfiable ?? '') === action);
     if (repeated) errors.push(duplicate(at.child('{topologyKey, whenUnsatisfiable}'), `{${topologyKey}, ${action}}`));
-    const minDomains = numberAt(constraint, 'minDomains');
+    const minDomains = constraint.minDomains;
     if (minDomains !== undefined) {
       if (minDomains <= 0) errors.push(invalid(at.child('minDomains'), minDomains, notPositive));
       if (action !== 'DoNotSchedule')
         errors.push(invalid(at.child('minDomains'), minDomains, `can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ${action}`));
     }
-    for (const key of ['nodeAffinityPolicy', 'nodeTaintsPolicy']) {
-      const policy = stringAt(constraint, key);
+    for (const key of inclusionPolicyFields) {
+      const policy = constraint[key];
       if (policy !== undefined && !inclusionPolicies.includes(policy)) errors.push(notSupported(at.child(key), policy, inclusionPolicies));
     }
-    const selector = labelSelectorOf(constraint);
-    append(errors, validateMatchLabelKeys(listAt(constraint, 'matchLabelKeys', isString) ?? [], selector, at.child('matchLabelKeys')));
-    append(errors, validateLabelSelector(selector, false, at.child('labelSelector')));
+    append(errors, validateMatchLabelKeys(constraint.matchLabelKeys ?? [], constraint.labelSelector, at.child('matchLabelKeys')));
+    append(errors, validateLabelSelector(constraint.labelSelector, false, at.child('labelSelector')));
   });
   return errors;
 }

@@ -3,9 +3,17 @@ import assert from 'node:assert/strict';
 import { nodeSchema } from '../../api/node.ts';
 import { parseBody } from '../body.ts';
 import { isLargeJson } from '../json-stringify-sliced.ts';
-import { encodeObject } from '../protobuf/object.ts';
+import { ProtobufError } from '../protobuf/errors.ts';
+import { decodeObject, encodeObject } from '../protobuf/object.ts';
 import { stringifyYaml } from '../yaml-stringify.ts';
-import { prettyJsonOfJsonOffloaded, protobufOfJsonOffloaded, stopCodecWorker, valueOfYamlOffloaded, yamlOfJsonOffloaded } from './pool.ts';
+import {
+  prettyJsonOfJsonOffloaded,
+  protobufOfJsonOffloaded,
+  stopCodecWorker,
+  valueOfProtobufOffloaded,
+  valueOfYamlOffloaded,
+  yamlOfJsonOffloaded,
+} from './pool.ts';
 
 /** A Node large enough to be offloaded (isLargeJson), with values YAML must quote. */
 function largeNode(labelCount: number): Record<string, unknown> {
@@ -39,7 +47,7 @@ describe('codec worker', () => {
     assert.equal(await yamlOfJsonOffloaded(json), stringifyYaml(node));
     assert.equal(await prettyJsonOfJsonOffloaded(json), JSON.stringify(node, null, 2));
     const schema = nodeSchema();
-    const bytes = await protobufOfJsonOffloaded(json, schema, 'v1', 'Node');
+    const bytes = await protobufOfJsonOffloaded(json, schema, { apiVersion: 'v1', kind: 'Node' });
     assert.deepEqual(Buffer.from(bytes), Buffer.from(encodeObject(node, schema, { apiVersion: 'v1', kind: 'Node' })));
   });
 
@@ -55,6 +63,25 @@ describe('codec worker', () => {
       failure: 'error converting YAML to JSON: yaml: Unresolved alias (the anchor must be set before the alias): nope',
     });
     assert.deepEqual(await valueOfYamlOffloaded('a: .inf\n', false), { failure: 'error converting YAML to JSON: json: unsupported value: +Inf' });
+  });
+
+  it("decodes protobuf as decodeObject does, and a malformed body to the reader's message", async () => {
+    const schema = nodeSchema();
+    const bytes = encodeObject(node, schema, { apiVersion: 'v1', kind: 'Node' });
+    const decoded = await valueOfProtobufOffloaded(bytes, schema);
+    assert.ok('json' in decoded);
+    assert.deepEqual(JSON.parse(decoded.json), decodeObject(bytes, schema));
+    const truncated = bytes.subarray(0, bytes.length - 3);
+    const inline = (() => {
+      try {
+        decodeObject(truncated, schema);
+        return undefined;
+      } catch (err) {
+        return err instanceof ProtobufError ? err.message : String(err);
+      }
+    })();
+    assert.ok(inline, 'a truncated body decoded');
+    assert.deepEqual(await valueOfProtobufOffloaded(truncated, schema), { failure: inline });
   });
 
   it('leaves the event loop free while it works', async () => {

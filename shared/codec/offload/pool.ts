@@ -21,7 +21,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Schema } from '../../api/schema.ts';
-import type { ParsedYaml } from './tasks.ts';
+import type { DecodedProtobuf, ParsedYaml } from './tasks.ts';
 import type * as tasks from './tasks.ts';
 
 const idleTimeoutMs = 60_000;
@@ -86,7 +86,12 @@ class CodecWorker {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.thread.postMessage({ id, name, argument });
+      try {
+        this.thread.postMessage({ id, name, argument });
+      } catch (err) {
+        // An argument that cannot be cloned (a bug of the caller's): that task fails, the thread goes on.
+        this.settle({ id, error: err instanceof Error ? err.message : String(err) });
+      }
     });
   }
 
@@ -135,14 +140,19 @@ export function prettyJsonOfJsonOffloaded(json: string): Promise<string> {
   return run('prettyJsonOfJson', json);
 }
 
-/** `encodeObject(JSON.parse(json), schema, type)` on the worker. */
-export function protobufOfJsonOffloaded(json: string, schema: Schema, apiVersion: string, kind: string): Promise<Uint8Array> {
-  return run('protobufOfJson', { json, schema, apiVersion, kind });
+/** `encodeObject(JSON.parse(json), schema, envelope)` on the worker; without an envelope, `encodeMessage`. */
+export function protobufOfJsonOffloaded(json: string, schema: Schema, envelope?: { apiVersion: string; kind: string }): Promise<Uint8Array> {
+  return run('protobufOfJson', envelope ? { json, schema, envelope } : { json, schema });
 }
 
 /** A YAML body parsed on the worker, as JSON text (see tasks.ts `valueOfYaml`). */
 export function valueOfYamlOffloaded(text: string, wantDuplicates: boolean): Promise<ParsedYaml> {
   return run('valueOfYaml', { text, wantDuplicates });
+}
+
+/** A protobuf body decoded on the worker, as JSON text (see tasks.ts `valueOfProtobuf`); the bytes are copied to it. */
+export function valueOfProtobufOffloaded(bytes: Uint8Array, schema: Schema): Promise<DecodedProtobuf> {
+  return run('valueOfProtobuf', { bytes, schema });
 }
 
 /** Stops the worker thread, if one runs; a later task starts another (tests, shutdown). */

@@ -1,7 +1,7 @@
 /**
  * The codec work done on the codec worker thread (see ./pool.ts): each task is one call the event
  * loop cannot cut into slices (the YAML library's parser and writer, JSON.stringify with
- * indentation, the protobuf writer), done for a large value so that the loop stays free.
+ * indentation, the protobuf writer and reader), done for a large value so that the loop stays free.
  *
  * Values cross the thread boundary as JSON text: the event loop writes and reads that text in
  * slices (json-stringify-sliced.ts, json-sliced.ts), whereas a structured clone of a large object
@@ -14,7 +14,9 @@ import { isStatusError } from '../../api/errors.ts';
 import type { Schema } from '../../api/schema.ts';
 import { runSteps } from '../../apply/steps.ts';
 import { parseBodySteps } from '../body.ts';
-import { encodeObject } from '../protobuf/object.ts';
+import { encodeMessage } from '../protobuf/encode.ts';
+import { ProtobufError } from '../protobuf/errors.ts';
+import { decodeObject, encodeObject } from '../protobuf/object.ts';
 import { stringifyYaml } from '../yaml-stringify.ts';
 
 /** A value in YAML as upstream writes it. */
@@ -30,13 +32,17 @@ export function prettyJsonOfJson(json: string): string {
 export interface ProtobufTask {
   json: string;
   schema: Schema;
-  apiVersion: string;
-  kind: string;
+  /** The envelope's type; without it, the bare message. */
+  envelope?: { apiVersion: string; kind: string };
 }
 
-/** An object as a protobuf message in its `k8s\0` envelope, in a buffer of its own (moved, not copied, to the caller). */
+/**
+ * A value as a protobuf message (in its `k8s\0` envelope when the task names one), in a buffer of its
+ * own (moved, not copied, to the caller).
+ */
 export function protobufOfJson(task: ProtobufTask): Uint8Array {
-  const encoded = encodeObject(JSON.parse(task.json) as Record<string, unknown>, task.schema, { apiVersion: task.apiVersion, kind: task.kind });
+  const value = JSON.parse(task.json) as Record<string, unknown>;
+  const encoded = task.envelope ? encodeObject(value, task.schema, task.envelope) : encodeMessage(value, task.schema);
   // A copy: the encoding may be a view into a larger buffer, which must not be moved away.
   return new Uint8Array(encoded);
 }
@@ -55,6 +61,23 @@ export function valueOfYaml(task: YamlTask): ParsedYaml {
     return { json: JSON.stringify(value), duplicates };
   } catch (err) {
     if (isStatusError(err, 'BadRequest')) return { failure: err.message };
+    throw err;
+  }
+}
+
+export interface ProtobufBodyTask {
+  bytes: Uint8Array;
+  schema: Schema;
+}
+
+/** A decoded protobuf body (envelope and message) as JSON text, or the malformed body's message. */
+export type DecodedProtobuf = { json: string } | { failure: string };
+
+export function valueOfProtobuf(task: ProtobufBodyTask): DecodedProtobuf {
+  try {
+    return { json: JSON.stringify(decodeObject(task.bytes, task.schema)) };
+  } catch (err) {
+    if (err instanceof ProtobufError) return { failure: err.message };
     throw err;
   }
 }
