@@ -14,6 +14,7 @@ import { Agent, request as httpsRequest } from 'node:https';
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Http2Windows } from '../shared/client/connection.ts';
 import { freePort } from '../shared/etcd/process.ts';
 
 /** The repository root (this file lives in `<root>/bench`). */
@@ -160,21 +161,6 @@ export interface HttpClient {
   request(method: string, path: string, body?: Buffer, headers?: RequestHeaders): Promise<HttpResult>;
   close(): Promise<void>;
 }
-
-/** HTTP/2 flow-control windows a client advertises for what it receives, in bytes. */
-export interface Http2Windows {
-  /** Per stream (the SETTINGS_INITIAL_WINDOW_SIZE). */
-  stream: number;
-  /** The whole connection. */
-  connection: number;
-}
-
-/**
- * The receive windows of Go's HTTP/2 transport (client-go's): 4 MiB per stream, 1 GiB per
- * connection. Node's defaults (64 KiB each) make a server stall on WINDOW_UPDATEs while it streams
- * a large list or one event to a hundred watch streams of one connection.
- */
-export const clientGoWindows: Http2Windows = { stream: 4 << 20, connection: 1 << 30 };
 
 /** Opens an HTTP/2 session with the client's TLS credentials and, if given, its receive windows. */
 export function connectHttp2Session(url: string, tls: ClientTls, windows?: Http2Windows): ClientHttp2Session {

@@ -26,10 +26,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Etcd3, IWatchResponse, Watcher } from 'etcd3';
 import { connectEtcd, prefixEnd } from '../apiserver/storage/etcd/store.ts';
+import { clientGoWindows } from '../shared/client/connection.ts';
 import { benchMain, clusterFlagsUsage, clusterOptions, keepFlag, positiveInt, profileFlags } from './cli.ts';
 import { clusterCpu, clusterCpuSince, reportProfile, startCluster, type ClusterCpu, type ClusterOptions, type Pids } from './cluster.ts';
 import {
-  clientGoWindows,
   configMapBody,
   configMapData,
   connectHttp2Session,

@@ -18,7 +18,7 @@ import { Registry } from 'prom-client';
 import { collectProcessMetrics } from '../shared/http/process-metrics.ts';
 import { signingFilesFor, type ControllerManagerConfig } from './config.ts';
 import { ServiceAccountCredentials } from './credentials.ts';
-import { HttpApiClient, type ApiClient } from '../shared/client/api-client.ts';
+import { HttpApiClient, type ApiClient, type WatchClient } from '../shared/client/api-client.ts';
 import { realClock, type Clock } from '../shared/client/clock.ts';
 import type { ControllerContext } from './framework/controller.ts';
 import { ApiEventRecorder } from '../shared/client/events.ts';
@@ -140,7 +140,8 @@ async function controllerClients(
 interface RunOptions {
   controllers: RegisteredController[];
   kubeconfig: KubeConfig;
-  api: ApiClient;
+  /** The manager's own client, which also runs the informers' watches. */
+  api: ApiClient & WatchClient;
   apiFor: (controller: RegisteredController) => ApiClient;
   clock: Clock;
   logger: Logger;

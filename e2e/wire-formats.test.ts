@@ -547,6 +547,20 @@ describe('content negotiation (raw requests)', () => {
       assert.deepEqual(decodeObject(res.body, configMapDefinition.schema), compact);
     });
 
+    it('Table with includeObject=Object: the row carries the whole object, in JSON and in YAML', async () => {
+      const json = await get(`${largePath}?includeObject=Object`, tableAccept);
+      expectStatus(json, 200);
+      const table = json.json();
+      assert.equal(table.kind, 'Table');
+      const rows = table.rows as { cells: unknown[]; object: Record<string, unknown> }[];
+      assert.equal(rows.length, 1);
+      assert.deepEqual(rows[0]?.cells.slice(0, 2), ['large', keys]);
+      assert.deepEqual(rows[0]?.object, compact);
+      const yaml = await get(`${largePath}?includeObject=Object`, 'application/yaml;as=Table;v=v1;g=meta.k8s.io');
+      expectStatus(yaml, 200);
+      assert.deepEqual(parseYaml(yaml.body.toString('utf8')), table);
+    });
+
     it('protobuf body: a large one creates the object it encodes', async () => {
       const data = compact.data as Record<string, string>;
       const body = encodeObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'large-protobuf' }, data }, configMapDefinition.schema, {

@@ -180,8 +180,11 @@ async function represent(
   }
   const items = isList ? (content as KubeList).items : [content as KubeObject];
   const listMeta = isList ? (content as KubeList).metadata : { resourceVersion: (content as KubeObject).metadata.resourceVersion ?? '' };
+  // A Table carries whole objects with includeObject=Object, and metadata lists can be long: both
+  // are written as objects are, in slices when large.
   if (representation.kind === 'table') {
-    return ok(serialize(toTable(def, items, listMeta, includeObject(req), representation.version, req.context.now), format, undefined, pretty));
+    const table = toTable(def, items, listMeta, includeObject(req), representation.version, req.context.now);
+    return ok(await serializeYielding(table, format, undefined, pretty, slice));
   }
   const { version } = representation;
   if (!isList) return ok(serialize(partialObjectMetadata(content as KubeObject, version), format, partialMetadataType(version, false), pretty));
@@ -191,7 +194,7 @@ async function represent(
     metadata: listMeta,
     items: items.map((o) => partialObjectMetadata(o, version)),
   };
-  return ok(serialize(list, format, partialMetadataType(version, true), pretty));
+  return ok(await serializeYielding(list, format, partialMetadataType(version, true), pretty, slice));
 }
 
 /**

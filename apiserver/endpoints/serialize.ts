@@ -86,13 +86,19 @@ export function serialize(value: unknown, format: WireFormat, type: MessageType 
 }
 
 /**
- * `serialize`, holding the event loop only briefly for a large value: one JSON.stringify of a
+ * `serialize` (`type` for protobuf only), holding the event loop only briefly for a large value: one JSON.stringify of a
  * 3 MiB Node takes about 100 ms, its YAML a few seconds, its protobuf a few hundred milliseconds.
  * Compact JSON of a large value is written in slices; YAML, pretty JSON and protobuf of a large
  * value are written by the codec worker (shared/codec/offload) from that sliced JSON. Small values
  * are written as `serialize` writes them, in one go.
  */
-export async function serializeYielding(value: unknown, format: WireFormat, type: MessageType, pretty: boolean, slice: TimeSlice): Promise<Serialized> {
+export async function serializeYielding(
+  value: unknown,
+  format: WireFormat,
+  type: MessageType | undefined,
+  pretty: boolean,
+  slice: TimeSlice,
+): Promise<Serialized> {
   const jsonOf = (): Promise<string> => runStepsYielding(stringifyJsonSteps(value), () => slice.boundary());
   // Compact JSON weighs the value itself, and writes a small one in one go.
   if (format === 'json' && !pretty) return { contentType: contentTypes.json, body: await jsonOf() };
@@ -104,6 +110,7 @@ export async function serializeYielding(value: unknown, format: WireFormat, type
     case 'yaml':
       return { contentType: contentTypes.yaml, body: await yamlOfJsonOffloaded(json) };
     case 'protobuf':
+      if (!type) throw notAcceptable(['application/json', 'application/yaml']);
       return { contentType: contentTypes.protobuf, body: await protobufOfJsonOffloaded(json, type.schema, { apiVersion: type.apiVersion, kind: type.kind }) };
   }
 }

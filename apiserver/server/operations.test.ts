@@ -628,6 +628,29 @@ describe('graceful shutdown', () => {
     await stopped;
     session.close();
   });
+
+  it('ends an HTTP/2 session with a GOAWAY after its next answer once leaving, as HTTP/1.1 answers close their connection', async () => {
+    const s = await start(['--shutdown-delay-duration=2s']);
+    const pki = pkiPaths(dataDir);
+    const session = http2Connect(s.server.url, { ca: readFileSync(pki.caCert), cert: readFileSync(pki.adminCert), key: readFileSync(pki.adminKey) });
+    let goaways = 0;
+    session.on('goaway', () => goaways++);
+    const get = (): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const stream = session.request({ ':path': '/api/v1/namespaces/default/configmaps' });
+        stream.once('response', (headers) => resolve(Number(headers[':status'])));
+        stream.once('error', reject);
+        stream.resume();
+      });
+    assert.equal(await get(), 200);
+    await sleep(100);
+    assert.equal(goaways, 0, 'a ready replica keeps the session');
+    const stopped = s.server.shutdown();
+    assert.equal(await get(), 200, 'still serving during the shutdown delay');
+    await waitFor('the GOAWAY after the answer', () => (goaways > 0 ? true : undefined), { timeoutMs: 2000 });
+    await stopped;
+    session.close();
+  });
 });
 
 describe('start-up errors', () => {

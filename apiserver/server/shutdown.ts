@@ -1,8 +1,10 @@
 /**
  * Graceful shutdown, in upstream's order: on SIGTERM /readyz fails at once (its `shutdown` check),
- * so that load balancers take the replica out, and every HTTP/1.1 answer from then on closes its
- * connection, so that busy keep-alive clients reconnect (through the balancer, to a ready replica)
- * before the listener closes instead of finding their connection cut under their next request;
+ * so that load balancers take the replica out, and every answer from then on closes its connection
+ * (HTTP/1.1: `Connection: close`; HTTP/2: a GOAWAY once the answer is sent, what Go's server does
+ * for that header), so that busy keep-alive clients reconnect (through the balancer, to a ready
+ * replica) before the listener closes instead of finding their connection cut under their next
+ * request;
  * after --shutdown-delay-duration the listener closes
  * (HTTP/2 sessions get a GOAWAY, idle HTTP/1.1 connections are closed, busy ones close after their
  * last answer) and watches end cleanly, so clients re-watch elsewhere; requests in flight finish
@@ -29,9 +31,9 @@ export class ConnectionTracker {
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
   private stopping = false;
-  /** HTTP/1.1 answers close their connection (the replica is leaving, still serving). */
+  /** Answers close their connection (the replica is leaving, still serving). */
   private leaving = false;
-  /** The last full /readyz failed: HTTP/1.1 answers close their connection until one passes. */
+  /** The last full /readyz failed: answers close their connection until one passes. */
   private unready = false;
 
   constructor(private readonly server: Http2SecureServer) {
@@ -55,15 +57,22 @@ export class ConnectionTracker {
     return this.stopping;
   }
 
-  /** Counts a request until its response closes; an HTTP/1.1 answer sent while draining closes its connection. */
+  /**
+   * Counts a request until its response closes. An answer sent while the replica is draining,
+   * leaving or unready closes its connection: HTTP/1.1 with `Connection: close`, HTTP/2 with a
+   * GOAWAY once the answer is out (the session's other streams finish; the client opens its next
+   * request on a new connection).
+   */
   track(req: AnyRequest, res: AnyResponse, longRunning: boolean): void {
     const socket = 'stream' in req ? undefined : req.socket;
+    const session = 'stream' in req ? req.stream.session : undefined;
     const count = socket ? this.http1.get(socket) : undefined;
     if (socket && count !== undefined) this.http1.set(socket, count + 1);
     if (!longRunning) this.inFlight++;
     if (socket && (this.stopping || this.leaving || this.unready)) (res as ServerResponse).setHeader('connection', 'close');
     res.once('close', () => {
       if (!longRunning && --this.inFlight === 0) this.releaseIdleWaiters();
+      if (session && (this.leaving || this.unready) && !session.closed && !session.destroyed) session.close();
       if (!socket) return;
       const left = (this.http1.get(socket) ?? 1) - 1;
       if (this.http1.has(socket)) this.http1.set(socket, left);
@@ -71,17 +80,18 @@ export class ConnectionTracker {
     });
   }
 
-  /** From now on every HTTP/1.1 answer closes its connection; the listener still accepts. */
+  /** From now on every answer closes its connection; the listener still accepts. */
   closeAfterAnswers(): void {
     this.leaving = true;
   }
 
   /**
    * The verdict of the last full /readyz. While it fails (storage unreachable, still starting),
-   * HTTP/1.1 answers close their connection, so that keep-alive clients behind a TCP load balancer
+   * answers close their connection, so that keep-alive clients behind a TCP load balancer
    * reconnect and reach a ready replica once the balancer took this one out, instead of staying
-   * pinned to it; each moves at its next answer. HTTP/2 sessions are left alone: a GOAWAY to all
-   * of them on one failed check would send every such client of the replica reconnecting at once.
+   * pinned to it. Each client moves at its next answer, HTTP/2 ones included (a GOAWAY after the
+   * answer, as kube-apiserver's --goaway-chance does at random): never all of them at once on one
+   * failed check, which would send every client of the replica reconnecting together.
    */
   readinessObserved(ready: boolean): void {
     this.unready = !ready;

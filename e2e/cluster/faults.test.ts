@@ -20,7 +20,7 @@
  *   a partition holds traffic) under writers and an informer: within seconds it fails /readyz, haproxy
  *   marks it DOWN and the writes go on through the other replica; once the path heals it is ready
  *   and UP again, its watch cache equals etcd, and no acknowledged write is lost. While unready it
- *   closes each HTTP/1.1 connection after its answer, so that clients pinned to it move; their
+ *   closes each connection after its answer (HTTP/2: a GOAWAY), so that clients pinned to it move; their
  *   requests until then fail (504, printed, not asserted).
  *
  * Why: a control plane is only as available as its crash recovery; these are the two single
@@ -504,7 +504,7 @@ describe('crash faults in the cluster as processes behind haproxy', { skip, time
         timings.push(`/readyz 500 after ${since()}`);
         await waitFor('haproxy to mark the cut-off replica DOWN', async () => (await backend()).startsWith('DOWN'), { timeoutMs: 30_000, intervalMs: 100 });
         timings.push(`DOWN after ${since()}`);
-        // Unready, the replica closes each HTTP/1.1 connection after its answer: its clients reconnect
+        // Unready, the replica closes each connection after its answer: its clients reconnect
         // through the balancer, which sends them to the other replica now.
         const whileCut = await direct.request('GET', `${cms(ns)}?resourceVersion=0`);
         assert.equal(whileCut.headers.connection, 'close', 'an answer of the cut-off replica closes its connection');

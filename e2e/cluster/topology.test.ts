@@ -10,7 +10,7 @@
  *   every acknowledged write is in the final state, the informer's cache equals a fresh list (names
  *   and resourceVersions), and no replica answers with an error status. Connections cut by the
  *   faults are counted and printed; the graceful restart must cut none (the draining replica
- *   closes each HTTP/1.1 connection after its answer from the moment its /readyz fails, so keep-alive
+ *   closes each connection after its answer (HTTP/2: a GOAWAY) from the moment its /readyz fails, so keep-alive
  *   clients move to the ready replica before the listener closes).
  *
  * Expected states come from the writes' own answers; waits have generous deadlines and assert

@@ -17,6 +17,7 @@
  * its directory, with every component's log, and prints where it is.
  */
 import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../../bench/cli.ts';
 import { httpsCall } from '../harness.ts';
 import { balancerProblems, formatBalancerReport, startBalancedTarget } from './balanced-target.ts';
 import { describeCase } from './describe.ts';
@@ -25,25 +26,54 @@ import { formatReport, passed } from './report.ts';
 import { runFuzz } from './runner.ts';
 import { startTarget, type FuzzTarget } from './target.ts';
 
-const { values } = parseArgs({
-  options: {
-    runs: { type: 'string', default: process.env.FUZZ_RUNS ?? '100000' },
-    seed: { type: 'string', default: process.env.FUZZ_SEED ?? String(Date.now() % 2 ** 31) },
-    lanes: { type: 'string', default: process.env.FUZZ_LANES ?? '8' },
-    path: { type: 'string', default: process.env.FUZZ_PATH ?? '' },
-    assert: { type: 'boolean', default: false },
-    'through-lb': { type: 'boolean', default: false },
-    keep: { type: 'boolean', default: false },
-  },
-});
+const usage = `Usage: npm run fuzz -- [flags]
+  --runs N       cases to send (default 100000, or FUZZ_RUNS)
+  --seed S       the generator's seed (default: the clock, or FUZZ_SEED)
+  --lanes L      requests in flight at once (default 8, or FUZZ_LANES)
+  --path P       replay one counterexample's path (with --lanes 1; or FUZZ_PATH)
+  --assert       stop at the first failure and shrink it, as the test does
+  --through-lb   fuzz 2 API servers on a 3-member etcd behind haproxy
+  --keep         keep the --through-lb cluster's directory and logs
+  --help         print this
+`;
 
-const runs = Number(values.runs);
-const seed = Number(values.seed);
-const lanes = Number(values.lanes);
-const throughLb = values['through-lb'];
+/** An integer flag (or its environment default) of at least `min`. */
+function integerFlag(text: string, flag: string, min: number): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} must be an integer ≥ ${min}, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+const options = parseCommandLine(usage, (argv) => {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      runs: { type: 'string', default: process.env.FUZZ_RUNS ?? '100000' },
+      seed: { type: 'string', default: process.env.FUZZ_SEED ?? String(Date.now() % 2 ** 31) },
+      lanes: { type: 'string', default: process.env.FUZZ_LANES ?? '8' },
+      path: { type: 'string', default: process.env.FUZZ_PATH ?? '' },
+      assert: { type: 'boolean', default: false },
+      'through-lb': { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return undefined;
+  return {
+    runs: integerFlag(values.runs, 'runs', 1),
+    seed: integerFlag(values.seed, 'seed', 0),
+    lanes: integerFlag(values.lanes, 'lanes', 1),
+    path: values.path,
+    assert: values.assert,
+    throughLb: values['through-lb'],
+    keep: values.keep,
+  };
+});
+if (!options) process.exit(0);
+const { runs, seed, lanes, throughLb } = options;
 console.log(`fuzz: ${runs} cases, seed ${seed}, ${lanes} lanes${throughLb ? ', through haproxy to 2 API servers' : ''}`);
 
-const balanced = throughLb ? await startBalancedTarget({ lanes, log: (m) => console.log(`fuzz: ${m}`), keep: values.keep }) : undefined;
+const balanced = throughLb ? await startBalancedTarget({ lanes, log: (m) => console.log(`fuzz: ${m}`), keep: options.keep }) : undefined;
 const target: FuzzTarget = balanced ?? (await startTarget({ lanes }));
 const started = Date.now();
 let code = 1;
@@ -54,8 +84,8 @@ try {
     runs,
     seed,
     lanes,
-    mode: values.assert ? 'assert' : 'survey',
-    ...(values.path ? { path: values.path } : {}),
+    mode: options.assert ? 'assert' : 'survey',
+    ...(options.path ? { path: options.path } : {}),
     onProgress: (stats, inFlight) => {
       const seconds = (Date.now() - started) / 1000;
       console.log(

@@ -39,3 +39,23 @@ test('a yield from an I/O callback resumes only after the loop has run its timer
   // One immediate would run in this iteration's check phase, before the timers phase.
   assert.ok(timerRan);
 });
+
+test("time the request spent suspended is not its turn's work; work across microtasks is", async () => {
+  const busy = (ms: number): void => {
+    const start = performance.now();
+    while (performance.now() - start < ms) {
+      // this turn's work
+    }
+  };
+  const slice = new TimeSlice(5);
+  // Waiting (an etcd call, a timer) moves the request to a later loop iteration: a new turn.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await slice.boundary();
+  assert.equal(slice.yields, 0);
+  // Work split by awaits that resolve at once stays one turn.
+  busy(3);
+  await Promise.resolve();
+  busy(3);
+  await slice.boundary();
+  assert.equal(slice.yields, 1);
+});

@@ -20,14 +20,17 @@
  * included. Only kinds of the client's table (kinds.ts) are spoken in protobuf: a body of another
  * kind is sent as JSON, and a request for another resource accepts JSON only, since a protobuf
  * answer of a kind the client has no schema for could not be read.
+ *
+ * Requests and watches share the client's one connection (connection.ts): HTTP/2 over HTTPS, as
+ * client-go's.
  */
-import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
-import { request as httpRequest } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { StatusError } from '../api/errors.ts';
 import { apiVersionOf, isObject, type KubeList, type KubeObject, type StatusDetails } from '../api/types.ts';
 import { decodeEnvelope, protobufMediaType } from '../codec/protobuf/envelope.ts';
 import { decodeEnvelopedObject, encodeObject } from '../codec/protobuf/object.ts';
+import { ApiConnection, type Exchange } from './connection.ts';
 import { clientKindOfPath, clientSchemaOf } from './kinds.ts';
 import { TokenBucket } from './token-bucket.ts';
 
@@ -71,6 +74,20 @@ export interface ApiClient {
   delete(path: string, options?: Record<string, unknown>, query?: Query): Promise<unknown>;
 }
 
+/** A watch's event as the server sends it: ADDED, MODIFIED, DELETED, BOOKMARK or ERROR, and its object (wire JSON). */
+export type WatchEventHandler = (type: string, object: unknown) => void;
+
+/**
+ * Watches, in the shape of client-node's Watch, which its ListWatch (the informers') drives: events
+ * as they arrive; `done` called once when the watch ends, with null when the server closed it or
+ * it was aborted, with the failure otherwise (a refused watch's StatusError carries the HTTP code:
+ * 410 Gone makes ListWatch list again). Resolves, once the watch started or failed, with the
+ * controller that stops it.
+ */
+export interface WatchClient {
+  watch(path: string, query: Query, onEvent: WatchEventHandler, done: (err: unknown) => void): Promise<AbortController>;
+}
+
 export interface HttpApiClientOptions {
   /** Per-request deadline. */
   timeoutMs?: number;
@@ -108,22 +125,19 @@ interface Payload {
 }
 
 /** An ApiClient over HTTPS (or HTTP) to the current context of `kubeconfig`. */
-export class HttpApiClient implements ApiClient {
+export class HttpApiClient implements ApiClient, WatchClient {
   private readonly server: URL;
   private readonly timeoutMs: number;
-  private connection: Promise<Connection> | undefined;
-  private connectionMadeAt = 0;
+  private readonly connection: ApiConnection;
   private readonly userAgent: string;
   private readonly throttle: TokenBucket | undefined;
   private readonly protobuf: boolean;
 
-  constructor(
-    private readonly kubeconfig: KubeConfig,
-    options: HttpApiClientOptions = {},
-  ) {
+  constructor(kubeconfig: KubeConfig, options: HttpApiClientOptions = {}) {
     const cluster = kubeconfig.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
     this.server = new URL(cluster.server);
+    this.connection = new ApiConnection(kubeconfig, this.server);
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.userAgent = options.userAgent ?? 'corral-controller-manager';
     const { qps = 0, burst = 1 } = options.throttle ?? {};
@@ -155,39 +169,45 @@ export class HttpApiClient implements ApiClient {
     return this.request('DELETE', path, query, options ? { kind: 'DeleteOptions', apiVersion: 'v1', ...options } : undefined);
   }
 
-  /** Closes idle connections. */
+  async watch(path: string, query: Query, onEvent: WatchEventHandler, done: (err: unknown) => void): Promise<AbortController> {
+    const controller = new AbortController();
+    let ended = false;
+    const end = (err: unknown): void => {
+      if (ended) return;
+      ended = true;
+      if (!controller.signal.aborted) controller.abort();
+      done(err);
+    };
+    try {
+      await this.waitTurn();
+      const answer = await this.connection.exchange({
+        method: 'GET',
+        path: this.pathWithQuery(path, { ...query, watch: true }),
+        headers: { accept: 'application/json', 'user-agent': this.userAgent },
+        signal: controller.signal,
+      });
+      if (answer.code !== 200) {
+        const bytes = await readBody(answer);
+        const text = bytes.toString('utf8');
+        end(statusError(answer.code, parseJson(text), `watch ${path}: ${answer.code} ${text.slice(0, 200)}`));
+        return controller;
+      }
+      readEvents(answer, onEvent, end);
+      answer.body.once('error', (err) => end(controller.signal.aborted ? null : err));
+    } catch (err) {
+      end(controller.signal.aborted ? null : err);
+    }
+    return controller;
+  }
+
+  /** Closes the connection, failing the requests and watches still open on it. */
   close(): void {
-    void this.connection?.then((c) => c.agent.destroy());
+    this.connection.close();
   }
 
   /** Applies the kubeconfig's credentials again on the next request: its certificate files were renewed. */
   reloadCredentials(): void {
-    this.connectionMadeAt = 0;
-  }
-
-  /**
-   * The kubeconfig's credentials as one keep-alive agent and the headers they need. client-node
-   * makes a fresh agent each time it applies them, which would mean a TLS handshake per request;
-   * they are applied once here, and again every few minutes so that rotated credentials (a
-   * token from an exec plugin, a renewed certificate file) are picked up.
-   */
-  private connect(): Promise<Connection> {
-    const now = Date.now();
-    if (this.connection && now - this.connectionMadeAt < credentialRefreshMs) return this.connection;
-    const previous = this.connection;
-    this.connectionMadeAt = now;
-    this.connection = (async () => {
-      const applied: RequestOptions = { headers: {} };
-      await this.kubeconfig.applyToHTTPSOptions(applied);
-      const tls = { ca: applied.ca, cert: applied.cert, key: applied.key, rejectUnauthorized: applied.rejectUnauthorized, servername: applied.servername };
-      const old = await previous?.catch(() => undefined);
-      if (old && sameTls(old.tls, tls)) return { ...old, headers: applied.headers ?? {}, auth: applied.auth };
-      old?.agent.destroy();
-      const agent = new Agent({ keepAlive: true, maxSockets: 32, ...definedOnly(tls) });
-      return { agent, tls, headers: applied.headers ?? {}, auth: applied.auth };
-    })();
-    this.connection.catch(() => (this.connection = undefined));
-    return this.connection;
+    this.connection.reloadCredentials();
   }
 
   /**
@@ -197,12 +217,11 @@ export class HttpApiClient implements ApiClient {
    * content type, always JSON.
    */
   private async request(method: string, path: string, query: Query | undefined, body?: unknown, patchType?: string): Promise<unknown> {
-    const url = new URL(this.server.pathname.replace(/\/$/, '') + path, this.server);
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const target = this.pathWithQuery(path, query);
     const payload = body === undefined ? undefined : this.encode(path, body, patchType);
     const accept = this.protobuf && clientKindOfPath(path) ? protobufAccept : 'application/json';
     for (let retries = 0; ; retries++) {
-      const { code, bytes, contentType, retryAfter } = await this.send(method, url, payload, accept);
+      const { code, bytes, contentType, retryAfter } = await this.send(method, target, payload, accept);
       const value = decodeBody(bytes, contentType);
       if (code >= 200 && code < 300) return value;
       const retriable = code === 429 || (code >= 500 && retryAfter !== undefined);
@@ -229,76 +248,92 @@ export class HttpApiClient implements ApiClient {
     return { bytes: Buffer.from(JSON.stringify(body)), contentType: 'application/json' };
   }
 
+  /** The server's path prefix (a kubeconfig's server may carry one), `path` and the query. */
+  private pathWithQuery(path: string, query: Query | undefined): string {
+    const url = new URL(this.server.pathname.replace(/\/$/, '') + path, this.server);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    return url.pathname + url.search;
+  }
+
+  /** Waits for the throttle's next slot, if the client has one. */
+  private async waitTurn(): Promise<void> {
+    const wait = this.throttle?.reserve(Date.now()) ?? 0;
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+
   private async send(
     method: string,
-    url: URL,
+    target: string,
     payload: Payload | undefined,
     accept: string,
   ): Promise<{ code: number; bytes: Buffer; contentType: string; retryAfter: number | undefined }> {
-    const wait = this.throttle?.reserve(Date.now()) ?? 0;
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const connection = await this.connect();
-    const options: RequestOptions = {
+    await this.waitTurn();
+    const answer = await this.connection.exchange({
       method,
-      hostname: url.hostname.replace(/^\[|\]$/g, ''),
-      port: url.port,
-      path: url.pathname + url.search,
+      path: target,
       headers: {
-        ...connection.headers,
         accept,
         'user-agent': this.userAgent,
-        ...(payload ? { 'content-type': payload.contentType, 'content-length': payload.bytes.length } : {}),
+        ...(payload ? { 'content-type': payload.contentType } : {}),
       },
-      ...(connection.auth ? { auth: connection.auth } : {}),
-      agent: url.protocol === 'https:' ? connection.agent : undefined,
-      timeout: this.timeoutMs,
-    };
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise((resolve, reject) => {
-      const req = send(options, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const header = Number(res.headers['retry-after']);
-          resolve({
-            code: res.statusCode ?? 0,
-            bytes: Buffer.concat(chunks),
-            contentType: res.headers['content-type'] ?? '',
-            retryAfter: Number.isInteger(header) && header >= 0 ? header : undefined,
-          });
-        });
-        res.on('error', reject);
-      });
-      req.on('timeout', () => req.destroy(new Error(`${method} ${url.pathname}: no answer within ${this.timeoutMs} ms`)));
-      req.on('error', reject);
-      req.end(payload?.bytes);
+      ...(payload ? { body: payload.bytes } : {}),
+      idleTimeoutMs: this.timeoutMs,
     });
+    const bytes = await readBody(answer);
+    const header = Number(answer.headers['retry-after']);
+    return {
+      code: answer.code,
+      bytes,
+      contentType: answer.headers['content-type'] ?? '',
+      retryAfter: Number.isInteger(header) && header >= 0 ? header : undefined,
+    };
   }
+}
+
+/** An answer's whole body. */
+function readBody(answer: Exchange): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    answer.body.on('data', (chunk: Buffer) => chunks.push(chunk));
+    answer.body.once('end', () => resolve(Buffer.concat(chunks)));
+    answer.body.once('error', reject);
+  });
+}
+
+/**
+ * A watch's body, one JSON event per line, to `onEvent`; `end` when it ends (null) or holds a line
+ * that is no event (the failure). A line's pieces are joined once, however many chunks it spans.
+ */
+function readEvents(answer: Exchange, onEvent: WatchEventHandler, end: (err: unknown) => void): void {
+  const decoder = new StringDecoder('utf8');
+  let pieces: string[] = [];
+  const deliver = (line: string): void => {
+    const event: unknown = JSON.parse(line);
+    if (!isObject(event) || typeof event['type'] !== 'string') throw new Error(`a watch event without a type: ${line.slice(0, 200)}`);
+    onEvent(event['type'], event['object']);
+  };
+  answer.body.on('data', (chunk: Buffer) => {
+    const text = decoder.write(chunk);
+    let start = 0;
+    try {
+      for (let newline = text.indexOf('\n'); newline >= 0; newline = text.indexOf('\n', start)) {
+        pieces.push(text.slice(start, newline));
+        start = newline + 1;
+        const line = pieces.join('');
+        pieces = [];
+        if (line.trim()) deliver(line);
+      }
+    } catch (err) {
+      end(err);
+      return;
+    }
+    if (start < text.length) pieces.push(text.slice(start));
+  });
+  answer.body.once('end', () => end(null));
 }
 
 /** client-go's maximum number of retries of one request. */
 const maxRetries = 10;
-
-/** How long applied credentials are reused before the kubeconfig is applied again. */
-const credentialRefreshMs = 5 * 60_000;
-
-type TlsMaterial = Pick<RequestOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
-
-interface Connection {
-  agent: Agent;
-  tls: TlsMaterial;
-  headers: NonNullable<RequestOptions['headers']>;
-  auth: string | null | undefined;
-}
-
-function sameTls(a: TlsMaterial, b: TlsMaterial): boolean {
-  const text = (v: unknown): string => (Buffer.isBuffer(v) ? v.toString('base64') : JSON.stringify(v ?? null));
-  return (['ca', 'cert', 'key', 'rejectUnauthorized', 'servername'] as const).every((k) => text(a[k]) === text(b[k]));
-}
-
-function definedOnly(tls: TlsMaterial): TlsMaterial {
-  return Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined));
-}
 
 function parseJson(text: string): unknown {
   if (!text) return undefined;

@@ -7,7 +7,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { KubeObject } from '../api/types.ts';
-import type { ApiClient, ResourceRef } from './api-client.ts';
+import type { ApiClient, ResourceRef, WatchClient } from './api-client.ts';
 import type { Clock } from './clock.ts';
 import { ListWatchInformer, type Informer, type InformerOptions } from './informer.ts';
 
@@ -23,7 +23,7 @@ export class SharedInformerFactory implements InformerFactory {
 
   constructor(
     private readonly kubeconfig: KubeConfig,
-    private readonly api: ApiClient,
+    private readonly api: ApiClient & WatchClient,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}

@@ -8,10 +8,10 @@
  * Controllers see the Informer interface only (a cache plus handlers), so their tests fill a
  * FakeInformer (testing.ts) instead of running an API.
  */
-import { KubeConfig, ListWatch, Watch, type KubernetesObject } from '@kubernetes/client-node';
+import { ListWatch, type KubeConfig, type KubernetesObject, type Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { KubeObject } from '../api/types.ts';
-import type { ApiClient, ResourceRef } from './api-client.ts';
+import type { ApiClient, ResourceRef, WatchClient } from './api-client.ts';
 import { resourcePath } from './api-client.ts';
 import { sleep, type Clock } from './clock.ts';
 
@@ -76,7 +76,7 @@ export class ListWatchInformer<T extends KubeObject> implements Informer<T> {
 
   constructor(
     kubeconfig: KubeConfig,
-    api: ApiClient,
+    api: ApiClient & WatchClient,
     readonly resource: ResourceRef,
     private readonly options: InformerOptions,
     private readonly clock: Clock,
@@ -88,7 +88,9 @@ export class ListWatchInformer<T extends KubeObject> implements Informer<T> {
       const result = await api.list<T>(path, query);
       return { metadata: { resourceVersion: result.metadata.resourceVersion ?? '' }, items: result.items.map(toClientNode) };
     };
-    this.listWatch = new ListWatch(path, new Watch(kubeconfig), list, false, options.labelSelector, options.fieldSelector);
+    // The client's own watch, on its one connection, stands in for client-node's (a connection per watch).
+    const watch: Watch = { config: kubeconfig, watch: (watchPath, params, onEvent, done) => api.watch(watchPath, params, onEvent, done) };
+    this.listWatch = new ListWatch(path, watch, list, false, options.labelSelector, options.fieldSelector);
     this.firstSync = new Promise((resolve) => (this.markSynced = resolve));
     this.listWatch.on('add', (obj) => this.emit('add', obj));
     this.listWatch.on('update', (obj) => this.emit('update', obj));
