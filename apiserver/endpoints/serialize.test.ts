@@ -9,7 +9,7 @@ import { fixtureKey, fixtures } from '../registry/conformance-fixtures.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts';
 import { TimeSlice } from '../../shared/apply/time-slice.ts';
 import { stopCodecWorker } from '../../shared/codec/offload/pool.ts';
-import { listType, objectType, serialize, serializeList, watchFrame, type MessageType, type WireFormat } from './serialize.ts';
+import { listType, objectType, serialize, serializeList, watchFrame, watchFrameYielding, type MessageType, type WireFormat } from './serialize.ts';
 
 // The store is reached only when ComponentStatus is probed, which this test never does.
 const definitions = allDefinitions(async () => undefined, testKindDependencies());
@@ -140,5 +140,37 @@ describe('watchFrame', () => {
     const event = decodeWatchEvent(frame.subarray(4));
     assert.equal(event.type, 'DELETED');
     assert.deepEqual(decodeObject(event.object, type.schema).metadata, object.metadata);
+  });
+});
+
+describe('watchFrameYielding', () => {
+  after(() => stopCodecWorker());
+
+  const def = definitions.find((d) => d.kind === 'ConfigMap')!;
+  const type = objectType(def);
+  const configMap = (keys: number): KubeObject => {
+    const data: Record<string, string> = {};
+    for (let i = 0; i < keys; i++) data[`k${i}`] = `v${i}`;
+    return { apiVersion: 'v1', kind: 'ConfigMap', ...itemsOf(def)![0]!, data };
+  };
+
+  it("writes a large object's frame later, once for every watcher asking meanwhile, with watchFrame's bytes", async () => {
+    for (const format of ['json', 'protobuf'] as const) {
+      const object = configMap(40_000);
+      const pending = watchFrameYielding('MODIFIED', object, format, type);
+      assert.ok(pending instanceof Promise, `${format}: a large object's frame is not written at once`);
+      assert.equal(watchFrameYielding('MODIFIED', object, format, type), pending, `${format}: watchers asking meanwhile share the work`);
+      const frame = await pending;
+      // The same bytes as the one-pass encoding of an equal object (a copy: encodings are kept per object).
+      assert.ok(Buffer.from(frame).equals(Buffer.from(watchFrame('MODIFIED', structuredClone(object), format, type))), format);
+      assert.equal(watchFrameYielding('MODIFIED', object, format, type), frame, `${format}: kept for later watchers`);
+    }
+  });
+
+  it("returns a small object's frame at once", () => {
+    const object = configMap(3);
+    const frame = watchFrameYielding('ADDED', object, 'json', type);
+    assert.ok(frame instanceof Uint8Array);
+    assert.equal(frame, watchFrame('ADDED', object, 'json', type));
   });
 });

@@ -20,11 +20,17 @@ function configMap(name: string, value = 'x'.repeat(1000)): KubeObject {
 
 const table: Representation = { kind: 'table', format: 'json', version: 'v1' };
 
-function decode(frame: Uint8Array): {
+/** A frame encoded at once, as every frame of a small object is. */
+function bytes(frame: Uint8Array | Promise<Uint8Array>): Uint8Array {
+  assert.ok(frame instanceof Uint8Array, 'a small object is encoded at once');
+  return frame;
+}
+
+function decode(frame: Uint8Array | Promise<Uint8Array>): {
   type: string;
   object: Record<string, unknown> & { columnDefinitions: unknown[]; rows: { cells: unknown[]; object?: unknown }[] };
 } {
-  const text = Buffer.from(frame).toString('utf8');
+  const text = Buffer.from(bytes(frame)).toString('utf8');
   assert.ok(text.endsWith('\n'), 'a JSON frame is one line');
   return JSON.parse(text) as ReturnType<typeof decode>;
 }

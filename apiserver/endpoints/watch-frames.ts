@@ -8,12 +8,15 @@
 import type { KubeObject } from '../../shared/api/types.ts';
 import type { ResourceDefinition } from '../registry/definition.ts';
 import type { Representation } from './negotiation.ts';
-import { objectType, ownBytes, partialMetadataType, watchFrame } from './serialize.ts';
+import { objectType, ownBytes, partialMetadataType, watchFrame, watchFrameYielding } from './serialize.ts';
 import { rowCells } from '../registry/table.ts';
 import { partialObjectMetadata, toTable, type IncludeObject, type TableKind } from './table.ts';
 
-/** Encodes one event of a watch; `now` is the time its Table cells (ages) are computed at. */
-export type EventEncoder = (type: string, object: KubeObject, now: Date) => Uint8Array;
+/**
+ * Encodes one event of a watch; `now` is the time its Table cells (ages) are computed at. A large
+ * object's frame may take a while (a promise): the watch sends its frames in order all the same.
+ */
+export type EventEncoder = (type: string, object: KubeObject, now: Date) => Uint8Array | Promise<Uint8Array>;
 
 /**
  * The encoder of one watch. Tables carry their column definitions in the watch's first event only,
@@ -23,7 +26,7 @@ export function eventEncoder(def: ResourceDefinition, representation: Representa
   const format = representation.format === 'protobuf' ? 'protobuf' : 'json';
   if (representation.kind === 'object') {
     const messageType = objectType(def);
-    return (type, object) => watchFrame(type, object, format, messageType);
+    return (type, object) => watchFrameYielding(type, object, format, messageType);
   }
   const { version } = representation;
   if (representation.kind === 'metadata') {

@@ -125,6 +125,25 @@ export function watchRequest(
         stream.write(watchFrame('ERROR', toStatusError(err).status, frameFormat, statusType));
         finish();
       };
+      // Frames leave in order: one still being encoded (a large object's) holds back those after it.
+      let queued: Promise<void> | undefined;
+      const send = (frame: Uint8Array | Promise<Uint8Array>): void => {
+        if (closed) return;
+        if (queued === undefined && !(frame instanceof Promise)) {
+          // A client too slow to take its events is cut off; it resumes from its last version.
+          if (!stream.write(frame)) finish();
+          return;
+        }
+        const mine: Promise<void> = (queued ?? Promise.resolve())
+          .then(() => frame)
+          .then((bytes) => {
+            if (!closed && !stream.write(bytes)) finish();
+          }, fail)
+          .finally(() => {
+            if (queued === mine) queued = undefined;
+          });
+        queued = mine;
+      };
       stream.onClose(finish);
       timers.push(setTimeout(finish, timeoutSeconds * 1000));
       let watch;
@@ -141,13 +160,12 @@ export function watchRequest(
             event(type, object: KubeObject) {
               if (closed) return;
               lastRevision = Number(object.metadata.resourceVersion);
-              // A client too slow to take its events is cut off; it resumes from its last version.
-              if (!stream.write(encode(type, object, new Date()))) finish();
+              send(encode(type, object, new Date()));
             },
             synced(revision) {
               if (closed) return;
               lastRevision = Math.max(lastRevision, revision);
-              if (sendInitialEvents && allowBookmarks) stream.write(bookmark(revision, true));
+              if (sendInitialEvents && allowBookmarks) send(bookmark(revision, true));
             },
             error: fail,
             closed: finish,
@@ -160,17 +178,17 @@ export function watchRequest(
       release = () => watch.cancel();
       if (closed) await watch.cancel();
       if (allowBookmarks) {
-        const send = (): void => {
-          if (!closed && lastRevision > 0) stream.write(bookmark(lastRevision, false));
+        const sendBookmark = (): void => {
+          if (!closed && lastRevision > 0) send(bookmark(lastRevision, false));
         };
         // One timer per watch for the periodic bookmark, re-armed rather than replaced.
         const ticker = setTimeout(function tick() {
-          send();
+          sendBookmark();
           if (!closed) ticker.refresh();
         }, bookmarkIntervalMs);
         timers.push(ticker);
         // Like upstream, a bookmark shortly before the watch times out, so the client resumes from it.
-        timers.push(setTimeout(send, Math.max(0, timeoutSeconds * 1000 - bookmarkBeforeTimeoutMs)));
+        timers.push(setTimeout(sendBookmark, Math.max(0, timeoutSeconds * 1000 - bookmarkBeforeTimeoutMs)));
       }
     },
   };
