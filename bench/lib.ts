@@ -271,6 +271,24 @@ export interface ProcessReading {
   hwmKiB: number;
 }
 
+/**
+ * TCP connections established to a local listening port, from /proc/net/tcp and tcp6 (Linux): the
+ * server's side of each connection is a socket whose local port is `port`.
+ */
+export function establishedConnections(port: number): number {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  let count = 0;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!existsSync(table)) continue;
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      // State 01 is ESTABLISHED.
+      if (state === '01' && local?.endsWith(`:${hexPort}`)) count++;
+    }
+  }
+  return count;
+}
+
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on every Linux ABI node runs on). */
 const userHz = 100;
 

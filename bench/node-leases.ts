@@ -43,6 +43,7 @@ import {
   expectStatus,
   fixed,
   formatTable,
+  establishedConnections,
   Http2Client,
   machineBusyMs,
   mib,
@@ -318,6 +319,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const metricsAfter = await readMetrics();
   const elapsedMs = Date.now() - windowStarted;
   const rssAfter = readProcess(process.pid).rssKiB;
+  const connections = replicas.map((r) => establishedConnections(Number(new URL(r.url).port)));
 
   process.stdout.write(
     `\n${opts.nodes} simulated nodes speaking ${opts.contentType} (joined in ${fixed(joinSeconds, 1)} s), lease renewals over ${fixed(elapsedMs / 1000, 0)} s\n\n`,
@@ -350,6 +352,8 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     `agent process RSS: ${mib(rssAfter * 1024)} (${fixed(((rssAfter - rssBefore) * 1024) / opts.nodes / 1024, 1)} KiB per simulated node)\n`,
   );
   process.stdout.write(`renewals per second: ${fixed((renewals.length * 1000) / elapsedMs, 0)} (expected ${fixed(opts.nodes / 10, 0)})\n`);
+  // Half of the agents on each replica, each with one connection as a kubelet has (plus a few of the controller manager and this bench).
+  process.stdout.write(`connections per replica: ${connections.join(', ')} (${fixed(connections.reduce((a, b) => a + b, 0) / opts.nodes, 2)} per agent)\n`);
   // Where a renewal's time goes, from the bucket bounds of each layer's own histogram.
   process.stdout.write('\n');
   const layers: [string, 'apiservers' | 'etcd', HistogramQuery][] = [
