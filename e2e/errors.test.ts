@@ -94,6 +94,19 @@ const cases: Case[] = [
     message: 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string',
   },
   {
+    title: 'a number where a string belongs inside a nested struct (a label): Go names that struct, ObjectMeta',
+    request: {
+      method: 'POST',
+      path: CM,
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', labels: { a: 1 } } }),
+    },
+    code: 400,
+    reason: 'BadRequest',
+    message:
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string',
+  },
+  {
     title: 'a string where an object belongs (metadata)',
     request: { method: 'POST', path: CM, headers: JSON_HEADERS, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: 'x' }) },
     code: 400,

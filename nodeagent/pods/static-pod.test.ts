@@ -100,10 +100,10 @@ describe('static pod processing', () => {
     const rules = testRules();
     const wrongType = decodeManifestFile(`${web}  securityContext:\n    runAsUser: root\n`, '/m/a', rules);
     assert.ok('error' in wrongType);
-    // Go names the innermost struct (PodSecurityContext) where corral's schema check names the kind.
+    // Go names the innermost struct holding the field, then the field's path from the root.
     assert.match(
       wrongType.error,
-      /^\/m\/a: couldn't parse as pod\(json: cannot unmarshal string into Go struct field \w+\.spec\.securityContext\.runAsUser of type int64\), please check config file$/,
+      /^\/m\/a: couldn't parse as pod\(json: cannot unmarshal string into Go struct field PodSecurityContext\.spec\.securityContext\.runAsUser of type int64\), please check config file$/,
     );
     const nulls = decodeManifestFile(`${web}  securityContext:\n    sysctls:\n    - null\n    seccompProfile: null\n`, '/m/a', rules);
     assert.ok('pod' in nulls, JSON.stringify(nulls));

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkAgainstSchema, SchemaTypeError } from './schema-check.ts';
-import { kindSchema, map, string, int32, bytes, array, object, time, microTime } from '../api/schema.ts';
+import { kindSchema, map, string, int32, bytes, array, object, time, microTime, named, boolean } from '../api/schema.ts';
 
 const schema = kindSchema({
   data: map(string()),
@@ -25,7 +25,30 @@ test('wrong types are errors naming the Go field and type', () => {
     /cannot unmarshal number 1.5 into Go struct field X.spec.replicas of type int32/,
   );
   assert.throws(() => checkAgainstSchema({ metadata: {}, binaryData: { a: '!!' } }, schema, 'X'), /illegal base64 data at input byte 0/);
-  assert.throws(() => checkAgainstSchema({ metadata: [] }, schema, 'X'), /cannot unmarshal array into Go struct field X.metadata of type struct/);
+  assert.throws(() => checkAgainstSchema({ metadata: [] }, schema, 'X'), /cannot unmarshal array into Go struct field X.metadata of type v1.ObjectMeta$/);
+});
+
+test("a field of a nested named struct is named as Go names it: that struct, then the field's path from the root", () => {
+  const spec = named('io.k8s.api.apps.v1.DeploymentSpec', 'A spec.', object({ replicas: int32(), template: object({ paused: boolean() }) }));
+  const deployment = kindSchema({ spec });
+  assert.throws(
+    () => checkAgainstSchema({ metadata: {}, spec: { replicas: '3' } }, deployment, 'Deployment'),
+    (err: unknown) =>
+      err instanceof SchemaTypeError && err.message === 'json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32',
+  );
+  // An unnamed struct inside keeps the name of the named one around it.
+  assert.throws(
+    () => checkAgainstSchema({ metadata: {}, spec: { template: { paused: 1 } } }, deployment, 'Deployment'),
+    /json: cannot unmarshal number into Go struct field DeploymentSpec.spec.template.paused of type bool$/,
+  );
+  assert.throws(
+    () => checkAgainstSchema({ metadata: {}, spec: 'x' }, deployment, 'Deployment'),
+    /json: cannot unmarshal string into Go struct field Deployment.spec of type v1.DeploymentSpec$/,
+  );
+  assert.throws(
+    () => checkAgainstSchema({ metadata: { name: 1 } }, deployment, 'Deployment'),
+    /json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type string$/,
+  );
 });
 
 test('null properties are dropped; null map values and list items become Go zero values', () => {

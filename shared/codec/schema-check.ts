@@ -42,6 +42,27 @@ export function jsonType(value: unknown): string {
   return typeof value;
 }
 
+/**
+ * A named struct's Go name, `v1.DeploymentSpec` for `io.k8s.api.apps.v1.DeploymentSpec` (Go's
+ * reflect names a type by its package's name), and its bare type name.
+ */
+function structNames(schema: Schema): { qualified: string; bare: string } | undefined {
+  const name = schema['x-corral-struct']?.name;
+  if (!name) return undefined;
+  let names = structNamesByName.get(name);
+  if (!names) {
+    const parts = name.split('.');
+    const bare = parts[parts.length - 1] ?? name;
+    const pkg = parts[parts.length - 2];
+    names = { qualified: pkg ? `${pkg}.${bare}` : bare, bare };
+    structNamesByName.set(name, names);
+  }
+  return names;
+}
+
+/** structNames by full name, worked out once: the walk asks for every object it enters. */
+const structNamesByName = new Map<string, { qualified: string; bare: string }>();
+
 export function goType(schema: Schema): string {
   if (schema['x-kubernetes-int-or-string']) return 'intstr.IntOrString';
   switch (schema.type) {
@@ -56,7 +77,7 @@ export function goType(schema: Schema): string {
     case 'array':
       return `[]${schema.items ? goType(schema.items) : 'interface {}'}`;
     case 'object':
-      return schema.additionalProperties ? `map[string]${goType(schema.additionalProperties)}` : 'struct';
+      return schema.additionalProperties ? `map[string]${goType(schema.additionalProperties)}` : (structNames(schema)?.qualified ?? 'struct');
     default:
       return 'interface {}';
   }
@@ -64,14 +85,24 @@ export function goType(schema: Schema): string {
 
 /**
  * Walks `value` (mutating it: unknown and null properties are removed) and returns the paths of
- * unknown fields. Throws SchemaTypeError on the first type mismatch. `path` names the root, e.g.
- * `ConfigMap`, so that errors read `ConfigMap.data`.
+ * unknown fields. Throws SchemaTypeError on the first type mismatch, named as Go's decoder names
+ * it: the innermost named struct holding the field, then the field's JSON path from the root
+ * (`DeploymentSpec.spec.replicas`). `rootName` names the root struct, e.g. `ConfigMap`, so that
+ * errors read `ConfigMap.data`.
  */
 export function checkAgainstSchema(value: unknown, schema: Schema, rootName: string): string[] {
   const unknown: string[] = [];
-  walk(value, schema, rootName, '', unknown);
+  walk(value, schema, { struct: rootName, path: '' }, '', unknown);
   return unknown;
 }
+
+/** Where a value sits, as Go's type errors name it: the struct holding its field, and the JSON path of that field. */
+interface GoField {
+  struct: string;
+  path: string;
+}
+
+const goFieldName = (at: GoField): string => (at.path ? `${at.struct}.${at.path}` : at.struct);
 
 /** Go's zero value of a map value or list item of this schema; null where Go's is nil. */
 function zeroValue(schema: Schema): unknown {
@@ -109,16 +140,16 @@ function checkTime(value: unknown, kind: 'Time' | 'MicroTime', goPath: string): 
 }
 
 /** Returns the entries left in an object (0 for anything else). */
-function walk(value: unknown, schema: Schema, goPath: string, fieldPath: string, unknown: string[]): number {
+function walk(value: unknown, schema: Schema, at: GoField, fieldPath: string, unknown: string[]): number {
   if (value === null) return 0;
   const wellKnown = schema['x-corral-type'];
   if (wellKnown === 'Time' || wellKnown === 'MicroTime') {
-    checkTime(value, wellKnown, goPath);
+    checkTime(value, wellKnown, goFieldName(at));
     return 0;
   }
   if (schema['x-kubernetes-int-or-string']) {
     if (typeof value !== 'string' && !(typeof value === 'number' && Number.isInteger(value))) {
-      throw new SchemaTypeError(goPath, jsonType(value), goType(schema));
+      throw new SchemaTypeError(goFieldName(at), jsonType(value), goType(schema));
     }
     return 0;
   }
@@ -126,36 +157,38 @@ function walk(value: unknown, schema: Schema, goPath: string, fieldPath: string,
     case undefined:
       return 0;
     case 'string':
-      if (typeof value !== 'string') throw new SchemaTypeError(goPath, jsonType(value), goType(schema));
+      if (typeof value !== 'string') throw new SchemaTypeError(goFieldName(at), jsonType(value), goType(schema));
       if (schema.format === 'byte' && !base64Re.test(value.replace(/\s/g, ''))) {
-        const at = value.search(/[^A-Za-z0-9+/=]/);
-        throw new SchemaTypeError(goPath, 'string', '[]uint8', `illegal base64 data at input byte ${Math.max(at, 0)}`);
+        const offset = value.search(/[^A-Za-z0-9+/=]/);
+        throw new SchemaTypeError(goFieldName(at), 'string', '[]uint8', `illegal base64 data at input byte ${Math.max(offset, 0)}`);
       }
       return 0;
     case 'integer':
       if (typeof value !== 'number' || !Number.isInteger(value) || (schema.format === 'int32' && (value < int32Min || value > int32Max))) {
         const shown = typeof value === 'number' ? `number ${value}` : jsonType(value);
-        throw new SchemaTypeError(goPath, shown, goType(schema));
+        throw new SchemaTypeError(goFieldName(at), shown, goType(schema));
       }
       return 0;
     case 'number':
-      if (typeof value !== 'number') throw new SchemaTypeError(goPath, jsonType(value), goType(schema));
+      if (typeof value !== 'number') throw new SchemaTypeError(goFieldName(at), jsonType(value), goType(schema));
       return 0;
     case 'boolean':
-      if (typeof value !== 'boolean') throw new SchemaTypeError(goPath, jsonType(value), goType(schema));
+      if (typeof value !== 'boolean') throw new SchemaTypeError(goFieldName(at), jsonType(value), goType(schema));
       return 0;
     case 'array':
-      if (!Array.isArray(value)) throw new SchemaTypeError(goPath, jsonType(value), goType(schema));
+      if (!Array.isArray(value)) throw new SchemaTypeError(goFieldName(at), jsonType(value), goType(schema));
       if (!schema.items) return 0;
       for (let i = 0; i < value.length; i++) {
         if (value[i] === null) value[i] = zeroValue(schema.items);
-        walk(value[i], schema.items, goPath, fieldPath, unknown);
+        walk(value[i], schema.items, at, fieldPath, unknown);
       }
       return 0;
     case 'object': {
-      if (!isObject(value)) throw new SchemaTypeError(goPath, jsonType(value), goType(schema));
+      if (!isObject(value)) throw new SchemaTypeError(goFieldName(at), jsonType(value), goType(schema));
       const keys = Object.keys(value);
       let entries = keys.length;
+      // The struct that holds this object's fields; the root's is `rootName`.
+      const holder = at.path ? (structNames(schema)?.bare ?? at.struct) : at.struct;
       for (const key of keys) {
         const property = schema.properties?.[key];
         const child = property ?? schema.additionalProperties;
@@ -179,7 +212,7 @@ function walk(value: unknown, schema: Schema, goPath: string, fieldPath: string,
         // The field path is built only where it can be used (collections below): a map of 100,000
         // strings needs none.
         const childPath = child.type === 'object' || child.type === 'array' ? (fieldPath ? `${fieldPath}.${key}` : key) : '';
-        const below = walk(value[key], child, property ? `${goPath}.${key}` : goPath, childPath, unknown);
+        const below = walk(value[key], child, property ? { struct: holder, path: at.path ? `${at.path}.${key}` : key } : at, childPath, unknown);
         // Optional maps and lists are `omitempty` in Go: an empty one is not stored or returned.
         if (property && isEmptyCollection(value[key], property, below) && !schema.required?.includes(key)) {
           delete value[key];
