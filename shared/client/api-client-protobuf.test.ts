@@ -67,6 +67,8 @@ function recordingProxy(target: URL, credentials: RequestOptions, exchanges: Exc
         (answer) => {
           exchange.answer = answer.headers['content-type'];
           res.writeHead(answer.statusCode ?? 502, answer.headers);
+          // A watch's headers come before any event: pass them on at once.
+          res.flushHeaders();
           answer.pipe(res);
         },
       );
@@ -82,6 +84,8 @@ describe('HttpApiClient in protobuf against an API server', { timeout: 120_000 }
   let server: RunningApiServer | undefined;
   let proxy: Server | undefined;
   let client: HttpApiClient;
+  /** The same proxy in JSON, to compare with. */
+  let jsonClient: HttpApiClient;
 
   /** The exchanges of what `run` does. */
   async function recorded(run: () => Promise<unknown>): Promise<Exchange[]> {
@@ -111,10 +115,12 @@ describe('HttpApiClient in protobuf against an API server', { timeout: 120_000 }
       currentContext: 'x',
     });
     client = new HttpApiClient(kubeconfig, { contentType: protobuf });
+    jsonClient = new HttpApiClient(kubeconfig);
   });
 
   after(async () => {
     client.close();
+    jsonClient.close();
     await new Promise((resolve) => proxy?.close(resolve));
     await server?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -231,5 +237,29 @@ describe('HttpApiClient in protobuf against an API server', { timeout: 120_000 }
     );
     const [missing] = await recorded(() => assert.rejects(client.get(`${configMaps}/none`), (err) => isStatusError(err, 'NotFound')));
     assert.equal(missing?.answer, 'application/json');
+  });
+
+  it('watches a kind of its table as a protobuf stream, whose events are the objects JSON gives', async () => {
+    const list = await client.list(leases);
+    const events: [string, unknown][] = [];
+    const from = exchanges.length;
+    const watching = await client.watch(
+      leases,
+      { resourceVersion: list.metadata.resourceVersion },
+      (type, object) => events.push([type, object]),
+      () => {},
+    );
+    try {
+      const spec = { holderIdentity: 'w', leaseDurationSeconds: 40 };
+      await client.create(leases, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'watched' }, spec });
+      const deadline = Date.now() + 10_000;
+      while (events.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      const watch = exchanges.slice(from).find((e) => e.path.includes('watch=true'));
+      assert.deepEqual({ accept: watch?.accept, answer: watch?.answer }, { accept: `${protobuf},application/json`, answer: `${protobuf};stream=watch` });
+      const json = await jsonClient.get(`${leases}/watched`);
+      assert.deepEqual(events, [['ADDED', json]]);
+    } finally {
+      watching.abort();
+    }
   });
 });

@@ -4,7 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { isStatusError } from '../api/errors.ts';
-import { contentTypeFrom, HttpApiClient } from './api-client.ts';
+import { PassThrough } from 'node:stream';
+import { statusSchema } from '../api/schema.ts';
+import { encodeObject } from '../codec/protobuf/object.ts';
+import { encodeWatchFrame } from '../codec/protobuf/watch.ts';
+import { contentTypeFrom, HttpApiClient, readProtobufEvents } from './api-client.ts';
+import { clientSchemaOf } from './kinds.ts';
 
 describe('HttpApiClient', () => {
   let server: Server;
@@ -80,5 +85,47 @@ describe('contentTypeFrom', () => {
     assert.equal(contentTypeFrom('application/vnd.kubernetes.protobuf'), 'application/vnd.kubernetes.protobuf');
     assert.equal(contentTypeFrom('application/json'), 'application/json');
     assert.equal(contentTypeFrom(''), 'application/json');
+  });
+});
+
+describe('readProtobufEvents', () => {
+  it('reads length-prefixed WatchEvent frames however they are cut, ERROR Statuses included, then ends', async () => {
+    const leaseSchema = clientSchemaOf('coordination.k8s.io/v1', 'Lease');
+    assert.ok(leaseSchema);
+    const lease = (holder: string): Record<string, unknown> => ({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'n1', namespace: 'kube-node-lease', resourceVersion: '7' },
+      spec: { holderIdentity: holder, leaseDurationSeconds: 40 },
+    });
+    const statusWithoutMetadata = {
+      apiVersion: 'v1',
+      kind: 'Status',
+      status: 'Failure',
+      message: 'too old resource version: 1 (5)',
+      reason: 'Expired',
+      code: 410,
+    };
+    const status = { ...statusWithoutMetadata, metadata: {} };
+    const frames = Buffer.concat([
+      encodeWatchFrame('ADDED', encodeObject(lease('a'), leaseSchema, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' })),
+      encodeWatchFrame('MODIFIED', encodeObject(lease('b'), leaseSchema, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' })),
+      encodeWatchFrame('ERROR', encodeObject(status, statusSchema(), { apiVersion: 'v1', kind: 'Status' })),
+    ]);
+    const body = new PassThrough();
+    const events: [string, unknown][] = [];
+    const ended = new Promise<unknown>((resolve) =>
+      readProtobufEvents({ code: 200, headers: {}, body }, (type, object) => events.push([type, object]), resolve),
+    );
+    // Three bytes at a time: lengths and frames split anywhere.
+    for (let i = 0; i < frames.length; i += 3) body.write(frames.subarray(i, i + 3));
+    body.end();
+    assert.equal(await ended, null);
+    assert.deepEqual(events, [
+      ['ADDED', lease('a')],
+      ['MODIFIED', lease('b')],
+      // The decoder drops an empty embedded message (the Status's metadata), as it does everywhere.
+      ['ERROR', statusWithoutMetadata],
+    ]);
   });
 });

@@ -19,7 +19,8 @@
  * their patch content types. Responses are decoded by their own Content-Type, error Statuses
  * included. Only kinds of the client's table (kinds.ts) are spoken in protobuf: a body of another
  * kind is sent as JSON, and a request for another resource accepts JSON only, since a protobuf
- * answer of a kind the client has no schema for could not be read.
+ * answer of a kind the client has no schema for could not be read. Watches follow the same rule:
+ * a watch of a kind of the table is a protobuf stream (`;stream=watch`, length-prefixed frames).
  *
  * Requests and watches share the client's one connection (connection.ts): HTTP/2 over HTTPS, as
  * client-go's.
@@ -28,8 +29,10 @@ import { StringDecoder } from 'node:string_decoder';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { StatusError } from '../api/errors.ts';
 import { apiVersionOf, isObject, type KubeList, type KubeObject, type StatusDetails } from '../api/types.ts';
+import { statusSchema } from '../api/schema.ts';
 import { decodeEnvelope, protobufMediaType } from '../codec/protobuf/envelope.ts';
 import { decodeEnvelopedObject, encodeObject } from '../codec/protobuf/object.ts';
+import { decodeWatchEvent } from '../codec/protobuf/watch.ts';
 import { ApiConnection, type Exchange } from './connection.ts';
 import { clientKindOfPath, clientSchemaOf } from './kinds.ts';
 import { TokenBucket } from './token-bucket.ts';
@@ -183,7 +186,8 @@ export class HttpApiClient implements ApiClient, WatchClient {
       const answer = await this.connection.exchange({
         method: 'GET',
         path: this.pathWithQuery(path, { ...query, watch: true }),
-        headers: { accept: 'application/json', 'user-agent': this.userAgent },
+        // As for other requests: protobuf for the kinds the client knows, when it speaks protobuf.
+        headers: { accept: this.protobuf && clientKindOfPath(path) ? protobufAccept : 'application/json', 'user-agent': this.userAgent },
         signal: controller.signal,
       });
       if (answer.code !== 200) {
@@ -192,7 +196,8 @@ export class HttpApiClient implements ApiClient, WatchClient {
         end(statusError(answer.code, parseJson(text), `watch ${path}: ${answer.code} ${text.slice(0, 200)}`));
         return controller;
       }
-      readEvents(answer, onEvent, end);
+      if (mediaTypeOf(answer.headers['content-type'] ?? '') === protobufMediaType) readProtobufEvents(answer, onEvent, end);
+      else readEvents(answer, onEvent, end);
       answer.body.once('error', (err) => end(controller.signal.aborted ? null : err));
     } catch (err) {
       end(controller.signal.aborted ? null : err);
@@ -368,6 +373,50 @@ function typeMetaOf(body: Record<string, unknown>, path: string): { apiVersion: 
   if (typeof apiVersion === 'string' && apiVersion && typeof kind === 'string' && kind) return { apiVersion, kind };
   const entry = clientKindOfPath(path);
   return entry && { apiVersion: apiVersionOf(entry), kind: entry.kind };
+}
+
+/** The schema of an ERROR event's object. */
+const watchStatusSchema = statusSchema();
+
+/**
+ * A protobuf watch's body (`application/vnd.kubernetes.protobuf;stream=watch`): frames of a 4-byte
+ * big-endian length and a WatchEvent whose object is an enveloped object of the watched kind (a
+ * Status for ERROR), to `onEvent` as JSON-shaped values; `end` as for JSON (readEvents). A frame is
+ * joined once, when all of it has arrived.
+ */
+export function readProtobufEvents(answer: Exchange, onEvent: WatchEventHandler, end: (err: unknown) => void): void {
+  let parts: Buffer[] = [];
+  let buffered = 0;
+  const deliver = (frame: Uint8Array): void => {
+    const event = decodeWatchEvent(frame);
+    const envelope = decodeEnvelope(event.object);
+    const schema = envelope.kind === 'Status' ? watchStatusSchema : clientSchemaOf(envelope.apiVersion, envelope.kind);
+    if (!schema) throw new Error(`a protobuf watch event of kind ${envelope.apiVersion}/${envelope.kind}, which this client cannot decode`);
+    onEvent(event.type, decodeEnvelopedObject(envelope, schema));
+  };
+  answer.body.on('data', (chunk: Buffer) => {
+    parts.push(chunk);
+    buffered += chunk.length;
+    try {
+      while (buffered >= 4) {
+        let head = parts[0] ?? Buffer.alloc(0);
+        if (head.length < 4) {
+          head = Buffer.concat(parts, buffered);
+          parts = [head];
+        }
+        const length = head.readUInt32BE(0);
+        if (buffered < 4 + length) return;
+        const all = parts.length === 1 ? head : Buffer.concat(parts, buffered);
+        const rest = all.subarray(4 + length);
+        parts = rest.length > 0 ? [rest] : [];
+        buffered = rest.length;
+        deliver(all.subarray(4, 4 + length));
+      }
+    } catch (err) {
+      end(err);
+    }
+  });
+  answer.body.once('end', () => end(null));
 }
 
 /** The server's Status as a StatusError; a body that is no Status becomes one with the HTTP code. */
