@@ -15,7 +15,6 @@ import type { Schema } from '../../shared/api/schema.ts';
 import { ProtobufError } from '../../shared/codec/protobuf/errors.ts';
 import { decodeObject as decodeProtobufObject } from '../../shared/codec/protobuf/object.ts';
 import type { BodyFormat } from './negotiation.ts';
-import { runStepsYielding } from '../../shared/apply/steps.ts';
 import type { TimeSlice } from '../../shared/apply/time-slice.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -59,11 +58,10 @@ export async function parseBodyYielding(
   wantDuplicates: boolean,
   slice: TimeSlice,
 ): Promise<{ value: unknown; duplicates: string[] }> {
-  const boundary = (): Promise<void> => slice.boundary();
-  if (format === 'json' || text.length < offloadedYamlMinLength) return runStepsYielding(parseBodySteps(text, format, wantDuplicates), boundary);
+  if (format === 'json' || text.length < offloadedYamlMinLength) return slice.run(parseBodySteps(text, format, wantDuplicates));
   const parsed = await valueOfYamlOffloaded(text, wantDuplicates);
   if ('failure' in parsed) throw badRequest(parsed.failure);
-  return { value: await runStepsYielding(parseJsonSteps(parsed.json), boundary), duplicates: parsed.duplicates };
+  return { value: await slice.run(parseJsonSteps(parsed.json)), duplicates: parsed.duplicates };
 }
 
 /**
@@ -76,7 +74,7 @@ const offloadedProtobufMinLength = 256 * 1024;
 async function decodeProtobufOffloaded(body: Uint8Array, schema: Schema, slice: TimeSlice): Promise<Record<string, unknown>> {
   const decoded = await valueOfProtobufOffloaded(body, schema);
   if ('failure' in decoded) throw badRequest(decoded.failure);
-  const value = await runStepsYielding(parseJsonSteps(decoded.json), () => slice.boundary());
+  const value = await slice.run(parseJsonSteps(decoded.json));
   if (!isObject(value)) throw new Error('the codec worker decoded a protobuf body to something other than an object');
   return value;
 }

@@ -5,7 +5,6 @@
  */
 import { listSchema, partialObjectMetadataListSchema, partialObjectMetadataSchema, statusSchema, type Schema } from '../../shared/api/schema.ts';
 import type { KubeList, KubeObject, Status } from '../../shared/api/types.ts';
-import { runStepsYielding } from '../../shared/apply/steps.ts';
 import { TimeSlice } from '../../shared/apply/time-slice.ts';
 import { isLargeJson, stringifyJsonSteps } from '../../shared/codec/json-stringify-sliced.ts';
 import { prettyJsonOfJsonOffloaded, protobufOfJsonOffloaded, yamlOfJsonOffloaded } from '../../shared/codec/offload/pool.ts';
@@ -80,9 +79,14 @@ export function partialMetadataType(version: string, list: boolean): MessageType
 /** Serializes a value of a known message type; `type` is needed only for protobuf. */
 export function serialize(value: unknown, format: WireFormat, type: MessageType | undefined, pretty = false): Serialized {
   if (format !== 'protobuf') return text(value, format, pretty);
-  // Kinds without a protobuf form (Table) are refused as upstream does.
+  const { schema, apiVersion, kind } = protobufType(type);
+  return { contentType: contentTypes.protobuf, body: encodeObject(asRecord(value), schema, { apiVersion, kind }) };
+}
+
+/** The type a protobuf answer is encoded as; kinds without a protobuf form (Table) are refused as upstream does. */
+function protobufType(type: MessageType | undefined): MessageType {
   if (!type) throw notAcceptable(['application/json', 'application/yaml']);
-  return { contentType: contentTypes.protobuf, body: encodeObject(asRecord(value), type.schema, { apiVersion: type.apiVersion, kind: type.kind }) };
+  return type;
 }
 
 /**
@@ -99,19 +103,19 @@ export async function serializeYielding(
   pretty: boolean,
   slice: TimeSlice,
 ): Promise<Serialized> {
-  const jsonOf = (): Promise<string> => runStepsYielding(stringifyJsonSteps(value), () => slice.boundary());
   // Compact JSON weighs the value itself, and writes a small one in one go.
-  if (format === 'json' && !pretty) return { contentType: contentTypes.json, body: await jsonOf() };
+  if (format === 'json' && !pretty) return { contentType: contentTypes.json, body: await slice.run(stringifyJsonSteps(value)) };
   if (!isLargeJson(value)) return serialize(value, format, type, pretty);
-  const json = await jsonOf();
+  const json = await slice.run(stringifyJsonSteps(value));
   switch (format) {
     case 'json':
       return { contentType: contentTypes.json, body: await prettyJsonOfJsonOffloaded(json) };
     case 'yaml':
       return { contentType: contentTypes.yaml, body: await yamlOfJsonOffloaded(json) };
-    case 'protobuf':
-      if (!type) throw notAcceptable(['application/json', 'application/yaml']);
-      return { contentType: contentTypes.protobuf, body: await protobufOfJsonOffloaded(json, type.schema, { apiVersion: type.apiVersion, kind: type.kind }) };
+    case 'protobuf': {
+      const { schema, apiVersion, kind } = protobufType(type);
+      return { contentType: contentTypes.protobuf, body: await protobufOfJsonOffloaded(json, schema, { apiVersion, kind }) };
+    }
   }
 }
 
@@ -221,8 +225,7 @@ export function watchFrameYielding(type: string, object: KubeObject, format: 'js
 
 /** A large object's watch frame, the same bytes as `watchFrame`'s, without holding the event loop. */
 async function largeWatchFrame(type: string, object: KubeObject, format: 'json' | 'protobuf', messageType: MessageType): Promise<Uint8Array> {
-  const slice = new TimeSlice();
-  const json = await runStepsYielding(stringifyJsonSteps(object), () => slice.boundary());
+  const json = await new TimeSlice().run(stringifyJsonSteps(object));
   if (format === 'json') return ownBytes(`{"type":${JSON.stringify(type)},"object":${json}}\n`);
   const envelope = await protobufOfJsonOffloaded(json, messageType.schema, { apiVersion: messageType.apiVersion, kind: messageType.kind });
   return ownBytes(encodeWatchFrame(type, envelope));
@@ -284,7 +287,7 @@ export async function serializeList(list: KubeList, format: WireFormat, type: Me
 async function jsonItem(item: KubeObject, slice: TimeSlice): Promise<Uint8Array> {
   const cached = encodingsOf(item);
   if (cached.jsonItem) return cached.jsonItem;
-  const text = isLargeJson(item) ? await runStepsYielding(stringifyJsonSteps(item), () => slice.boundary()) : JSON.stringify(item);
+  const text = isLargeJson(item) ? await slice.run(stringifyJsonSteps(item)) : JSON.stringify(item);
   return (cached.jsonItem = ownBytes(text));
 }
 
@@ -294,7 +297,7 @@ async function protobufItem(item: KubeObject, itemField: Schema, slice: TimeSlic
   if (cached.protobufItem) return cached.protobufItem;
   const field = { items: [item] };
   const bytes = isLargeJson(item)
-    ? await protobufOfJsonOffloaded(await runStepsYielding(stringifyJsonSteps(field), () => slice.boundary()), itemField)
+    ? await protobufOfJsonOffloaded(await slice.run(stringifyJsonSteps(field)), itemField)
     : ownBytes(encodeMessage(field, itemField));
   return (cached.protobufItem = bytes);
 }

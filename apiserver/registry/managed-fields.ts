@@ -25,7 +25,7 @@ import {
   type ManagedSets,
   type UpdaterOptions,
 } from '../../shared/apply/merge.ts';
-import { runSteps, runStepsYielding, type Steps } from '../../shared/apply/steps.ts';
+import { runSteps, type Steps } from '../../shared/apply/steps.ts';
 import {
   TypedValueError,
   compareSteps,
@@ -674,7 +674,7 @@ class ManagedFieldsManager implements FieldManager {
 /** Runs a field manager's steps, yielding to the event loop between them as the request's slice decides. */
 async function run<T>(steps: Steps<T>, request: FieldManagerRequest): Promise<T> {
   const slice = request.slice;
-  return slice ? runStepsYielding(steps, () => slice.boundary()) : runSteps(steps);
+  return slice ? slice.run(steps) : runSteps(steps);
 }
 
 export function createFieldManager(): FieldManager {
@@ -775,7 +775,7 @@ export function ignoreManagedFieldsTimestamps(updated: KubeObject, existing: Kub
 
 /** ignoreManagedFieldsTimestamps with the request's slice between its passes (a pass per entry, one over the rest). */
 export function ignoreManagedFieldsTimestampsYielding(updated: KubeObject, existing: KubeObject, slice: TimeSlice): Promise<void> {
-  return runStepsYielding(ignoreManagedFieldsTimestampsSteps(updated, existing), () => slice.boundary());
+  return slice.run(ignoreManagedFieldsTimestampsSteps(updated, existing));
 }
 
 function* ignoreManagedFieldsTimestampsSteps(updated: KubeObject, existing: KubeObject): Steps<void> {

@@ -4,7 +4,6 @@
  * fake, so that they store and hand back exactly the same thing.
  */
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
-import { runStepsYielding } from '../../shared/apply/steps.ts';
 import { TimeSlice } from '../../shared/apply/time-slice.ts';
 import { stringifyJsonSteps } from '../../shared/codec/json-stringify-sliced.ts';
 import { StorageError } from './etcd/errors.ts';
@@ -21,8 +20,7 @@ export function encodeStoredObject(obj: KubeObject): string {
  * budget. A small object is one native call, as in encodeStoredObject.
  */
 export function encodeStoredObjectYielding(obj: KubeObject): Promise<string> {
-  const slice = new TimeSlice();
-  return runStepsYielding(stringifyJsonSteps(storedForm(obj)), () => slice.boundary());
+  return new TimeSlice().run(stringifyJsonSteps(storedForm(obj)));
 }
 
 function storedForm(obj: KubeObject): KubeObject {

@@ -15,6 +15,7 @@
  * notices; its turn then starts at its first look at the clock in that iteration.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { runStepsYielding, type Steps } from './steps.ts';
 
 /** Work of one turn after which a step boundary yields; well under the loop delay worth noticing. */
 const defaultBudgetMs = 10;
@@ -83,5 +84,10 @@ export class TimeSlice {
     this.yields++;
     this.turnStart = this.now();
     this.turnIteration = iterations.current();
+  }
+
+  /** Runs `steps` (steps.ts) with a boundary between every two of them. */
+  run<T>(steps: Steps<T>): Promise<T> {
+    return runStepsYielding(steps, () => this.boundary());
   }
 }

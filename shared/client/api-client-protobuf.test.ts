@@ -262,4 +262,13 @@ describe('HttpApiClient in protobuf against an API server', { timeout: 120_000 }
       watching.abort();
     }
   });
+
+  it('ends a refused watch with the protobuf Status the server sent, its reason kept', async () => {
+    const from = exchanges.length;
+    const ended = new Promise<unknown>((resolve) => void client.watch(leases, { resourceVersion: 'not-a-number' }, () => {}, resolve));
+    const err = await ended;
+    assert.ok(isStatusError(err, 'BadRequest'), String(err));
+    assert.equal(err.status.code, 400);
+    assert.equal(exchanges.slice(from).find((e) => e.path.includes('watch=true'))?.answer, protobuf);
+  });
 });

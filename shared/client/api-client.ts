@@ -29,7 +29,6 @@ import { StringDecoder } from 'node:string_decoder';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { StatusError } from '../api/errors.ts';
 import { apiVersionOf, isObject, type KubeList, type KubeObject, type StatusDetails } from '../api/types.ts';
-import { statusSchema } from '../api/schema.ts';
 import { decodeEnvelope, protobufMediaType } from '../codec/protobuf/envelope.ts';
 import { decodeEnvelopedObject, encodeObject } from '../codec/protobuf/object.ts';
 import { decodeWatchEvent } from '../codec/protobuf/watch.ts';
@@ -186,14 +185,11 @@ export class HttpApiClient implements ApiClient, WatchClient {
       const answer = await this.connection.exchange({
         method: 'GET',
         path: this.pathWithQuery(path, { ...query, watch: true }),
-        // As for other requests: protobuf for the kinds the client knows, when it speaks protobuf.
-        headers: { accept: this.protobuf && clientKindOfPath(path) ? protobufAccept : 'application/json', 'user-agent': this.userAgent },
+        headers: { accept: this.acceptFor(path), 'user-agent': this.userAgent },
         signal: controller.signal,
       });
       if (answer.code !== 200) {
-        const bytes = await readBody(answer);
-        const text = bytes.toString('utf8');
-        end(statusError(answer.code, parseJson(text), `watch ${path}: ${answer.code} ${text.slice(0, 200)}`));
+        end(failureOf('watch', path, answer.code, await readBody(answer), answer.headers['content-type'] ?? ''));
         return controller;
       }
       if (mediaTypeOf(answer.headers['content-type'] ?? '') === protobufMediaType) readProtobufEvents(answer, onEvent, end);
@@ -224,16 +220,12 @@ export class HttpApiClient implements ApiClient, WatchClient {
   private async request(method: string, path: string, query: Query | undefined, body?: unknown, patchType?: string): Promise<unknown> {
     const target = this.pathWithQuery(path, query);
     const payload = body === undefined ? undefined : this.encode(path, body, patchType);
-    const accept = this.protobuf && clientKindOfPath(path) ? protobufAccept : 'application/json';
+    const accept = this.acceptFor(path);
     for (let retries = 0; ; retries++) {
       const { code, bytes, contentType, retryAfter } = await this.send(method, target, payload, accept);
-      const value = decodeBody(bytes, contentType);
-      if (code >= 200 && code < 300) return value;
+      if (code >= 200 && code < 300) return decodeBody(bytes, contentType);
       const retriable = code === 429 || (code >= 500 && retryAfter !== undefined);
-      if (!retriable || retries >= maxRetries) {
-        const text = mediaTypeOf(contentType) === protobufMediaType ? JSON.stringify(value) : bytes.toString('utf8');
-        throw statusError(code, value, `${method} ${path}: ${code} ${text.slice(0, 200)}`);
-      }
+      if (!retriable || retries >= maxRetries) throw failureOf(method, path, code, bytes, contentType);
       await new Promise((resolve) => setTimeout(resolve, (retryAfter ?? 1) * 1000));
     }
   }
@@ -251,6 +243,11 @@ export class HttpApiClient implements ApiClient, WatchClient {
       if (typeMeta && schema) return { bytes: Buffer.from(encodeObject(body, schema, typeMeta)), contentType: protobufMediaType };
     }
     return { bytes: Buffer.from(JSON.stringify(body)), contentType: 'application/json' };
+  }
+
+  /** What a request for `path` accepts: protobuf for the kinds the client knows, when it speaks protobuf (watches too). */
+  private acceptFor(path: string): string {
+    return this.protobuf && clientKindOfPath(path) ? protobufAccept : 'application/json';
   }
 
   /** The server's path prefix (a kubeconfig's server may carry one), `path` and the query. */
@@ -356,9 +353,14 @@ function parseJson(text: string): unknown {
  */
 export function decodeBody(bytes: Uint8Array, contentType: string): unknown {
   if (mediaTypeOf(contentType) !== protobufMediaType || bytes.length === 0) return parseJson(Buffer.from(bytes).toString('utf8'));
+  return decodeKnownObject(bytes, 'a protobuf answer');
+}
+
+/** An enveloped protobuf object of a kind of the client's table (meta/v1's Status included); `what` names it in the error otherwise. */
+function decodeKnownObject(bytes: Uint8Array, what: string): Record<string, unknown> {
   const envelope = decodeEnvelope(bytes);
   const schema = clientSchemaOf(envelope.apiVersion, envelope.kind);
-  if (!schema) throw new Error(`a protobuf answer of kind ${envelope.apiVersion}/${envelope.kind}, which this client cannot decode`);
+  if (!schema) throw new Error(`${what} of kind ${envelope.apiVersion}/${envelope.kind}, which this client cannot decode`);
   return decodeEnvelopedObject(envelope, schema);
 }
 
@@ -375,9 +377,6 @@ function typeMetaOf(body: Record<string, unknown>, path: string): { apiVersion: 
   return entry && { apiVersion: apiVersionOf(entry), kind: entry.kind };
 }
 
-/** The schema of an ERROR event's object. */
-const watchStatusSchema = statusSchema();
-
 /**
  * A protobuf watch's body (`application/vnd.kubernetes.protobuf;stream=watch`): frames of a 4-byte
  * big-endian length and a WatchEvent whose object is an enveloped object of the watched kind (a
@@ -389,10 +388,7 @@ export function readProtobufEvents(answer: Exchange, onEvent: WatchEventHandler,
   let buffered = 0;
   const deliver = (frame: Uint8Array): void => {
     const event = decodeWatchEvent(frame);
-    const envelope = decodeEnvelope(event.object);
-    const schema = envelope.kind === 'Status' ? watchStatusSchema : clientSchemaOf(envelope.apiVersion, envelope.kind);
-    if (!schema) throw new Error(`a protobuf watch event of kind ${envelope.apiVersion}/${envelope.kind}, which this client cannot decode`);
-    onEvent(event.type, decodeEnvelopedObject(envelope, schema));
+    onEvent(event.type, decodeKnownObject(event.object, 'a protobuf watch event'));
   };
   answer.body.on('data', (chunk: Buffer) => {
     parts.push(chunk);
@@ -417,6 +413,13 @@ export function readProtobufEvents(answer: Exchange, onEvent: WatchEventHandler,
     }
   });
   answer.body.once('end', () => end(null));
+}
+
+/** A failed answer as a StatusError, its body decoded by its Content-Type (a Status in protobuf or JSON). */
+function failureOf(what: string, path: string, code: number, bytes: Buffer, contentType: string): StatusError {
+  const value = decodeBody(bytes, contentType);
+  const text = mediaTypeOf(contentType) === protobufMediaType ? JSON.stringify(value) : bytes.toString('utf8');
+  return statusError(code, value, `${what} ${path}: ${code} ${text.slice(0, 200)}`);
 }
 
 /** The server's Status as a StatusError; a body that is no Status becomes one with the HTTP code. */

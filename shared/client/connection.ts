@@ -171,7 +171,7 @@ export class ApiConnection {
       });
       if (request.idleTimeoutMs !== undefined) {
         const ms = request.idleTimeoutMs;
-        stream.setTimeout(ms, () => stream.destroy(new Error(`${request.method} ${pathOnly(request.path)}: no answer within ${ms} ms`)));
+        stream.setTimeout(ms, () => stream.destroy(noAnswer(request, ms)));
       }
       if (request.body !== undefined) stream.end(request.body);
     });
@@ -193,7 +193,7 @@ export class ApiConnection {
         },
         (res) => resolve({ code: res.statusCode ?? 0, headers: res.headers, body: res }),
       );
-      req.on('timeout', () => req.destroy(new Error(`${request.method} ${pathOnly(request.path)}: no answer within ${request.idleTimeoutMs} ms`)));
+      req.on('timeout', () => req.destroy(noAnswer(request, request.idleTimeoutMs ?? 0)));
       req.on('error', reject);
       req.end(request.body);
     });
@@ -283,9 +283,10 @@ function neverReachedServer(err: unknown): boolean {
   return code === 'ERR_HTTP2_STREAM_ERROR' && err.message.includes('NGHTTP2_REFUSED_STREAM');
 }
 
-function pathOnly(path: string): string {
-  const query = path.indexOf('?');
-  return query < 0 ? path : path.slice(0, query);
+/** The failure of a request that heard nothing for `ms`, named by its method and path (without the query). */
+function noAnswer(request: ExchangeRequest, ms: number): Error {
+  const query = request.path.indexOf('?');
+  return new Error(`${request.method} ${query < 0 ? request.path : request.path.slice(0, query)}: no answer within ${ms} ms`);
 }
 
 function sameTls(a: TlsMaterial, b: TlsMaterial): boolean {
