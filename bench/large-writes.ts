@@ -1,13 +1,15 @@
 /**
  * What one client's large requests cost everyone else: GETs of a small ConfigMap alone, then the
- * same GETs while another client sends large writes, then while it sends large reads, in the same
- * run. The large writes are Node creates of about 3 MiB (the request body limit, ~150,000
+ * same GETs while another client sends large writes, then large reads, then small updates of a
+ * large stored object, in the same run. The large writes are Node creates of about 3 MiB (the request body limit, ~150,000
  * labels), each object over etcd's request limit once stored (the server answers 413 and must stay
  * healthy), in turn with `?dryRun=All` creates of the same body (the whole write path without the
  * storage write) and `?dryRun=All` server-side applies of it (decoding, merging and ownership of an
  * apply that creates). The large reads are a stored ConfigMap of 40,000 keys read as YAML, as
  * pretty JSON and as protobuf, in turn with a `?dryRun=All` update of it from YAML: the encodings
- * and the decoding that no slicing reaches (see shared/codec/offload).
+ * and the decoding that no slicing reaches (see shared/codec/offload). The stored updates change
+ * one label of a stored Node of 40,000 labels (1.3 MiB with its managedFields) by merge patch: the
+ * whole update path on a large object, and the watch cache decoding what was stored.
  *
  * Figures per phase: GET latency (p50, p99, max, from this client) and the server's event-loop
  * delay (p99 and max over the phase, from its own `nodejs_eventloop_lag_p99_seconds` and
@@ -17,7 +19,7 @@
  *
  * Starts its own etcd (temp dir) and one API server child process; stops both before exiting,
  * also on --timeout, SIGINT and SIGTERM. Exits non-zero when a GET fails, a large write gets
- * anything but 201 (dry run) or 413, or a large read anything but 200.
+ * anything but 201 (dry run) or 413, or a large read or stored update anything but 200.
  * Usage: npx tsx bench/large-writes.ts [--seconds S] [--labels N] [--configmap-keys N] [--get-concurrency C]
  *          [--timeout SECONDS] [--cpu-prof] [--cpu-prof-dir DIR] [--keep]
  */
@@ -32,6 +34,8 @@ const usage =
   --seconds S          length of each phase (default 20)
   --labels N           labels of each large Node (default 150000: a body just under 3 MiB)
   --configmap-keys N   keys of the large ConfigMap read back (default 40000: about 0.6 MiB in YAML)
+  --stored-labels N    labels of the large stored Node that is labelled over and over (default 40000: about
+                       1.3 MiB stored with its managedFields, under etcd's 1.5 MiB)
   --get-concurrency C  GETs in flight at once (default 4)
   --timeout SECONDS    abort the whole run after this long (default 300)
 ` + clusterFlagsUsage(21);
@@ -40,6 +44,7 @@ interface Options extends ClusterOptions {
   seconds: number;
   labels: number;
   configMapKeys: number;
+  storedLabels: number;
   getConcurrency: number;
   timeoutMs: number;
 }
@@ -51,6 +56,7 @@ function parseOptions(argv: string[]): Options | undefined {
       seconds: { type: 'string', default: '20' },
       labels: { type: 'string', default: '150000' },
       'configmap-keys': { type: 'string', default: '40000' },
+      'stored-labels': { type: 'string', default: '40000' },
       'get-concurrency': { type: 'string', default: '4' },
       timeout: { type: 'string', default: '300' },
       ...profileFlags,
@@ -62,6 +68,7 @@ function parseOptions(argv: string[]): Options | undefined {
     seconds: positiveInt(values.seconds, 'seconds'),
     labels: positiveInt(values.labels, 'labels'),
     configMapKeys: positiveInt(values['configmap-keys'], 'configmap-keys'),
+    storedLabels: positiveInt(values['stored-labels'], 'stored-labels'),
     getConcurrency: positiveInt(values['get-concurrency'], 'get-concurrency'),
     timeoutMs: positiveInt(values.timeout, 'timeout') * 1000,
     ...clusterOptions(values),
@@ -70,11 +77,28 @@ function parseOptions(argv: string[]): Options | undefined {
 
 const smallPath = '/api/v1/namespaces/default/configmaps/small';
 
-/** A Node create body with `labels` labels `l<i>: v<i>`. */
-function largeNode(labels: number): Buffer {
+/** A Node create body named `name` with `labels` labels `l<i>: v<i>`. */
+function largeNode(labels: number, name = 'large'): Buffer {
   const map: Record<string, string> = {};
   for (let i = 0; i < labels; i++) map[`l${i}`] = `v${i}`;
-  return Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'large', labels: map } }));
+  return Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: map } }));
+}
+
+const storedNodePath = '/api/v1/nodes/stored';
+
+/**
+ * The stored updates: one label of the large stored Node changed by a small merge patch, as
+ * `kubectl label` does; every update decodes, merges, tracks ownership of and encodes the whole
+ * object, and every replica's watch cache decodes the stored result.
+ */
+function storedUpdates(): LargeRequest[] {
+  let n = 0;
+  return [
+    (client) =>
+      client.request('PATCH', `${storedNodePath}?fieldManager=bench`, Buffer.from(JSON.stringify({ metadata: { labels: { changed: String(n++) } } })), {
+        'content-type': 'application/merge-patch+json',
+      }),
+  ];
 }
 
 /** The server's event-loop delay since its last scrape, in milliseconds (`undefined` when not exposed). */
@@ -192,19 +216,23 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const body = largeNode(opts.labels);
   const yaml = largeConfigMapYaml(opts.configMapKeys);
   await expectStatus(getter.request('POST', '/api/v1/namespaces/default/configmaps', yaml, { 'content-type': 'application/yaml' }), 201);
+  await expectStatus(getter.request('POST', '/api/v1/nodes', largeNode(opts.storedLabels, 'stored')), 201);
   process.stderr.write(
     `large write body ${mib(body.length)} (${opts.labels} labels); large ConfigMap ${mib(yaml.length)} in YAML (${opts.configMapKeys} keys); ${opts.seconds} s per phase\n`,
   );
   const writes = { client: writer, requests: largeWrites(body) };
   const reads = { client: writer, requests: largeReads(yaml) };
+  const updates = { client: writer, requests: storedUpdates() };
 
   // A short warm-up of every path, so that no phase pays for first-call compilation.
   await phase(getter, { ...opts, seconds: 2 }, writes);
   await phase(getter, { ...opts, seconds: 2 }, reads);
+  await phase(getter, { ...opts, seconds: 2 }, updates);
 
   const alone = await phase(getter, opts);
   const written = await phase(getter, opts, writes);
   const read = await phase(getter, opts, reads);
+  const updated = await phase(getter, opts, updates);
 
   const ratio = (a: number, b: number): string => (Number.isFinite(a) && Number.isFinite(b) && a > 0 ? `${fixed(b / a, 1)}x` : '-');
   const row = (label: string, pick: (p: PhaseResult) => number, digits = 1): string[] => [
@@ -214,14 +242,17 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     ratio(pick(alone), pick(written)),
     fixed(pick(read), digits),
     ratio(pick(alone), pick(read)),
+    fixed(pick(updated), digits),
+    ratio(pick(alone), pick(updated)),
   ];
   process.stdout.write(
     `\nlarge writes: ${mib(body.length)} Node writes in turn: create dry run, create (413: too large for etcd), apply dry run;\n` +
-      `large reads: a ${mib(yaml.length)} ConfigMap read as YAML, pretty JSON and protobuf, and updated (dry run) from YAML, in turn; ${loadAverageAtStart(startLoad)}\n\n`,
+      `large reads: a ${mib(yaml.length)} ConfigMap read as YAML, pretty JSON and protobuf, and updated (dry run) from YAML, in turn;\n` +
+      `stored updates: one label of a stored Node of ${opts.storedLabels} labels changed by a merge patch, over and over; ${loadAverageAtStart(startLoad)}\n\n`,
   );
   process.stdout.write(
     formatTable(
-      ['', 'GETs alone', 'GETs + large writes', 'ratio', 'GETs + large reads', 'ratio'],
+      ['', 'GETs alone', 'GETs + large writes', 'ratio', 'GETs + large reads', 'ratio', 'GETs + stored updates', 'ratio'],
       [
         row('GETs', (p) => p.gets, 0),
         row('GET p50 ms', (p) => p.p50Ms),
@@ -233,7 +264,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     ) + '\n',
   );
   const answers = (p: PhaseResult): string => [...p.writes].map(([status, n]) => `${n}× ${status}`).join(', ') || 'none';
-  process.stdout.write(`\nlarge writes answered: ${answers(written)}\nlarge reads answered: ${answers(read)}\n`);
+  process.stdout.write(`\nlarge writes answered: ${answers(written)}\nlarge reads answered: ${answers(read)}\nstored updates answered: ${answers(updated)}\n`);
 
   await reportProfile(api, opts.cpuProfileDir, 'every phase and the warm-up');
   let ok = true;
@@ -241,6 +272,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     ['alone', alone],
     ['with large writes', written],
     ['with large reads', read],
+    ['with stored updates', updated],
   ] as const) {
     if (p.getErrors) {
       process.stderr.write(`${p.getErrors} GETs failed ${name}; first: ${p.firstError}\n`);
@@ -250,8 +282,11 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const unexpected = (p: PhaseResult, expected: readonly number[]): number[] => [...p.writes.keys()].filter((status) => !expected.includes(status));
   const badWrites = unexpected(written, [201, 413]);
   const badReads = unexpected(read, [200]);
-  if (badWrites.length || badReads.length) {
-    process.stderr.write(`large requests got unexpected statuses: writes ${badWrites.join(', ') || '-'}, reads ${badReads.join(', ') || '-'}\n`);
+  const badUpdates = unexpected(updated, [200]);
+  if (badWrites.length || badReads.length || badUpdates.length) {
+    process.stderr.write(
+      `large requests got unexpected statuses: writes ${badWrites.join(', ') || '-'}, reads ${badReads.join(', ') || '-'}, stored updates ${badUpdates.join(', ') || '-'}\n`,
+    );
     ok = false;
   }
   return ok;

@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubeObject } from '../../shared/api/types.ts';
 import { StorageError } from './etcd/errors.ts';
+import type { StoredValue, UpdateDecision } from './etcd/store.ts';
 import type { StorageEvent } from './etcd/watch.ts';
 import type { Storage } from './storage.ts';
 
@@ -124,6 +125,33 @@ export function storageConformance(name: string, open: () => Promise<OpenedStora
       assert.deepEqual(deleted.object?.data, { v: '2' }, 'the deleted value');
       assert.equal(await storage.get(`${p}x`), null);
       await storage.create(`${p}x`, configMap('x'));
+    });
+
+    it('decides on a cached value that is current as it is, and never writes over a change the cached value misses', async () => {
+      const p = prefix();
+      const first = await storage.create(`${p}x`, configMap('x', { v: '1' }));
+      await storage.guaranteedUpdate(`${p}x`, (c) => ({ action: 'put', object: { ...c!.object, data: { v: '2' } } }));
+      const seen: string[] = [];
+      const plusOne = (current: StoredValue | null): UpdateDecision => {
+        const v = (current!.object.data as Record<string, string>).v ?? '';
+        seen.push(v);
+        return { action: 'put', object: { ...current!.object, data: { v: `${v}+` } } };
+      };
+      await storage.guaranteedUpdate(`${p}x`, plusOne, first);
+      assert.equal(seen.at(-1), '2', 'the last decision was on the current value');
+      const current = await storage.get(`${p}x`);
+      assert.deepEqual(current?.object.data, { v: '2+' });
+      let given: StoredValue | null = null;
+      await storage.guaranteedUpdate(
+        `${p}x`,
+        (c) => {
+          given = c;
+          return plusOne(c);
+        },
+        current ?? undefined,
+      );
+      assert.equal(given, current, 'the cached value itself');
+      assert.deepEqual((await storage.get(`${p}x`))?.object.data, { v: '2++' });
     });
 
     it('decides again on the fresh value after losing a race (compare-and-swap)', async () => {

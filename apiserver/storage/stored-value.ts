@@ -4,7 +4,9 @@
  * fake, so that they store and hand back exactly the same thing.
  */
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
+import { runSteps, WorkCounter, type Steps } from '../../shared/apply/steps.ts';
 import { TimeSlice } from '../../shared/apply/time-slice.ts';
+import { parseJsonSteps, slicedParseMinLength } from '../../shared/codec/json-sliced.ts';
 import { stringifyJsonSteps } from '../../shared/codec/json-stringify-sliced.ts';
 import { StorageError } from './etcd/errors.ts';
 import type { StoredValue } from './etcd/store.ts';
@@ -30,9 +32,18 @@ function storedForm(obj: KubeObject): KubeObject {
 
 /** The object stored under `key` at `modRevision`; a value that is not one (foreign or corrupt data) is a StorageError. */
 export function decodeStoredObject(key: string, text: string, modRevision: number): StoredValue {
+  return runSteps(decodeStoredObjectSteps(key, text, modRevision));
+}
+
+/**
+ * decodeStoredObject as steps (shared/apply/steps.ts): a large value (up to etcd's 1.5 MiB, whose
+ * one JSON.parse holds the loop for tens of milliseconds) is parsed in pieces, a small one in one call.
+ */
+export function* decodeStoredObjectSteps(key: string, text: string, modRevision: number): Steps<StoredValue> {
   let object: unknown;
   try {
-    object = JSON.parse(text);
+    // A small value in one native call, as most are: no nesting scan (what was stored passed the write path's).
+    object = text.length < slicedParseMinLength ? JSON.parse(text) : yield* parseJsonSteps(text);
   } catch {
     throw new StorageError('Internal', key, `the value of ${key} is not JSON`);
   }
@@ -40,4 +51,43 @@ export function decodeStoredObject(key: string, text: string, modRevision: numbe
   const stored = object as KubeObject;
   stored.metadata.resourceVersion = String(modRevision);
   return { object: stored, modRevision };
+}
+
+/** `value` as of a later revision (a deletion's): the same object under a new resourceVersion, copied, since objects handed out are shared. */
+export function atRevision(value: StoredValue, revision: number): StoredValue {
+  const { object } = value;
+  return { object: { ...object, metadata: { ...object.metadata, resourceVersion: String(revision) } }, modRevision: revision };
+}
+
+/** A stored value as read, not yet decoded. */
+export interface StoredText {
+  key: string;
+  text: string;
+  modRevision: number;
+}
+
+/**
+ * decodeStoredObject of every text, in order, in a time slice of its own: a large value is parsed in
+ * pieces and a long list yields every few thousand values, so that no read holds the event loop for
+ * long. A value that does not decode is reported to `onBadValue` and skipped; without it, it fails
+ * the whole read.
+ */
+export function decodeStoredTextsYielding(texts: readonly StoredText[], onBadValue?: (err: unknown) => void): Promise<{ key: string; value: StoredValue }[]> {
+  return new TimeSlice().run(decodeStoredTextsSteps(texts, onBadValue));
+}
+
+function* decodeStoredTextsSteps(texts: readonly StoredText[], onBadValue?: (err: unknown) => void): Steps<{ key: string; value: StoredValue }[]> {
+  const out: { key: string; value: StoredValue }[] = [];
+  const work = new WorkCounter();
+  for (let i = 0; i < texts.length; i++) {
+    const { key, text, modRevision } = texts[i]!;
+    try {
+      out.push({ key, value: yield* decodeStoredObjectSteps(key, text, modRevision) });
+    } catch (err) {
+      if (!onBadValue) throw err;
+      onBadValue(err);
+    }
+    if (work.tick()) yield;
+  }
+  return out;
 }

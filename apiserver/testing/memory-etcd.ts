@@ -13,8 +13,8 @@
  * Not modelled: leases (a TTL is accepted and ignored), a watch cancelled by compaction while it
  * lags behind (deliveries here never lag), size limits, and the watch cache (it needs an etcd
  * client). Values are kept as JSON and decoded on every read, so that nothing a caller changes
- * reaches storage, as with etcd. `guaranteedUpdate` ignores the cached starting point it may be
- * given: starting from a fresh read is what that hint falls back to anyway.
+ * reaches storage, as with etcd. `guaranteedUpdate` starts from the cached value it may be given
+ * when that is the key's live revision, as the real stores do.
  */
 import type { KubeObject } from '../../shared/api/types.ts';
 import { compactedError, futureRevisionError, StorageError } from '../storage/etcd/errors.ts';
@@ -140,11 +140,13 @@ export class MemoryEtcd implements Storage {
   async guaranteedUpdate(
     key: string,
     decide: (current: StoredValue | null) => UpdateDecision | Promise<UpdateDecision>,
-    _cached?: StoredValue,
+    cached?: StoredValue,
     _ttlSeconds?: number,
   ): Promise<UpdateResult> {
+    let first = cached !== undefined && this.liveRevision(key) === cached.modRevision ? cached : undefined;
     for (;;) {
-      const current = await this.get(key);
+      const current = first ?? (await this.get(key));
+      first = undefined;
       const decision = await decide(current);
       const seen = current?.modRevision ?? 0;
       if (decision.action === 'none') return { object: decision.object, revision: seen, created: false, deleted: false };

@@ -5,6 +5,7 @@ import { useProxiedEtcd } from '../../testing/etcd.ts';
 import { waitFor } from '../../testing/wait-for.ts';
 import { ResourceCache, WatchCache, type CacheEvent } from './watch-cache.ts';
 import { etcdCacheFeed } from '../etcd/cache-feed.ts';
+import { assertWritesSharePrevious, threeWrites } from './feed-checks.ts';
 import { prefixEnd, type StoredValue } from '../etcd/store.ts';
 
 const prefix = '/registry/configmaps/';
@@ -229,6 +230,24 @@ describe('WatchCache across etcd connection faults', { skip: skipUnlessEtcd() },
       assert.deepEqual(seen, [marker, ...written]);
       assert.deepEqual(closed, []);
       assert.deepEqual(cacheState(cache, ns), await etcdState(ns));
+    } finally {
+      await cache.stop();
+    }
+  });
+
+  it("gives an update the object it holds as the previous value, and a large value's event in write order", async () => {
+    const ns = 'shared-previous';
+    const cache = new WatchCache(etcdCacheFeed(env().viaProxy), '/registry');
+    await cache.start();
+    const seen: CacheEvent[] = [];
+    cache.resource('configmaps').subscribe(key(ns, ''), cache.revision, { onEvent: (e) => void seen.push(e), onClose: () => undefined });
+    try {
+      const [first, large, last] = threeWrites();
+      await putConfigMap(ns, 'a', first ?? {});
+      await putConfigMap(ns, 'a', large ?? {});
+      const revision = await putConfigMap(ns, 'a', last ?? {});
+      await waitFor(`revision ${revision}`, () => cache.revision >= revision);
+      assertWritesSharePrevious(seen);
     } finally {
       await cache.stop();
     }

@@ -25,7 +25,7 @@
  */
 import type { StoredValue } from '../etcd/store.ts';
 import type { StorageEvent } from '../etcd/watch.ts';
-import type { CacheFeed } from './feed.ts';
+import type { CacheFeed, FeedKeys } from './feed.ts';
 
 export type CacheEvent = StorageEvent;
 
@@ -292,7 +292,7 @@ export class WatchCache {
 
   /** Lists the whole prefix into fresh caches (closing their subscribers), then watches after the list. */
   private async initialize(): Promise<void> {
-    const { revision, entries } = await this.feed.list(`${this.prefix}/`, this.accept, this.onError);
+    const { revision, entries } = await this.feed.list(`${this.prefix}/`, this.keys);
     this.listedAt = revision;
     const byResource = new Map<string, { values: StoredValue[]; keys: string[] }>();
     for (const { key, value } of entries) {
@@ -315,8 +315,15 @@ export class WatchCache {
     this.watch(revision + 1);
   }
 
-  /** Keys inside a resource: the ones the cache keeps. */
-  private readonly accept = (key: string): boolean => this.resourceOf(key) !== undefined;
+  /** The keys the cache keeps (those inside a resource), and the values it holds. */
+  private readonly keys: FeedKeys = {
+    accept: (key) => this.resourceOf(key) !== undefined,
+    onBadValue: (err) => this.onError(err),
+    known: (key) => {
+      const resource = this.resourceOf(key);
+      return resource === undefined ? undefined : this.resources.get(resource)?.get(key);
+    },
+  };
 
   /** `<prefix>/<resource>/...` → resource; undefined for keys outside any resource. */
   private resourceOf(key: string): string | undefined {
@@ -326,7 +333,7 @@ export class WatchCache {
   }
 
   private watch(fromRevision: number): void {
-    const watch = this.feed.watch(`${this.prefix}/`, fromRevision, this.accept, this.onError, {
+    const watch = this.feed.watch(`${this.prefix}/`, fromRevision, this.keys, {
       onEvents: (events, revision) => this.applyEvents(events, revision),
       onCancel: (err) => {
         if (this.stopped || this.feedWatch !== watch) return;

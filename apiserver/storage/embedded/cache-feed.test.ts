@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { WatchCache, type CacheEvent } from '../cache/watch-cache.ts';
+import { assertWritesSharePrevious, threeWrites } from '../cache/feed-checks.ts';
 import { embeddedCacheFeed } from './cache-feed.ts';
 import { EmbeddedStore } from './store.ts';
 
@@ -38,6 +39,28 @@ describe('the watch cache over the embedded backend', () => {
       );
       assert.equal(configMaps.size, 1);
       assert.equal(cache.resource('secrets').size, 1);
+    } finally {
+      await cache.stop();
+      await store.close();
+    }
+  });
+
+  it("gives an update the object it holds as the previous value, and a large value's event in write order", async () => {
+    const store = new EmbeddedStore(join(dir, 'shared-previous'));
+    const cache = new WatchCache(embeddedCacheFeed(store), '/registry');
+    const key = store.key('configmaps', 'ns', 'a');
+    const cm = (data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns' }, data });
+    try {
+      await cache.start();
+      const configMaps = cache.resource('configmaps');
+      const seen: CacheEvent[] = [];
+      configMaps.subscribe(configMaps.prefix, cache.revision, { onEvent: (e) => void seen.push(e), onClose: () => undefined });
+      const [first, large, last] = threeWrites();
+      await store.create(key, cm(first ?? {}));
+      await store.guaranteedUpdate(key, () => ({ action: 'put', object: cm(large ?? {}) }));
+      const written = await store.guaranteedUpdate(key, () => ({ action: 'put', object: cm(last ?? {}) }));
+      assert.equal(await cache.waitFor(written.revision, 5000), true);
+      assertWritesSharePrevious(seen);
     } finally {
       await cache.stop();
       await store.close();

@@ -4,24 +4,30 @@
  * revision is its last event's.
  */
 import type { CacheFeed } from '../cache/feed.ts';
+import { ChangeDecoder } from '../changes.ts';
+import { decodeStoredTextsYielding } from '../stored-value.ts';
 import { StorageError } from '../etcd/errors.ts';
 import type { EmbeddedStore } from './store.ts';
 
 export function embeddedCacheFeed(store: EmbeddedStore): CacheFeed {
   return {
-    list: async (root, accept, onBadValue) => store.snapshot(root, accept, onBadValue),
-    watch(root, fromRevision, accept, _onBadValue, handlers) {
+    async list(root, { accept, onBadValue }) {
+      const { revision, texts } = store.snapshot(root, accept);
+      return { revision, entries: await decodeStoredTextsYielding(texts, onBadValue) };
+    },
+    watch(root, fromRevision, keys, handlers) {
       let cancelled = false;
+      const decoder = new ChangeDecoder(keys, (err) => keys.onBadValue(err));
       const watching = store
-        .watch(root, fromRevision, {
-          onEvents: (events) => {
-            const revision = events.at(-1)?.revision ?? 0;
-            handlers.onEvents(
-              events.filter((e) => accept(e.key)),
-              revision,
+        .watchChanges(root, fromRevision, {
+          onChanges: (changes) => {
+            const revision = changes.at(-1)?.revision ?? 0;
+            decoder.push(
+              changes.filter((c) => keys.accept(c.key)),
+              (events) => handlers.onEvents(events, revision),
             );
           },
-          onError: (err) => handlers.onCancel(err),
+          onError: (err) => decoder.after(() => handlers.onCancel(err)),
         })
         .catch((err: unknown) => {
           if (!cancelled) handlers.onCancel(err instanceof StorageError ? err : new StorageError('Internal', root, String(err)));
@@ -30,6 +36,7 @@ export function embeddedCacheFeed(store: EmbeddedStore): CacheFeed {
       return {
         cancel: async () => {
           cancelled = true;
+          decoder.stop();
           await (await watching)?.cancel();
         },
       };

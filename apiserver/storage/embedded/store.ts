@@ -27,10 +27,11 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { compactedError, etcdRequestTooLargeMessage, futureRevisionError, StorageError } from '../etcd/errors.ts';
 import type { RangeOptions, RangeResult, StoredValue, UpdateDecision, UpdateResult } from '../etcd/store.ts';
-import type { StorageEvent, StorageWatch, StorageWatchHandlers } from '../etcd/watch.ts';
+import type { StorageWatch, StorageWatchHandlers } from '../etcd/watch.ts';
+import { watchDecoded, type ChangeWatchHandlers, type StoredChange } from '../changes.ts';
 import { timed } from '../request-timing.ts';
 import type { Storage, StorageRequestObserver } from '../storage.ts';
-import { decodeStoredObject, encodeStoredObjectYielding } from '../stored-value.ts';
+import { decodeStoredTextsYielding, encodeStoredObjectYielding, type StoredText } from '../stored-value.ts';
 
 interface LogRecord {
   key: string;
@@ -86,7 +87,7 @@ export interface CompactionStats {
 
 interface Watcher {
   prefix: string;
-  handlers: StorageWatchHandlers;
+  handlers: ChangeWatchHandlers;
   /** Every record at or below this revision has been handed over. */
   delivered: number;
   active: boolean;
@@ -184,9 +185,16 @@ export class EmbeddedStore implements Storage {
     return record ? { revision: at, record } : undefined;
   }
 
-  private live(key: string, revision: number): StoredValue | null {
+  /** The text of `key`'s live value at `revision`; null when it had none. */
+  private liveText(key: string, revision: number): StoredText | null {
     const found = this.recordAt(key, revision);
-    return found?.record.value != null ? decodeStoredObject(key, found.record.value, found.revision) : null;
+    return found?.record.value != null ? { key, text: found.record.value, modRevision: found.revision } : null;
+  }
+
+  /** `key`'s live value at `revision`, decoded without holding the loop long (decodeStoredTextsYielding). */
+  private async live(key: string, revision: number): Promise<StoredValue | null> {
+    const text = this.liveText(key, revision);
+    return text ? ((await decodeStoredTextsYielding([text]))[0]?.value ?? null) : null;
   }
 
   /**
@@ -258,20 +266,24 @@ export class EmbeddedStore implements Storage {
   }
 
   get(key: string, revision?: number): Promise<StoredValue | null> {
-    return timed(this.observer, 'get', key, async () => this.live(key, this.readRevision(key, revision)));
+    return timed(this.observer, 'get', key, () => this.live(key, this.readRevision(key, revision)));
   }
 
   range(prefix: string, opts: RangeOptions = {}): Promise<RangeResult> {
-    return timed(this.observer, 'list', prefix, async () => this.rangeNow(prefix, opts));
+    return timed(this.observer, 'list', prefix, async () => {
+      const { texts, ...result } = this.rangeTexts(prefix, opts);
+      return { ...result, values: (await decodeStoredTextsYielding(texts)).map((entry) => entry.value) };
+    });
   }
 
-  private rangeNow(prefix: string, opts: RangeOptions): RangeResult {
+  /** What `range` answers, with the values' texts read in one pass and not yet decoded. */
+  private rangeTexts(prefix: string, opts: RangeOptions): Omit<RangeResult, 'values'> & { texts: StoredText[] } {
     const at = this.readRevision(prefix, opts.revision);
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
-    const values: StoredValue[] = [];
+    const texts: StoredText[] = [];
     let count = 0;
     let lastKey: string | undefined;
-    if (!storable(prefix)) return { values, revision: this.revisionNow(), more: false, count, lastKey };
+    if (!storable(prefix)) return { texts, revision: this.revisionNow(), more: false, count, lastKey };
     const startKey = opts.startKey && opts.startKey > prefix ? opts.startKey : prefix;
     // A start key too long to be a key (a continue token's) starts at a prefix of it: the keys
     // before it are skipped below.
@@ -281,40 +293,31 @@ export class EmbeddedStore implements Storage {
     for (const { key } of this.current.getRange({ start, end })) {
       if (!key.startsWith(prefix)) continue;
       if (start !== startKey && Buffer.compare(Buffer.from(key), startBytes) < 0) continue;
-      const value = this.live(key, at);
-      if (!value) continue;
+      const text = this.liveText(key, at);
+      if (!text) continue;
       count++;
-      if (values.length < limit) {
-        values.push(value);
+      if (texts.length < limit) {
+        texts.push(text);
         lastKey = key;
       }
     }
-    return { values, revision: this.revisionNow(), more: count > values.length, count, lastKey };
+    return { texts, revision: this.revisionNow(), more: count > texts.length, count, lastKey };
   }
 
   /**
-   * Every live object under `prefix` with its key, at one revision (the watch cache's listing):
-   * read in one synchronous pass, which LMDB serves from one read snapshot. Keys `accept` refuses
-   * are skipped; values that do not decode are reported and skipped.
+   * Every live object under `prefix` at one revision, as stored texts (the watch cache's listing,
+   * which decodes them): read in one synchronous pass, which LMDB serves from one read snapshot.
+   * Keys `accept` refuses are skipped.
    */
-  snapshot(
-    prefix: string,
-    accept: (key: string) => boolean,
-    onBadValue: (err: unknown) => void,
-  ): { revision: number; entries: { key: string; value: StoredValue }[] } {
+  snapshot(prefix: string, accept: (key: string) => boolean): { revision: number; texts: StoredText[] } {
     const revision = this.revisionNow();
-    const entries: { key: string; value: StoredValue }[] = [];
+    const texts: StoredText[] = [];
     for (const { key, value: at } of this.current.getRange({ start: prefix, end: prefixRangeEnd(prefix) })) {
       if (!key.startsWith(prefix) || !accept(key)) continue;
       const record = this.log.get(at);
-      if (record?.value == null) continue;
-      try {
-        entries.push({ key, value: decodeStoredObject(key, record.value, at) });
-      } catch (err) {
-        onBadValue(err);
-      }
+      if (record?.value != null) texts.push({ key, text: record.value, modRevision: at });
     }
-    return { revision, entries };
+    return { revision, texts };
   }
 
   /**
@@ -373,11 +376,15 @@ export class EmbeddedStore implements Storage {
   async guaranteedUpdate(
     key: string,
     decide: (current: StoredValue | null) => UpdateDecision | Promise<UpdateDecision>,
-    _cached?: StoredValue,
+    cached?: StoredValue,
     ttlSeconds?: number,
   ): Promise<UpdateResult> {
+    // The caller's copy when it is the key's newest record (a live one, then): no decoding, as etcd's store
+    // tries it first and lets the write's check catch a change since.
+    let first = cached !== undefined && this.current.get(key) === cached.modRevision ? cached : undefined;
     for (;;) {
-      const current = this.live(key, this.revisionNow());
+      const current = first ?? (await this.live(key, this.revisionNow()));
+      first = undefined;
       const decision = await decide(current);
       const seen = current?.modRevision ?? 0;
       if (decision.action === 'none') return { object: decision.object, revision: seen, created: false, deleted: false };
@@ -485,13 +492,19 @@ export class EmbeddedStore implements Storage {
     return had;
   }
 
-  async watch(prefix: string, fromRevision: number, handlers: StorageWatchHandlers): Promise<StorageWatch> {
+  /** The changes under `prefix` from `fromRevision` on, decoded (changes.ts). */
+  watch(prefix: string, fromRevision: number, handlers: StorageWatchHandlers): Promise<StorageWatch> {
+    return watchDecoded(prefix, handlers, (changeHandlers) => this.watchChanges(prefix, fromRevision, changeHandlers));
+  }
+
+  /** The changes under `prefix` from `fromRevision` on, each once and in order, as stored: for a caller that decodes them itself. */
+  async watchChanges(prefix: string, fromRevision: number, handlers: ChangeWatchHandlers): Promise<StorageWatch> {
     if (fromRevision < this.compactedRevision()) throw compactedError(prefix);
     const watcher: Watcher = { prefix, handlers, delivered: Math.max(fromRevision - 1, 0), active: true };
     // The replay up to what the watchers were given, then live with them: no gap, no repeat.
-    const replay = this.events(watcher, this.notified);
+    const replay = this.changes(watcher, this.notified);
     this.watchers.add(watcher);
-    if (replay.length) setImmediate(() => watcher.active && !this.closed && handlers.onEvents(replay));
+    if (replay.length) setImmediate(() => watcher.active && !this.closed && handlers.onChanges(replay));
     return {
       cancel: async () => {
         watcher.active = false;
@@ -500,18 +513,18 @@ export class EmbeddedStore implements Storage {
     };
   }
 
-  /** The watcher's events after its `delivered` revision up to `until`, marking them delivered. */
-  private events(watcher: Watcher, until: number): StorageEvent[] {
-    const out: StorageEvent[] = [];
+  /** The watcher's changes after its `delivered` revision up to `until`, marking them delivered. */
+  private changes(watcher: Watcher, until: number): StoredChange[] {
+    const out: StoredChange[] = [];
     for (const { key: revision, value: record } of this.log.getRange({ start: watcher.delivered + 1, end: until + 1 })) {
       if (!record.key.startsWith(watcher.prefix)) continue;
-      const previous = record.prev ? this.log.get(record.prev) : undefined;
-      const previousValue = previous?.value != null ? decodeStoredObject(record.key, previous.value, record.prev) : null;
-      if (record.value != null)
-        out.push({ type: 'put', key: record.key, value: decodeStoredObject(record.key, record.value, revision), previous: previousValue, revision });
-      else if (previous?.value != null) {
-        out.push({ type: 'delete', key: record.key, value: decodeStoredObject(record.key, previous.value, revision), previous: previousValue, revision });
-      }
+      const previous = record.prev ? this.log.get(record.prev)?.value : undefined;
+      out.push({
+        key: record.key,
+        revision,
+        value: record.value,
+        previous: previous != null ? { text: previous, modRevision: record.prev } : null,
+      });
     }
     watcher.delivered = until;
     return out;
@@ -527,8 +540,8 @@ export class EmbeddedStore implements Storage {
       const until = this.revisionNow();
       if (until <= this.notified) return;
       for (const watcher of this.watchers) {
-        const events = this.events(watcher, until);
-        if (events.length && watcher.active) watcher.handlers.onEvents(events);
+        const changes = this.changes(watcher, until);
+        if (changes.length && watcher.active) watcher.handlers.onChanges(changes);
       }
       this.notified = until;
     });

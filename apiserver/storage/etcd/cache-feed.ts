@@ -6,35 +6,34 @@
  */
 import type { Etcd3 } from 'etcd3';
 import type { CacheFeed } from '../cache/feed.ts';
-import { decodeValue, prefixEnd, type StoredValue } from './store.ts';
-import { toStorageEvents, watchEtcd } from './watch.ts';
+import { ChangeDecoder } from '../changes.ts';
+import { decodeStoredTextsYielding } from '../stored-value.ts';
+import { prefixEnd, storedText } from './store.ts';
+import { toStoredChanges, watchEtcd } from './watch.ts';
 
 export function etcdCacheFeed(client: Etcd3): CacheFeed {
   return {
-    async list(root, accept, onBadValue) {
+    async list(root, { accept, onBadValue }) {
       const res = await client.kv.range({ key: Buffer.from(root), range_end: prefixEnd(root) });
-      const entries: { key: string; value: StoredValue }[] = [];
-      for (const kv of res.kvs) {
-        const key = kv.key.toString('utf8');
-        if (!accept(key)) continue;
-        try {
-          entries.push({ key, value: decodeValue(kv) });
-        } catch (err) {
-          onBadValue(err);
-        }
-      }
-      return { revision: Number(res.header.revision), entries };
+      const texts = res.kvs.map(storedText).filter((t) => accept(t.key));
+      return { revision: Number(res.header.revision), entries: await decodeStoredTextsYielding(texts, onBadValue) };
     },
-    watch(root, fromRevision, accept, onBadValue, handlers) {
+    watch(root, fromRevision, keys, handlers) {
+      const decoder = new ChangeDecoder(keys, (err) => keys.onBadValue(err));
       const watch = watchEtcd(client, root, fromRevision, {
         onEvents: (events) => {
           let revision = 0;
           for (const event of events) revision = Math.max(revision, Number(event.kv.mod_revision));
-          handlers.onEvents(toStorageEvents(events, accept, onBadValue), revision);
+          decoder.push(toStoredChanges(events, keys.accept), (decoded) => handlers.onEvents(decoded, revision));
         },
-        onCancel: (err) => handlers.onCancel(err),
+        onCancel: (err) => decoder.after(() => handlers.onCancel(err)),
       });
-      return { cancel: () => watch.cancel() };
+      return {
+        cancel: () => {
+          decoder.stop();
+          return watch.cancel();
+        },
+      };
     },
   };
 }

@@ -17,7 +17,7 @@ import { LeaseManager } from './leases.ts';
 import { watchPrefix, type StorageWatch, type StorageWatchHandlers } from './watch.ts';
 import { timed } from '../request-timing.ts';
 import type { Storage, StorageRequestObserver } from '../storage.ts';
-import { decodeStoredObject, encodeStoredObjectYielding } from '../stored-value.ts';
+import { decodeStoredTextsYielding, encodeStoredObjectYielding, type StoredText } from '../stored-value.ts';
 
 export interface EtcdOptions {
   endpoints: string[];
@@ -107,9 +107,14 @@ async function encode(obj: KubeObject): Promise<Buffer> {
   return Buffer.from(await encodeStoredObjectYielding(obj));
 }
 
-/** Decodes a stored object; a value that is not one (foreign or corrupt data) is a StorageError. */
-export function decodeValue(kv: IKeyValue): StoredValue {
-  return decodeStoredObject(kv.key.toString('utf8'), kv.value.toString('utf8'), Number(kv.mod_revision));
+/** A key-value as read from etcd, to decode (stored-value.ts). */
+export function storedText(kv: IKeyValue): StoredText {
+  return { key: kv.key.toString('utf8'), text: kv.value.toString('utf8'), modRevision: Number(kv.mod_revision) };
+}
+
+/** The stored objects of `kvs`, decoded without holding the loop long; a value that is not an object (foreign or corrupt data) is a StorageError. */
+async function decodeValues(kvs: readonly IKeyValue[]): Promise<StoredValue[]> {
+  return (await decodeStoredTextsYielding(kvs.map(storedText))).map((entry) => entry.value);
 }
 
 /** The first key after every key starting with `prefix` (etcd's range_end for a prefix). */
@@ -214,8 +219,8 @@ export class EtcdStore implements Storage {
     } catch (err) {
       throw classifyEtcdError(err, key);
     }
-    const kv = res.kvs[0];
-    return kv ? decodeValue(kv) : null;
+    const [value] = await decodeValues(res.kvs.slice(0, 1));
+    return value ?? null;
   }
 
   async range(prefix: string, opts: RangeOptions = {}): Promise<RangeResult> {
@@ -234,7 +239,7 @@ export class EtcdStore implements Storage {
     } catch (err) {
       throw classifyEtcdError(err, prefix);
     }
-    const values = res.kvs.map(decodeValue);
+    const values = await decodeValues(res.kvs);
     const last = res.kvs[res.kvs.length - 1];
     return {
       values,
@@ -310,8 +315,8 @@ export class EtcdStore implements Storage {
         decision.object.metadata.resourceVersion = String(revision);
         return { object: decision.object, revision, created: current === null, deleted: false };
       }
-      const fresh = res.responses[0]?.response_range.kvs[0];
-      current = fresh ? decodeValue(fresh) : null;
+      const [fresh] = await decodeValues(res.responses[0]?.response_range.kvs.slice(0, 1) ?? []);
+      current = fresh ?? null;
     }
   }
 

@@ -5,8 +5,9 @@
  * compacted) ends with a StorageError instead of going quiet.
  */
 import type { Etcd3, IEvent, IWatchResponse, Watcher } from 'etcd3';
-import { decodeValue, type StoredValue } from './store.ts';
+import type { StoredValue } from './store.ts';
 import { classifyEtcdError, StorageError } from './errors.ts';
+import { watchDecoded, type StoredChange } from '../changes.ts';
 
 export interface StorageEvent {
   type: 'put' | 'delete';
@@ -29,40 +30,23 @@ export interface StorageWatchHandlers {
 }
 
 /**
- * Etcd watch events (one response's, in revision order), decoded. Keys `accept` refuses are
- * skipped undecoded; values that are not objects are reported to `onBadValue` and skipped, since
- * one corrupt key must not stop a stream.
+ * etcd watch events (one response's, in revision order) as changes to decode (changes.ts). Keys
+ * `accept` refuses are left out, undecoded.
  */
-export function toStorageEvents(
-  events: readonly IEvent[],
-  accept: (key: string) => boolean = () => true,
-  onBadValue: (err: unknown) => void = () => {},
-): StorageEvent[] {
-  const out: StorageEvent[] = [];
+export function toStoredChanges(events: readonly IEvent[], accept: (key: string) => boolean = () => true): StoredChange[] {
+  const out: StoredChange[] = [];
   for (const event of events) {
     const key = event.kv.key.toString('utf8');
     if (!accept(key)) continue;
-    try {
-      const decoded = toStorageEvent(event, key);
-      if (decoded) out.push(decoded);
-    } catch (err) {
-      onBadValue(err);
-    }
+    const { prev_kv: prev } = event;
+    out.push({
+      key,
+      revision: Number(event.kv.mod_revision),
+      value: event.type === 'Delete' ? null : event.kv.value.toString('utf8'),
+      previous: prev && prev.value.length ? { text: prev.value.toString('utf8'), modRevision: Number(prev.mod_revision) } : null,
+    });
   }
   return out;
-}
-
-function toStorageEvent(event: IEvent, key: string): StorageEvent | null {
-  const revision = Number(event.kv.mod_revision);
-  const previous = event.prev_kv && event.prev_kv.value.length ? decodeValue(event.prev_kv) : null;
-  if (event.type === 'Delete') {
-    if (!previous) return null; // a delete of a value we never saw carries nothing to report
-    // A deletion reports the last state at the deletion's revision.
-    const last = { object: previous.object, modRevision: revision };
-    last.object.metadata.resourceVersion = String(revision);
-    return { type: 'delete', key, value: last, previous: last, revision };
-  }
-  return { type: 'put', key, value: decodeValue(event.kv), previous, revision };
 }
 
 export interface EtcdWatchHandlers {
@@ -170,12 +154,8 @@ async function revisionProblem(client: Etcd3, prefix: string, revision: number):
 export async function watchPrefix(client: Etcd3, prefix: string, fromRevision: number, handlers: StorageWatchHandlers): Promise<StorageWatch> {
   const problem = await revisionProblem(client, prefix, fromRevision);
   if (problem) throw problem;
-  const watch = watchEtcd(client, prefix, fromRevision, {
-    onEvents: (events) => {
-      const decoded = toStorageEvents(events);
-      if (decoded.length) handlers.onEvents(decoded);
-    },
-    onCancel: (err) => handlers.onError(err),
+  return watchDecoded(prefix, handlers, async ({ onChanges, onError }) => {
+    const watch = watchEtcd(client, prefix, fromRevision, { onEvents: (events) => onChanges(toStoredChanges(events)), onCancel: onError });
+    return { cancel: () => watch.cancel() };
   });
-  return { cancel: () => watch.cancel() };
 }
