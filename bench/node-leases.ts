@@ -150,6 +150,20 @@ function bucketQuantile(before: MetricsReading, after: MetricsReading, query: Hi
   return total === 0 ? 'n/a' : bound === undefined ? `> ${Number(bounds[bounds.length - 1] ?? 0) * 1000}` : `≤ ${fixed(Number(bound) * 1000, 1)}`;
 }
 
+/** Renewals over 500 ms: how many, and the seconds of the window that ended most of them (a stall shows as a few busy seconds, load as many). */
+function slowRenewalsBySecond(latencies: readonly number[], ends: readonly number[]): string {
+  const bySecond = new Map<number, number>();
+  let slow = 0;
+  latencies.forEach((latency, i) => {
+    if (latency <= 500) return;
+    slow++;
+    const second = Math.floor((ends[i] ?? 0) / 1000);
+    bySecond.set(second, (bySecond.get(second) ?? 0) + 1);
+  });
+  const busiest = [...bySecond].sort((a, b) => b[1] - a[1]).slice(0, 8);
+  return `renewals over 500 ms: ${slow} in ${bySecond.size} seconds of the window${busiest.length ? `; most in second ${busiest.map(([s, n]) => `${s} (${n})`).join(', ')}` : ''}`;
+}
+
 function latencyRow(label: string, samples: readonly number[], baselineP99: number | undefined): string[] {
   const sorted = Float64Array.from(samples).sort();
   const p99 = percentile(sorted, 0.99);
@@ -273,8 +287,13 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   // At scale: half the agents on each replica; every renewal's latency once all of them run.
   let measuring = false;
   const renewals: number[] = [];
+  /** When each renewal of the window ended, in ms since the window started (beside `renewals`). */
+  const renewalEnds: number[] = [];
+  let windowStarted = 0;
   const record = (latencyMs: number): void => {
-    if (measuring) renewals.push(latencyMs);
+    if (!measuring) return;
+    renewals.push(latencyMs);
+    renewalEnds.push(Date.now() - windowStarted);
   };
   const rssBefore = readProcess(process.pid).rssKiB;
   const halves = [Math.ceil(opts.nodes / 2), Math.floor(opts.nodes / 2)];
@@ -312,7 +331,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   measuring = true;
-  const windowStarted = Date.now();
+  windowStarted = Date.now();
   await new Promise((resolve) => setTimeout(resolve, opts.windowMs));
   measuring = false;
   loopDelay.disable();
@@ -352,6 +371,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     `agent process RSS: ${mib(rssAfter * 1024)} (${fixed(((rssAfter - rssBefore) * 1024) / opts.nodes / 1024, 1)} KiB per simulated node)\n`,
   );
   process.stdout.write(`renewals per second: ${fixed((renewals.length * 1000) / elapsedMs, 0)} (expected ${fixed(opts.nodes / 10, 0)})\n`);
+  process.stdout.write(`${slowRenewalsBySecond(renewals, renewalEnds)}\n`);
   // Half of the agents on each replica, each with one connection as a kubelet has (plus a few of the controller manager and this bench).
   process.stdout.write(`connections per replica: ${connections.join(', ')} (${fixed(connections.reduce((a, b) => a + b, 0) / opts.nodes, 2)} per agent)\n`);
   // Where a renewal's time goes, from the bucket bounds of each layer's own histogram.

@@ -1,7 +1,8 @@
 /**
  * The client's connection to the API server, as client-go's transport makes it: over HTTPS, one
  * HTTP/2 connection carries every request and watch of the client as its own stream; over plain
- * HTTP, a keep-alive HTTP/1.1 pool.
+ * HTTP, or HTTPS to a server that does not choose HTTP/2 by ALPN (a TLS proxy speaking HTTP/1.1
+ * only), a keep-alive HTTP/1.1 pool.
  *
  * One connection per client is what a kubelet or a controller manager costs the API server: one
  * TLS session, one socket. The HTTP/1.1 pool this replaces opened a socket for every request in
@@ -20,10 +21,16 @@
  * - Receive windows are Go's transport's (4 MiB per stream, 1 GiB per connection): Node's 64 KiB
  *   defaults would make the server stall on window updates while it streams a large list.
  * - An idle connection does not keep the process alive; one with streams open does.
+ * - The protocol is chosen per TLS connection by ALPN, offering h2 then http/1.1, as Go's
+ *   transport does: the connection that asked becomes the HTTP/2 connection, or, when the server
+ *   chose HTTP/1.1 (or no protocol), the client uses the HTTP/1.1 pool until its TLS material
+ *   changes.
  */
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { connect as connectHttp2, constants as http2, type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
-import type { RequestOptions } from 'node:https';
+import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
+import { isIP } from 'node:net';
+import { connect as connectTls, type TLSSocket } from 'node:tls';
 import type { Readable } from 'node:stream';
 import type { KubeConfig } from '@kubernetes/client-node';
 
@@ -77,12 +84,20 @@ interface Credentials {
   headers: Record<string, string>;
 }
 
+/** The HTTP/1.1 pool, and for HTTPS the TLS material it was made for. */
+interface Http1Pool {
+  agent: HttpAgent;
+  tls: TlsMaterial | undefined;
+}
+
 export class ApiConnection {
   private credentials: Promise<Credentials> | undefined;
   private credentialsAppliedAt = 0;
   private session: SessionEntry | undefined;
-  /** The HTTP/1.1 pool for an `http:` server. */
-  private httpAgent: HttpAgent | undefined;
+  /** A TLS connection being opened, whose ALPN answer decides between HTTP/2 and the pool. */
+  private opening: { tls: TlsMaterial; transport: Promise<SessionEntry | Http1Pool> } | undefined;
+  /** The HTTP/1.1 pool: for an `http:` server, or an HTTPS one that did not choose HTTP/2. */
+  private pool: Http1Pool | undefined;
 
   constructor(
     private readonly kubeconfig: KubeConfig,
@@ -93,13 +108,17 @@ export class ApiConnection {
   async exchange(request: ExchangeRequest): Promise<Exchange> {
     const credentials = await this.applyCredentials();
     const headers = { ...credentials.headers, ...request.headers };
-    if (this.server.protocol !== 'https:') return this.exchangeHttp1(request, headers);
+    if (this.server.protocol !== 'https:') return this.exchangeHttp1(this.httpPool(), request, headers);
     try {
-      return await this.exchangeHttp2(this.sessionFor(credentials.tls), request, headers);
+      return await this.exchangeOn(await whileConnecting(this.transportFor(credentials.tls), request), request, headers);
     } catch (err) {
       if (!neverReachedServer(err)) throw err;
-      return this.exchangeHttp2(this.sessionFor(credentials.tls), request, headers);
+      return this.exchangeOn(await whileConnecting(this.transportFor(credentials.tls), request), request, headers);
     }
+  }
+
+  private exchangeOn(transport: SessionEntry | Http1Pool, request: ExchangeRequest, headers: Record<string, string | number>): Promise<Exchange> {
+    return transport instanceof SessionEntry ? this.exchangeHttp2(transport, request, headers) : this.exchangeHttp1(transport, request, headers);
   }
 
   /** Applies the kubeconfig's credentials again on the next request: its certificate files were renewed. */
@@ -111,8 +130,9 @@ export class ApiConnection {
   close(): void {
     this.session?.session.destroy();
     this.session = undefined;
-    this.httpAgent?.destroy();
-    this.httpAgent = undefined;
+    this.opening = undefined;
+    this.pool?.agent.destroy();
+    this.pool = undefined;
   }
 
   private applyCredentials(): Promise<Credentials> {
@@ -141,16 +161,48 @@ export class ApiConnection {
     return applying;
   }
 
-  /** The open connection when it still takes streams with this TLS material, else a new one. */
-  private sessionFor(tls: TlsMaterial): SessionEntry {
+  /**
+   * What carries a request with this TLS material: the open HTTP/2 connection while it takes
+   * streams, the HTTP/1.1 pool when the server chose HTTP/1.1 for it, else a new TLS connection
+   * (one for all the requests asking meanwhile) whose ALPN answer decides.
+   */
+  private transportFor(tls: TlsMaterial): Promise<SessionEntry | Http1Pool> {
     const current = this.session;
-    if (current && current.usable() && sameTls(current.tls, tls)) return current;
-    current?.close();
-    const entry = new SessionEntry(this.server, tls, () => {
-      if (this.session === entry) this.session = undefined;
-    });
-    this.session = entry;
-    return entry;
+    if (current && current.usable() && sameTls(current.tls, tls)) return Promise.resolve(current);
+    if (this.pool?.tls && sameTls(this.pool.tls, tls)) return Promise.resolve(this.pool);
+    if (this.opening && sameTls(this.opening.tls, tls)) return this.opening.transport;
+    const transport = this.open(tls);
+    const opening = { tls, transport };
+    this.opening = opening;
+    const settled = (): void => {
+      if (this.opening === opening) this.opening = undefined;
+    };
+    transport.then(settled, settled);
+    return transport;
+  }
+
+  private async open(tls: TlsMaterial): Promise<SessionEntry | Http1Pool> {
+    const socket = await connectOfferingH2(this.server, tls);
+    if (socket.alpnProtocol === 'h2') {
+      this.session?.close();
+      const entry: SessionEntry = new SessionEntry(this.server, socket, tls, () => {
+        if (this.session === entry) this.session = undefined;
+      });
+      this.session = entry;
+      return entry;
+    }
+    // HTTP/1.1 (or no choice at all): the pool opens its own connections, offering HTTP/1.1 alone.
+    socket.destroy();
+    this.session?.close();
+    this.pool?.agent.destroy();
+    const pool: Http1Pool = { agent: new HttpsAgent({ keepAlive: true, maxSockets: 32, ...tls, ALPNProtocols: ['http/1.1'] }), tls };
+    this.pool = pool;
+    return pool;
+  }
+
+  private httpPool(): Http1Pool {
+    this.pool ??= { agent: new HttpAgent({ keepAlive: true, maxSockets: 32 }), tls: undefined };
+    return this.pool;
   }
 
   private exchangeHttp2(entry: SessionEntry, request: ExchangeRequest, headers: Record<string, string | number>): Promise<Exchange> {
@@ -177,22 +229,21 @@ export class ApiConnection {
     });
   }
 
-  private exchangeHttp1(request: ExchangeRequest, headers: Record<string, string | number>): Promise<Exchange> {
-    this.httpAgent ??= new HttpAgent({ keepAlive: true, maxSockets: 32 });
+  private exchangeHttp1(pool: Http1Pool, request: ExchangeRequest, headers: Record<string, string | number>): Promise<Exchange> {
     return new Promise((resolve, reject) => {
-      const req = httpRequest(
-        {
-          method: request.method,
-          hostname: this.server.hostname.replace(/^\[|\]$/g, ''),
-          port: this.server.port,
-          path: request.path,
-          headers: request.body !== undefined ? { ...headers, 'content-length': request.body.length } : headers,
-          agent: this.httpAgent,
-          ...(request.idleTimeoutMs !== undefined ? { timeout: request.idleTimeoutMs } : {}),
-          ...(request.signal ? { signal: request.signal } : {}),
-        },
-        (res) => resolve({ code: res.statusCode ?? 0, headers: res.headers, body: res }),
-      );
+      const options: RequestOptions = {
+        method: request.method,
+        hostname: this.server.hostname.replace(/^\[|\]$/g, ''),
+        port: this.server.port,
+        path: request.path,
+        headers: request.body !== undefined ? { ...headers, 'content-length': request.body.length } : headers,
+        agent: pool.agent,
+        ...(pool.tls ?? {}),
+        ...(request.idleTimeoutMs !== undefined ? { timeout: request.idleTimeoutMs } : {}),
+        ...(request.signal ? { signal: request.signal } : {}),
+      };
+      const answered = (res: IncomingMessage): void => resolve({ code: res.statusCode ?? 0, headers: res.headers, body: res });
+      const req: ClientRequest = pool.tls ? httpsRequest(options, answered) : httpRequest(options, answered);
       req.on('timeout', () => req.destroy(noAnswer(request, request.idleTimeoutMs ?? 0)));
       req.on('error', reject);
       req.end(request.body);
@@ -214,10 +265,12 @@ class SessionEntry {
 
   constructor(
     server: URL,
+    /** A TLS connection on which the server chose h2. */
+    socket: TLSSocket,
     readonly tls: TlsMaterial,
     onGone: () => void,
   ) {
-    this.session = connectHttp2(server.origin, { ...tls, settings: { initialWindowSize: clientGoWindows.stream } });
+    this.session = connectHttp2(server.origin, { createConnection: () => socket, settings: { initialWindowSize: clientGoWindows.stream } });
     this.session.once('connect', (session: ClientHttp2Session) => {
       this.heard();
       session.setLocalWindowSize(clientGoWindows.connection);
@@ -269,6 +322,54 @@ class SessionEntry {
     });
     if (!sent) clearTimeout(deadline);
   }
+}
+
+/**
+ * `connecting`, failed for the request that waits on it when the request's idle timeout passes or
+ * its signal aborts first (the connection goes on for the others).
+ */
+function whileConnecting<T>(connecting: Promise<T>, request: ExchangeRequest): Promise<T> {
+  const { idleTimeoutMs: ms, signal } = request;
+  if (ms === undefined && !signal) return connecting;
+  return new Promise((resolve, reject) => {
+    const timer = ms === undefined ? undefined : setTimeout(() => reject(noAnswer(request, ms)), ms);
+    const aborted = (): void => reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    if (signal?.aborted) aborted();
+    signal?.addEventListener('abort', aborted, { once: true });
+    connecting.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', aborted);
+    });
+  });
+}
+
+/** Go's net/http dial plus TLS handshake timeouts (client-go's transport: 30 s and 10 s). */
+const connectTimeoutMs = 40_000;
+
+/** A TLS connection to `server` offering h2 then http/1.1 by ALPN; resolves once the handshake is done. */
+function connectOfferingH2(server: URL, tls: TlsMaterial): Promise<TLSSocket> {
+  const host = server.hostname.replace(/^\[|\]$/g, '');
+  return new Promise((resolve, reject) => {
+    const socket = connectTls({
+      host,
+      port: Number(server.port || 443),
+      // SNI carries a host name, never an address (as Go's transport does).
+      ...(isIP(host) ? {} : { servername: host }),
+      ...tls,
+      ALPNProtocols: ['h2', 'http/1.1'],
+    });
+    const timer = setTimeout(() => socket.destroy(new Error(`${server.origin}: no TLS connection within ${connectTimeoutMs} ms`)), connectTimeoutMs);
+    timer.unref();
+    socket.once('secureConnect', () => {
+      clearTimeout(timer);
+      socket.off('error', reject);
+      resolve(socket);
+    });
+    socket.once('error', (err: Error) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
 }
 
 /**
