@@ -21,7 +21,7 @@
  * works through the log in small transactions (compactionStep), so that a write never waits long
  * behind it.
  */
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { KubeObject } from '../../../shared/api/types.ts';
@@ -68,6 +68,16 @@ const compactionStep = { records: 200, ms: 5 };
 
 /** A file below this size is never copied to shrink it (shrinkFile): the copy would gain little. */
 const shrinkFloorBytes = 64 * 1024 * 1024;
+
+/** Flushes a file (`r+`) or a directory's entries (`r`) to disk. */
+function fsyncPath(path: string, flags: 'r' | 'r+'): void {
+  const fd = openSync(path, flags);
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** The layout version whose indexes (expiry) and counters (liveBytes) are complete. */
 const currentLayout = 2;
@@ -224,34 +234,30 @@ export class EmbeddedStore implements Storage {
   }
 
   /**
-   * Gives the file's free pages back to the file system when they are more than half of it (and
-   * the file is larger than shrinkFloorBytes): LMDB reuses the pages compaction frees, but never
-   * shrinks its file, so a store that once held much more (a burst of writes, a long interval of
-   * history) would keep that size. A compacting copy replaces the file, synced before it does: a
-   * crash leaves either file whole. Only while nothing else uses the store (at start-up, before
-   * the watch cache reads it): the databases are opened again on the copy.
+   * Gives the file's free pages back to the file system when the file is more than twice the live
+   * data and a copy would take at least a fifth off it (and the file is larger than `floorBytes`):
+   * LMDB reuses the pages compaction frees, but never shrinks its file, so a store that once held
+   * much more (a burst of writes, the history between two compactions) would keep that size. A
+   * compacting copy replaces the file, synced before it does: a crash leaves either file whole.
+   * Only while nothing else uses the store (at start-up, before the watch cache reads it): the
+   * databases are opened again on the copy.
    */
-  async shrinkFile(): Promise<{ fromBytes: number; toBytes: number } | undefined> {
+  async shrinkFile(floorBytes = shrinkFloorBytes): Promise<{ fromBytes: number; toBytes: number } | undefined> {
     const fromBytes = this.sizeBytes();
-    if (fromBytes <= shrinkFloorBytes || fromBytes <= 2 * this.bytesInUse()) return undefined;
+    if (fromBytes <= floorBytes || fromBytes <= 2 * this.liveBytes() || fromBytes <= 1.25 * this.bytesInUse()) return undefined;
     const file = join(this.path, 'data.mdb');
-    const copy = `${file}.compacting`;
-    rmSync(copy, { force: true });
-    await this.root.backup(copy, true);
-    const fd = openSync(copy, 'r+');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    // LMDB copies an environment kept in a directory into a directory (its data.mdb), so the copy is
+    // made in one beside the file and moved over it from there (a rename in one file system).
+    const copyDir = join(this.path, 'compacting');
+    rmSync(copyDir, { recursive: true, force: true });
+    mkdirSync(copyDir);
+    const copy = join(copyDir, 'data.mdb');
+    await this.root.backup(copyDir, true);
+    fsyncPath(copy, 'r+');
     await this.root.close();
     renameSync(copy, file);
-    const dir = openSync(this.path, 'r');
-    try {
-      fsyncSync(dir);
-    } finally {
-      closeSync(dir);
-    }
+    fsyncPath(this.path, 'r');
+    rmSync(copyDir, { recursive: true, force: true });
     this.openDatabases();
     return { fromBytes, toBytes: this.sizeBytes() };
   }
