@@ -400,10 +400,12 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   };
   metricsAfter.apiservers.forEach((text, i) => {
     process.stdout.write(
-      `API server replica ${i} event-loop delay: p99 ${gauge(text, 'nodejs_eventloop_lag_p99_seconds')} ms, max ${gauge(text, 'nodejs_eventloop_lag_max_seconds')} ms\n`,
+      `API server replica ${i} event-loop delay: p50 ${gauge(text, 'nodejs_eventloop_lag_p50_seconds')} ms, p99 ${gauge(text, 'nodejs_eventloop_lag_p99_seconds')} ms, max ${gauge(text, 'nodejs_eventloop_lag_max_seconds')} ms\n`,
     );
   });
-  process.stdout.write(`agent process event-loop delay: p99 ${fixed(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fixed(loopDelay.max / 1e6, 1)} ms\n`);
+  process.stdout.write(
+    `agent process event-loop delay: p50 ${fixed(loopDelay.percentile(50) / 1e6, 1)} ms, p99 ${fixed(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fixed(loopDelay.max / 1e6, 1)} ms\n`,
+  );
   if (opts.cpuProfileDir) {
     // The replica writes its profile as it exits, which it does promptly once its clients are gone.
     await Promise.all(simulations.map((s) => s.stop()));

@@ -1,6 +1,18 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalTime, formatMicroTime, formatMicroTimeOf, formatTime, formatTimeOf, GoTimeParseError, parseGoTime, zeroTimeSeconds } from './time.ts';
+import fc from 'fast-check';
+import {
+  canonicalTime,
+  formatMicroTime,
+  formatMicroTimeOf,
+  formatTime,
+  formatTimeOf,
+  GoTimeParseError,
+  parseGoTime,
+  parseGoTimeByLayout,
+  zeroTimeSeconds,
+  type TimeKind,
+} from './time.ts';
 
 const layout = '"2006-01-02T15:04:05Z07:00"';
 const microLayout = '"2006-01-02T15:04:05.000000Z07:00"';
@@ -97,5 +109,57 @@ describe('formatting', () => {
     for (const text of ['1999-12-31T23:59:59Z', '2000-02-29T12:00:00Z', '2100-03-01T00:00:00Z', '1900-01-01T00:00:00Z']) {
       assert.equal(formatTime(parseGoTime(text, 'Time').seconds), text);
     }
+  });
+});
+
+describe('parseGoTime on the canonical forms', () => {
+  /** What parsing gives: the instant, or the error's message. */
+  const outcome = (parse: (text: string, kind: TimeKind) => unknown, text: string, kind: TimeKind): unknown => {
+    try {
+      return parse(text, kind);
+    } catch (err) {
+      return err instanceof GoTimeParseError ? `error: ${err.message}` : err;
+    }
+  };
+  const digit = fc.integer({ min: 0, max: 9 }).map(String);
+  /** Texts of the types' exact form with any digits (out-of-range fields included), now and then one character changed. */
+  const nearlyCanonical = (kind: TimeKind) =>
+    fc
+      .tuple(
+        fc.array(digit, { minLength: 20, maxLength: 20 }),
+        fc.option(fc.tuple(fc.nat(), fc.constantFrom('x', '-', ':', '.', 'T', 'Z', '9', '+')), { freq: 4 }),
+      )
+      .map(([d, change]) => {
+        const [y1, y2, y3, y4, mo1, mo2, d1, d2, h1, h2, mi1, mi2, s1, s2, f1, f2, f3, f4, f5, f6] = d;
+        // Months, days and hours mostly in range, so that most texts are valid times.
+        const month = Number(`${mo1}${mo2}`) % 13;
+        const day = Number(`${d1}${d2}`) % 32;
+        const hour = Number(`${h1}${h2}`) % 25;
+        const two = (n: number): string => String(n).padStart(2, '0');
+        const fraction = kind === 'MicroTime' ? `.${f1}${f2}${f3}${f4}${f5}${f6}` : '';
+        let text = `${y1}${y2}${y3}${y4}-${two(month)}-${two(day)}T${two(hour)}:${mi1}${mi2}:${s1}${s2}${fraction}Z`;
+        if (change) {
+          const at = change[0] % text.length;
+          text = text.slice(0, at) + change[1] + text.slice(at + 1);
+        }
+        return text;
+      });
+
+  for (const kind of ['Time', 'MicroTime'] as const) {
+    it(`reads ${kind} texts of the exact form as Go's layout parse does, errors included`, () => {
+      fc.assert(
+        fc.property(nearlyCanonical(kind), (text) => {
+          assert.deepEqual(outcome(parseGoTime, text, kind), outcome(parseGoTimeByLayout, text, kind), text);
+        }),
+        { numRuns: 5000 },
+      );
+    });
+  }
+
+  it('reads a leap day, the last second of a year and the zero time by position', () => {
+    assert.deepEqual(parseGoTime('2024-02-29T23:59:59Z', 'Time'), { seconds: 1709251199, nanos: 0 });
+    assert.deepEqual(parseGoTime('1999-12-31T23:59:59.999999Z', 'MicroTime'), { seconds: 946684799, nanos: 999999000 });
+    assert.deepEqual(parseGoTime('0001-01-01T00:00:00Z', 'Time'), { seconds: zeroTimeSeconds, nanos: 0 });
+    assert.match(refused('2023-02-29T00:00:00Z', 'Time'), /day out of range/);
   });
 });
