@@ -65,7 +65,7 @@ describe('ResourceCache', () => {
   });
 
   it('knows which revisions it can resume from once history is trimmed', () => {
-    const cache = new ResourceCache(prefix, 3);
+    const cache = new ResourceCache(prefix, { upperBound: 3 });
     cache.reset([], [], 10);
     assert.equal(cache.canResumeFrom(10), true);
     assert.equal(cache.canResumeFrom(9), false);
@@ -93,7 +93,7 @@ describe('ResourceCache', () => {
 
     /** A cache that serves 2 subscribers per turn of the event loop, and `n` subscribers from revision 1. */
     function crowded(n: number): { cache: ResourceCache; seen: number[][] } {
-      const cache = new ResourceCache(prefix, 100, 2);
+      const cache = new ResourceCache(prefix, {}, 2);
       cache.reset([], [], 1);
       const seen = Array.from({ length: n }, () => [] as number[]);
       seen.forEach((events) => cache.subscribe(prefix, 1, { onEvent: (e) => events.push(e.revision), onClose: () => {} }));
@@ -135,7 +135,7 @@ describe('ResourceCache', () => {
     });
 
     it('nothing reaches a subscriber after it cancelled or the cache was re-initialized, though the dispatch was under way', async () => {
-      const cache = new ResourceCache(prefix, 100, 1);
+      const cache = new ResourceCache(prefix, {}, 1);
       cache.reset([], [], 1);
       const seen: number[][] = [[], [], [], []];
       const closed: string[] = [];

@@ -25,6 +25,7 @@
  */
 import type { StoredValue } from '../etcd/store.ts';
 import type { StorageEvent } from '../etcd/watch.ts';
+import { EventHistory, upstreamHistoryBounds, type HistoryBounds } from './event-history.ts';
 import type { CacheFeed, FeedKeys } from './feed.ts';
 
 export type CacheEvent = StorageEvent;
@@ -49,8 +50,6 @@ interface SubscriberEntry {
   active: boolean;
 }
 
-/** Maximum events kept per resource for watches that resume from a recent revision. */
-const defaultHistoryCapacity = 10_000;
 /** Subscribers served in one turn of the event loop while events are dispatched (see `dispatch`). */
 const defaultDispatchSlice = 200;
 
@@ -59,9 +58,7 @@ export class ResourceCache {
   private readonly objects = new Map<string, StoredValue>();
   private sortedKeys: string[] = [];
   private keysDirty = false;
-  private readonly history: CacheEvent[] = [];
-  /** Events after this revision are all in `history`. */
-  private historyStart = 0;
+  private readonly history: EventHistory;
   private readonly subscribers = new Set<SubscriberEntry>();
   /** Applied events not yet dispatched, oldest first. */
   private undispatched: CacheEvent[] = [];
@@ -70,9 +67,12 @@ export class ResourceCache {
 
   constructor(
     readonly prefix: string,
-    private readonly historyCapacity = defaultHistoryCapacity,
+    /** How much history is kept (event-history.ts); tests narrow it. */
+    historyBounds: Partial<HistoryBounds> = {},
     private readonly dispatchSlice = defaultDispatchSlice,
-  ) {}
+  ) {
+    this.history = new EventHistory({ ...upstreamHistoryBounds, ...historyBounds });
+  }
 
   reset(values: StoredValue[], keys: string[], revision: number): void {
     this.changeCount++;
@@ -80,8 +80,7 @@ export class ResourceCache {
     values.forEach((v, i) => this.objects.set(keys[i] ?? '', v));
     this.sortedKeys = [...keys];
     this.keysDirty = true;
-    this.history.length = 0;
-    this.historyStart = revision;
+    this.history.reset(revision);
     this.undispatched = [];
     for (const s of this.subscribers) {
       s.active = false;
@@ -99,10 +98,6 @@ export class ResourceCache {
       this.objects.set(event.key, event.value);
     }
     this.history.push(event);
-    if (this.history.length > this.historyCapacity) {
-      const dropped = this.history.shift();
-      if (dropped) this.historyStart = dropped.revision;
-    }
     this.undispatched.push(event);
     if (!this.dispatching) this.dispatch();
   }
@@ -187,12 +182,12 @@ export class ResourceCache {
 
   /** True when every event after `revision` is still in history. */
   canResumeFrom(revision: number): boolean {
-    return revision >= this.historyStart;
+    return revision >= this.history.startRevision;
   }
 
   /** The oldest resourceVersion a watch can resume from (upstream's figure in "too old resource version"). */
   oldestResumableRevision(): number {
-    return this.historyStart;
+    return this.history.startRevision;
   }
 
   /**
@@ -200,14 +195,12 @@ export class ResourceCache {
    * caller must have checked canResumeFrom(revision).
    */
   subscribe(keyPrefix: string, afterRevision: number, subscriber: Subscriber): Subscription {
-    const start = upperBoundByRevision(this.history, afterRevision);
-    for (let i = start; i < this.history.length; i++) {
-      const event = this.history[i];
-      if (event && event.key.startsWith(keyPrefix)) subscriber.onEvent(event);
-    }
+    this.history.forEachAfter(afterRevision, (event) => {
+      if (event.key.startsWith(keyPrefix)) subscriber.onEvent(event);
+    });
     // Events at or below the subscription's revision (it may lie ahead of the cache), and those
     // just replayed (some may not be dispatched yet), are not delivered again.
-    const delivered = Math.max(afterRevision, this.history.at(-1)?.revision ?? 0);
+    const delivered = Math.max(afterRevision, this.history.lastRevision ?? 0);
     const entry: SubscriberEntry = { keyPrefix, delivered, subscriber, active: true };
     this.subscribers.add(entry);
     return {
@@ -229,18 +222,6 @@ function lowerBound(sorted: string[], value: string): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if ((sorted[mid] ?? '') < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** The index of the first event with a revision greater than `revision`. */
-function upperBoundByRevision(events: CacheEvent[], revision: number): number {
-  let lo = 0;
-  let hi = events.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((events[mid]?.revision ?? 0) <= revision) lo = mid + 1;
     else hi = mid;
   }
   return lo;
