@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { ChangeDecoder, decodeChanges, type StoredChange } from './changes.ts';
+import { runSteps } from '../../shared/apply/steps.ts';
+import { ChangeDecoder, decodeChangesSteps, type ChangeDecoding, type StoredChange } from './changes.ts';
 import type { StorageEvent } from './etcd/watch.ts';
 import { decodeStoredObject, encodeStoredObject } from './stored-value.ts';
 
 const text = (name: string, data: Record<string, string> = {}): string =>
   encodeStoredObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data });
+/** decodeChangesSteps at once. */
+const decodeChanges = (changes: readonly StoredChange[], decoding: ChangeDecoding = {}): StorageEvent[] => runSteps(decodeChangesSteps(changes, decoding));
 const key = (name: string): string => `/registry/configmaps/default/${name}`;
 
 /** A ConfigMap whose stored text is well over the size parsed in one call. */

@@ -10,7 +10,7 @@
  * value), which spares the second parse and keeps one object for the two events instead of two.
  * `ChangeDecoder` runs each batch in a time slice of its own and hands the batches over in order.
  */
-import { runSteps, type Steps } from '../../shared/apply/steps.ts';
+import type { Steps } from '../../shared/apply/steps.ts';
 import { TimeSlice } from '../../shared/apply/time-slice.ts';
 import { StorageError } from './etcd/errors.ts';
 import type { StoredValue } from './etcd/store.ts';
@@ -72,11 +72,6 @@ export function* decodeChangesSteps(changes: readonly StoredChange[], decoding: 
     }
   }
   return out;
-}
-
-/** decodeChangesSteps at once (a small batch, or a caller that cannot wait). */
-export function decodeChanges(changes: readonly StoredChange[], decoding: ChangeDecoding = {}): StorageEvent[] {
-  return runSteps(decodeChangesSteps(changes, decoding));
 }
 
 /**

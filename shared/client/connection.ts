@@ -233,7 +233,7 @@ export class ApiConnection {
     return new Promise((resolve, reject) => {
       const options: RequestOptions = {
         method: request.method,
-        hostname: this.server.hostname.replace(/^\[|\]$/g, ''),
+        hostname: hostOf(this.server),
         port: this.server.port,
         path: request.path,
         headers: request.body !== undefined ? { ...headers, 'content-length': request.body.length } : headers,
@@ -348,7 +348,7 @@ const connectTimeoutMs = 40_000;
 
 /** A TLS connection to `server` offering h2 then http/1.1 by ALPN; resolves once the handshake is done. */
 function connectOfferingH2(server: URL, tls: TlsMaterial): Promise<TLSSocket> {
-  const host = server.hostname.replace(/^\[|\]$/g, '');
+  const host = hostOf(server);
   return new Promise((resolve, reject) => {
     const socket = connectTls({
       host,
@@ -388,6 +388,11 @@ function neverReachedServer(err: unknown): boolean {
 function noAnswer(request: ExchangeRequest, ms: number): Error {
   const query = request.path.indexOf('?');
   return new Error(`${request.method} ${query < 0 ? request.path : request.path.slice(0, query)}: no answer within ${ms} ms`);
+}
+
+/** The host to connect to: a URL's hostname without the brackets of an IPv6 address. */
+function hostOf(server: URL): string {
+  return server.hostname.replace(/^\[|\]$/g, '');
 }
 
 function sameTls(a: TlsMaterial, b: TlsMaterial): boolean {

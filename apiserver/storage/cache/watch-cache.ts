@@ -26,7 +26,9 @@
 import type { StoredValue } from '../etcd/store.ts';
 import type { StorageEvent } from '../etcd/watch.ts';
 import { EventHistory, upstreamHistoryBounds, type HistoryBounds } from './event-history.ts';
-import type { CacheFeed, FeedKeys } from './feed.ts';
+import type { CacheFeed } from './feed.ts';
+import { ChangeDecoder } from '../changes.ts';
+import { decodeStoredTextsYielding } from '../stored-value.ts';
 
 export type CacheEvent = StorageEvent;
 
@@ -273,7 +275,9 @@ export class WatchCache {
 
   /** Lists the whole prefix into fresh caches (closing their subscribers), then watches after the list. */
   private async initialize(): Promise<void> {
-    const { revision, entries } = await this.feed.list(`${this.prefix}/`, this.keys);
+    const listing = await this.feed.list(`${this.prefix}/`, this.accept);
+    const { revision } = listing;
+    const entries = await decodeStoredTextsYielding(listing.texts, this.onError);
     this.listedAt = revision;
     const byResource = new Map<string, { values: StoredValue[]; keys: string[] }>();
     for (const { key, value } of entries) {
@@ -296,14 +300,13 @@ export class WatchCache {
     this.watch(revision + 1);
   }
 
-  /** The keys the cache keeps (those inside a resource), and the values it holds. */
-  private readonly keys: FeedKeys = {
-    accept: (key) => this.resourceOf(key) !== undefined,
-    onBadValue: (err) => this.onError(err),
-    known: (key) => {
-      const resource = this.resourceOf(key);
-      return resource === undefined ? undefined : this.resources.get(resource)?.get(key);
-    },
+  /** Keys inside a resource: the ones the cache keeps. */
+  private readonly accept = (key: string): boolean => this.resourceOf(key) !== undefined;
+
+  /** The value the cache holds for `key`: a change's previous value, most of the time (changes.ts). */
+  private readonly known = (key: string): StoredValue | undefined => {
+    const resource = this.resourceOf(key);
+    return resource === undefined ? undefined : this.resources.get(resource)?.get(key);
   };
 
   /** `<prefix>/<resource>/...` → resource; undefined for keys outside any resource. */
@@ -313,21 +316,35 @@ export class WatchCache {
     return slash > 0 ? rest.slice(0, slash) : undefined;
   }
 
+  /**
+   * Follows the feed from `fromRevision`: its changes decoded in order, each batch in a time slice
+   * of its own, with the values the cache holds as previous values (changes.ts).
+   */
   private watch(fromRevision: number): void {
-    const watch = this.feed.watch(`${this.prefix}/`, fromRevision, this.keys, {
-      onEvents: (events, revision) => this.applyEvents(events, revision),
-      onCancel: (err) => {
-        if (this.stopped || this.feedWatch !== watch) return;
-        // The history after `revision` is gone (or the backend refuses the watch): start over from a list.
-        this.onError(err);
-        this.ready = this.initialize().catch((e: unknown) => {
-          this.onError(e);
-          this.ready = undefined;
-          setTimeout(() => void (this.stopped ? undefined : this.start()), 1000);
-        });
+    const decoder = new ChangeDecoder({ known: this.known, onBadValue: this.onError }, this.onError);
+    // Set before the feed can report anything, so that its end is recognised as this watch's.
+    const feed: { watch?: { cancel(): Promise<void> } } = {};
+    const watch = {
+      cancel: async (): Promise<void> => {
+        decoder.stop();
+        await feed.watch?.cancel();
       },
-    });
+    };
     this.feedWatch = watch;
+    feed.watch = this.feed.watch(`${this.prefix}/`, fromRevision, this.accept, {
+      onChanges: (changes, revision) => decoder.push(changes, (events) => this.applyEvents(events, revision)),
+      onCancel: (err) =>
+        decoder.after(() => {
+          if (this.stopped || this.feedWatch !== watch) return;
+          // The history after `revision` is gone (or the backend refuses the watch): start over from a list.
+          this.onError(err);
+          this.ready = this.initialize().catch((e: unknown) => {
+            this.onError(e);
+            this.ready = undefined;
+            setTimeout(() => void (this.stopped ? undefined : this.start()), 1000);
+          });
+        }),
+    });
   }
 
   /** One batch of the feed, all after `revision` (the feed drops re-deliveries); `last` is the revision it brings the store to. */

@@ -4,30 +4,22 @@
  * revision is its last event's.
  */
 import type { CacheFeed } from '../cache/feed.ts';
-import { ChangeDecoder } from '../changes.ts';
-import { decodeStoredTextsYielding } from '../stored-value.ts';
 import { StorageError } from '../etcd/errors.ts';
 import type { EmbeddedStore } from './store.ts';
 
 export function embeddedCacheFeed(store: EmbeddedStore): CacheFeed {
   return {
-    async list(root, { accept, onBadValue }) {
-      const { revision, texts } = store.snapshot(root, accept);
-      return { revision, entries: await decodeStoredTextsYielding(texts, onBadValue) };
-    },
-    watch(root, fromRevision, keys, handlers) {
+    list: async (root, accept) => store.snapshot(root, accept),
+    watch(root, fromRevision, accept, handlers) {
       let cancelled = false;
-      const decoder = new ChangeDecoder(keys, (err) => keys.onBadValue(err));
       const watching = store
         .watchChanges(root, fromRevision, {
-          onChanges: (changes) => {
-            const revision = changes.at(-1)?.revision ?? 0;
-            decoder.push(
-              changes.filter((c) => keys.accept(c.key)),
-              (events) => handlers.onEvents(events, revision),
-            );
-          },
-          onError: (err) => decoder.after(() => handlers.onCancel(err)),
+          onChanges: (changes) =>
+            handlers.onChanges(
+              changes.filter((c) => accept(c.key)),
+              changes.at(-1)?.revision ?? 0,
+            ),
+          onError: (err) => handlers.onCancel(err),
         })
         .catch((err: unknown) => {
           if (!cancelled) handlers.onCancel(err instanceof StorageError ? err : new StorageError('Internal', root, String(err)));
@@ -36,7 +28,6 @@ export function embeddedCacheFeed(store: EmbeddedStore): CacheFeed {
       return {
         cancel: async () => {
           cancelled = true;
-          decoder.stop();
           await (await watching)?.cancel();
         },
       };

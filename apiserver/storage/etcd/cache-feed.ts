@@ -6,34 +6,25 @@
  */
 import type { Etcd3 } from 'etcd3';
 import type { CacheFeed } from '../cache/feed.ts';
-import { ChangeDecoder } from '../changes.ts';
-import { decodeStoredTextsYielding } from '../stored-value.ts';
 import { prefixEnd, storedText } from './store.ts';
 import { toStoredChanges, watchEtcd } from './watch.ts';
 
 export function etcdCacheFeed(client: Etcd3): CacheFeed {
   return {
-    async list(root, { accept, onBadValue }) {
+    async list(root, accept) {
       const res = await client.kv.range({ key: Buffer.from(root), range_end: prefixEnd(root) });
-      const texts = res.kvs.map(storedText).filter((t) => accept(t.key));
-      return { revision: Number(res.header.revision), entries: await decodeStoredTextsYielding(texts, onBadValue) };
+      return { revision: Number(res.header.revision), texts: res.kvs.map(storedText).filter((t) => accept(t.key)) };
     },
-    watch(root, fromRevision, keys, handlers) {
-      const decoder = new ChangeDecoder(keys, (err) => keys.onBadValue(err));
+    watch(root, fromRevision, accept, handlers) {
       const watch = watchEtcd(client, root, fromRevision, {
         onEvents: (events) => {
           let revision = 0;
           for (const event of events) revision = Math.max(revision, Number(event.kv.mod_revision));
-          decoder.push(toStoredChanges(events, keys.accept), (decoded) => handlers.onEvents(decoded, revision));
+          handlers.onChanges(toStoredChanges(events, accept), revision);
         },
-        onCancel: (err) => decoder.after(() => handlers.onCancel(err)),
+        onCancel: (err) => handlers.onCancel(err),
       });
-      return {
-        cancel: () => {
-          decoder.stop();
-          return watch.cancel();
-        },
-      };
+      return { cancel: () => watch.cancel() };
     },
   };
 }
