@@ -5,9 +5,13 @@
  * its writes wait. Then the size of the file beside the live data, and a restart: opening the
  * store and filling the API server's watch cache from it.
  *
+ * A compaction that leaves the file mostly free pages is followed by the store copying itself into
+ * a smaller file while the writer goes on (EmbeddedStore.shrink).
+ *
  * Figures: the longest compaction step, write latency p50/p99/max during compactions beside the
- * same writer's without one, the file size and the pages in use over the live bytes, and the
- * restart time.
+ * same writer's without one, the file over the live bytes after each compaction (the largest),
+ * the copies and the longest pause of writes they made, the pages in use over the live bytes, and
+ * the restart time.
  *
  * Usage: npx tsx bench/storage-soak.ts [--objects N] [--rounds R] [--churn C] [--data-bytes B] [--timeout SECONDS] [--keep]
  */
@@ -114,6 +118,8 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
 
   const during: number[] = [];
   const compactions: CompactionStats[] = [];
+  // The file over the live data after each compaction (and the copy that may follow it).
+  const fileAfterCompaction: number[] = [];
   let keptFrom = await store.currentRevision();
   let seed = 1;
   const random = (n: number): number => {
@@ -133,12 +139,14 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     keptFrom = await store.currentRevision();
     const probe = probeWriter(store, data);
     compactions.push(await store.compact(target));
+    fileAfterCompaction.push(store.sizeBytes() / store.liveBytes());
     during.push(...(await probe.stop()));
     process.stderr.write(`round ${round + 1}: compacted to ${target}\n`);
   }
   // Everything but the newest records: the size the store settles at.
   const final = await store.compact(await store.currentRevision());
   compactions.push(final);
+  fileAfterCompaction.push(store.sizeBytes() / store.liveBytes());
   during.sort((a, b) => a - b);
   const live = store.liveBytes();
   const file = store.sizeBytes();
@@ -150,7 +158,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   // cache, as the API server's start does.
   const restartStart = performance.now();
   store = new EmbeddedStore(path);
-  const shrunk = await store.shrinkFile();
+  const shrunk = await store.shrink();
   const cache = new WatchCache(embeddedCacheFeed(store), '/registry', () => undefined);
   await cache.start();
   const restartMs = performance.now() - restartStart;
@@ -160,6 +168,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const longestStep = Math.max(...compactions.map((c) => c.longestStepMs));
   const steps = compactions.reduce((n, c) => n + c.steps, 0);
   const dropped = compactions.reduce((n, c) => n + c.dropped, 0);
+  const copies = compactions.flatMap((c) => (c.shrunk ? [c.shrunk] : []));
   process.stdout.write(
     `\n${opts.objects} ConfigMaps of ${opts.dataBytes} bytes; ${opts.rounds} rounds of ${opts.churn} writes, each compacted to the round before\n\n` +
       formatTable(
@@ -169,8 +178,13 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
           ['longest compaction step ms', fixed(longestStep, 1)],
           ['write ms p50 / p99 / max, no compaction', `${fixed(at(baseline, 0.5), 2)} / ${fixed(at(baseline, 0.99), 2)} / ${fixed(at(baseline, 1), 2)}`],
           ['write ms p50 / p99 / max, during compactions', `${fixed(at(during, 0.5), 2)} / ${fixed(at(during, 0.99), 2)} / ${fixed(at(during, 1), 2)}`],
+          [
+            'copies into a smaller file / longest pause of writes ms',
+            `${copies.length} / ${copies.length ? fixed(Math.max(...copies.map((c) => c.pauseMs)), 1) : '-'}`,
+          ],
+          ['file / live after each compaction', fileAfterCompaction.map((ratio) => `${fixed(ratio, 2)}x`).join(' ')],
           ['live objects / live bytes', `${objects} / ${mib(live)}`],
-          ['file / live', `${mib(file)} / ${fixed(file / live, 2)}x`],
+          ['file / live at the end', `${mib(file)} / ${fixed(file / live, 2)}x`],
           ['pages in use / live', `${mib(inUse)} / ${fixed(inUse / live, 2)}x`],
           ['file after the restart / live', shrunk ? `${mib(shrunk.toBytes)} / ${fixed(shrunk.toBytes / live, 2)}x` : 'not copied'],
           [`restart: open, shrink, watch cache of ${cached} ms`, fixed(restartMs, 0)],

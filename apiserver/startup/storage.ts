@@ -103,7 +103,7 @@ function acquireEmbeddedStore(dir: string, prefix: string): { store: EmbeddedSto
   return {
     store: entry.store,
     prepare: (logger) =>
-      (entry.prepared ??= entry.store.shrinkFile().then((shrunk) => {
+      (entry.prepared ??= entry.store.shrink().then((shrunk) => {
         if (shrunk) logger.info(shrunk, 'copied the embedded store into a smaller file');
       })),
     close: async () => {
@@ -123,7 +123,10 @@ function openEmbedded(config: ApiServerConfig, logger: Logger): OpenedStorage {
   const compactor = new EmbeddedCompactor(
     store,
     config.etcdCompactionIntervalMs,
-    (revision) => logger.info({ revision }, 'compacted the embedded store'),
+    (revision, { shrunk }) => {
+      logger.info({ revision }, 'compacted the embedded store');
+      if (shrunk) logger.info(shrunk, 'copied the embedded store into a smaller file');
+    },
     (err) => logger.warn({ err }, 'compacting the embedded store failed'),
   );
   return {

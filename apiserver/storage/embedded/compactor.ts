@@ -1,10 +1,11 @@
 /**
  * Compaction of the embedded store, as the API server's compactor paces etcd's: every interval,
  * the history up to the revision seen one interval earlier is dropped, so a watch or a list
- * continue token stays valid for at least one interval. One process owns the store: no
- * coordination between replicas is needed.
+ * continue token stays valid for at least one interval; a compaction that left the file mostly
+ * free pages is followed by a copy into a smaller one (EmbeddedStore.shrink). One process owns the
+ * store: no coordination between replicas is needed.
  */
-import type { EmbeddedStore } from './store.ts';
+import type { CompactionStats, EmbeddedStore } from './store.ts';
 
 export class EmbeddedCompactor {
   private timer: NodeJS.Timeout | undefined;
@@ -13,7 +14,7 @@ export class EmbeddedCompactor {
   constructor(
     private readonly store: EmbeddedStore,
     private readonly intervalMs: number,
-    private readonly onCompacted: (revision: number) => void,
+    private readonly onCompacted: (revision: number, stats: CompactionStats) => void,
     private readonly onError: (err: unknown) => void,
   ) {}
 
@@ -27,8 +28,7 @@ export class EmbeddedCompactor {
     const target = this.seen;
     this.seen = await this.store.currentRevision();
     if (target > this.store.compactedTo()) {
-      await this.store.compact(target);
-      this.onCompacted(target);
+      this.onCompacted(target, await this.store.compact(target));
     }
   }
 

@@ -1,10 +1,11 @@
 /**
  * The embedded backend keeps every acknowledged write: across a clean restart, and when its
- * process is killed with SIGKILL in the middle of writing.
+ * process is killed with SIGKILL in the middle of writing, also while it copies itself into new
+ * files (shrink).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -33,33 +34,63 @@ describe('the embedded backend on disk', () => {
 
   it('keeps every acknowledged write when its process is killed with SIGKILL', async () => {
     const path = join(dir, 'killed');
-    const child = spawn(process.execPath, ['--import', 'tsx', writer, path], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const acknowledged: string[] = [];
-    let buffered = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString('utf8');
-        const lines = buffered.split('\n');
-        buffered = lines.pop() ?? '';
-        acknowledged.push(...lines);
-        // Killed in the middle of a stream of writes, not after a quiet moment.
-        if (acknowledged.length >= 300 && child.exitCode === null) {
-          child.kill('SIGKILL');
-          resolve();
-        }
-      });
-      child.once('exit', (code) => (acknowledged.length < 300 ? reject(new Error(`the writer exited with ${code}`)) : resolve()));
-    });
-    await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve)));
-    const store = new EmbeddedStore(path);
-    try {
-      const missing: string[] = [];
-      for (const key of acknowledged) if (!(await store.get(key))) missing.push(key);
-      assert.deepEqual(missing, [], 'acknowledged writes lost');
-      const listed = await store.range(store.collectionPrefix('configmaps', 'default'));
-      assert.ok(listed.count >= acknowledged.length, 'the store reads whole');
-    } finally {
-      await store.close();
-    }
+    const { acknowledged } = await killWriter(path, [], (acks) => acks >= 300);
+    await assertAcknowledgedWritesKept(path, acknowledged);
+  });
+
+  it('keeps every acknowledged write when killed while copying itself into new files (shrink)', async () => {
+    const path = join(dir, 'killed-shrinking');
+    const { acknowledged, shrinks } = await killWriter(path, ['--shrink'], (acks, shrunk) => acks >= 300 && shrunk >= 3);
+    assert.ok(shrinks >= 3, `${shrinks} shrinks before the kill`);
+    await assertAcknowledgedWritesKept(path, acknowledged);
+    // The start removed the copy the kill cut short: one environment, the current generation's.
+    const generations = readdirSync(path).filter((name) => name.startsWith('gen-'));
+    assert.ok(generations.length <= 1, `environments left: ${generations.join(', ')}`);
   });
 });
+
+/**
+ * Runs the writer child on `path` and kills it with SIGKILL once `until` holds for the writes it
+ * acknowledged and the shrinks it finished, in the middle of its stream of writes.
+ */
+async function killWriter(
+  path: string,
+  args: string[],
+  until: (acknowledged: number, shrinks: number) => boolean,
+): Promise<{ acknowledged: string[]; shrinks: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', writer, path, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const acknowledged: string[] = [];
+  let shrinks = 0;
+  let buffered = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line === 'shrunk') shrinks++;
+        else acknowledged.push(line);
+      }
+      if (until(acknowledged.length, shrinks) && child.exitCode === null) {
+        child.kill('SIGKILL');
+        resolve();
+      }
+    });
+    child.once('exit', (code) => (until(acknowledged.length, shrinks) ? resolve() : reject(new Error(`the writer exited with ${code}`))));
+  });
+  await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve)));
+  return { acknowledged, shrinks };
+}
+
+async function assertAcknowledgedWritesKept(path: string, acknowledged: string[]): Promise<void> {
+  const store = new EmbeddedStore(path);
+  try {
+    const missing: string[] = [];
+    for (const key of acknowledged) if (!(await store.get(key))) missing.push(key);
+    assert.deepEqual(missing, [], 'acknowledged writes lost');
+    const listed = await store.range(store.collectionPrefix('configmaps', 'default'));
+    assert.ok(listed.count >= acknowledged.length, 'the store reads whole');
+  } finally {
+    await store.close();
+  }
+}

@@ -4,7 +4,8 @@
  * of history) while a watcher follows every change. Afterwards the store must still serve every
  * live object as the writes left it, its revisions must have moved by one per write, the watcher
  * must have seen every write once in order, the pages in use must stay within a bound of the live data,
- * and a restart must find it all again.
+ * the file must be copied into a smaller one after a compaction whenever it is over twice the live
+ * data and a copy gains (here at any size), and a restart must find it all again.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,7 +34,7 @@ describe('the embedded store under churn and compaction', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('keeps serving, keeps its revisions and watch consistent, and bounds its pages by its live data', async () => {
-    let store = new EmbeddedStore(path);
+    let store = new EmbeddedStore(path, '/registry', { floorBytes: 0 });
     const key = (i: number): string => store.key('configmaps', 'soak', `cm-${i}`);
     /** What each key holds now, by the writes' own answers: its round, or undefined when deleted. */
     const expected = new Map<string, { round: number; revision: number }>();
@@ -50,6 +51,12 @@ describe('the embedded store under churn and compaction', () => {
       writes++;
     }
     let keptFrom = await store.currentRevision();
+    let copies = 0;
+    /** After a compaction, the file is within twice the live data, or a copy would gain less than a tenth. */
+    const assertFileBounded = (): void => {
+      const [file, live, inUse] = [store.sizeBytes(), store.liveBytes(), store.bytesInUse()];
+      assert.ok(file <= Math.max(2 * live, inUse / 0.9), `file ${file} for ${live} live bytes, ${inUse} in use`);
+    };
     let seed = 7;
     const random = (n: number): number => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
@@ -74,8 +81,12 @@ describe('the embedded store under churn and compaction', () => {
       keptFrom = await store.currentRevision();
       const stats = await store.compact(target);
       assert.ok(stats.steps >= 1);
+      if (stats.shrunk) copies++;
+      assertFileBounded();
     }
-    await store.compact(await store.currentRevision());
+    if ((await store.compact(await store.currentRevision())).shrunk) copies++;
+    assertFileBounded();
+    assert.ok(copies >= 1, 'copied into a smaller file at least once');
 
     // Revisions: one per write, none lost or repeated; the watcher saw each once, in order.
     assert.equal(await store.currentRevision(), start - 1 + writes);

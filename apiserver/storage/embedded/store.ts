@@ -19,10 +19,10 @@
  * acknowledged once LMDB committed it to disk. Watches are fed from the log in revision order
  * after each commit, so a watcher sees every change after its start exactly once. Compaction
  * works through the log in small transactions (compactionStep), so that a write never waits long
- * behind it.
+ * behind it. LMDB never shrinks its file, so after a compaction that left it mostly free pages
+ * the store copies itself into a new file while it runs (shrink, generations.ts).
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { compactedError, etcdRequestTooLargeMessage, futureRevisionError, StorageError } from '../etcd/errors.ts';
@@ -32,6 +32,7 @@ import { watchDecoded, type ChangeWatchHandlers, type StoredChange } from '../ch
 import { timed } from '../request-timing.ts';
 import type { Storage, StorageRequestObserver } from '../storage.ts';
 import { decodeStoredTextsYielding, encodeStoredObjectYielding, type StoredText } from '../stored-value.ts';
+import { currentGeneration, fsyncPath, generationDataFile, generationDir, removeGeneration, removeOtherGenerations, switchGeneration } from './generations.ts';
 
 interface LogRecord {
   key: string;
@@ -66,17 +67,55 @@ const expirySweepMs = 500;
  */
 const compactionStep = { records: 200, ms: 5 };
 
-/** A file below this size is never copied to shrink it (shrinkFile): the copy would gain little. */
-const shrinkFloorBytes = 64 * 1024 * 1024;
+/**
+ * When the store copies itself into a smaller file (shrink): the file is larger than `floorBytes`
+ * (below it a copy gains little) and more than twice the live data, and the copy, which holds only
+ * the pages in use, takes at least a tenth off it. `force` copies whatever the sizes (tests).
+ */
+export interface ShrinkPolicy {
+  floorBytes: number;
+  force?: boolean;
+}
 
-/** Flushes a file (`r+`) or a directory's entries (`r`) to disk. */
-function fsyncPath(path: string, flags: 'r' | 'r+'): void {
-  const fd = openSync(path, flags);
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+export const defaultShrinkPolicy: ShrinkPolicy = { floorBytes: 64 * 1024 * 1024 };
+
+/**
+ * The records a shrink copies into the new file per transaction while writes go on; once fewer
+ * than this are left, writes wait while it copies the rest and switches (its pause).
+ */
+const shrinkCatchUpRecords = 256;
+
+/** What one shrink did. */
+export interface ShrinkStats {
+  fromBytes: number;
+  toBytes: number;
+  /** How long writes waited for the switch to the new file (ms). */
+  pauseMs: number;
+}
+
+/** The databases of one LMDB environment: the layout above. */
+interface Environment {
+  root: RootDatabase;
+  log: Database<LogRecord, number>;
+  current: Database<number, string>;
+  history: Database<boolean, [string, number]>;
+  expiry: Database<number, [number, string]>;
+  meta: Database<number, string>;
+}
+
+function openEnvironment(path: string): Environment {
+  // 16 KiB pages (LMDB's default is 4 KiB): an object of a few KiB then fits in a leaf page
+  // beside others, where at 4 KiB it would take an overflow page of its own, half of it empty.
+  // Only a new store takes the size; an existing one keeps its own.
+  const root = open({ path, maxDbs: 8, compression: false, pageSize: 16384 });
+  return {
+    root,
+    log: root.openDB<LogRecord, number>({ name: 'log', encoding: 'msgpack' }),
+    current: root.openDB<number, string>({ name: 'current', encoding: 'msgpack' }),
+    history: root.openDB<boolean, [string, number]>({ name: 'history', encoding: 'msgpack' }),
+    expiry: root.openDB<number, [number, string]>({ name: 'expiry', encoding: 'msgpack' }),
+    meta: root.openDB<number, string>({ name: 'meta', encoding: 'msgpack' }),
+  };
 }
 
 /** The layout version whose indexes (expiry) and counters (liveBytes) are complete. */
@@ -93,6 +132,8 @@ export interface CompactionStats {
   steps: number;
   /** The longest of them (ms, their synchronous part). */
   longestStepMs: number;
+  /** The copy into a smaller file that followed it, when it was due (the store's ShrinkPolicy). */
+  shrunk?: ShrinkStats;
 }
 
 interface Watcher {
@@ -118,16 +159,22 @@ export function prefixRangeEnd(prefix: string): string {
 export class EmbeddedStore implements Storage {
   /** Told about every get, list, create, update and delete; unset, timing costs nothing. */
   observer: StorageRequestObserver | undefined;
-  // Opened by openDatabases: again after shrinkFile replaced the file.
+  // The current generation's environment (use): another one after a shrink.
   private root!: RootDatabase;
   private log!: Database<LogRecord, number>;
   private current!: Database<number, string>;
   private history!: Database<boolean, [string, number]>;
   private expiry!: Database<number, [number, string]>;
   private meta!: Database<number, string>;
+  private generation: number;
   private readonly watchers = new Set<Watcher>();
-  /** The compaction running, if any: compactions run one after another. */
+  /** The compaction or shrink running, if any: they run one after another. */
   private compaction: Promise<unknown> = Promise.resolve();
+  /** Set while a shrink switches files: writes wait for it (write). */
+  private switching: Promise<void> | undefined;
+  /** Writes handed to LMDB and not yet committed, and who waits for there to be none. */
+  private writesInFlight = 0;
+  private drained: (() => void) | undefined;
   /** Every record at or below this revision has been given to the watchers. */
   private notified: number;
   private notifying = false;
@@ -137,8 +184,12 @@ export class EmbeddedStore implements Storage {
   constructor(
     readonly path: string,
     readonly prefix = '/registry',
+    /** When a compaction is followed by a shrink. */
+    private readonly shrinkPolicy = defaultShrinkPolicy,
   ) {
-    this.openDatabases();
+    this.generation = currentGeneration(path);
+    removeOtherGenerations(path, this.generation);
+    this.use(openEnvironment(generationDir(path, this.generation)));
     if (this.meta.get('layout') !== currentLayout) this.completeLayout();
     this.notified = this.revisionNow();
     this.sweeper = setInterval(() => void this.expire().catch(() => undefined), expirySweepMs);
@@ -221,54 +272,117 @@ export class EmbeddedStore implements Storage {
     return bytes;
   }
 
-  private openDatabases(): void {
-    // 16 KiB pages (LMDB's default is 4 KiB): an object of a few KiB then fits in a leaf page
-    // beside others, where at 4 KiB it would take an overflow page of its own, half of it empty.
-    // Only a new store takes the size; an existing one keeps its own.
-    this.root = open({ path: this.path, maxDbs: 8, compression: false, pageSize: 16384 });
-    this.log = this.root.openDB<LogRecord, number>({ name: 'log', encoding: 'msgpack' });
-    this.current = this.root.openDB<number, string>({ name: 'current', encoding: 'msgpack' });
-    this.history = this.root.openDB<boolean, [string, number]>({ name: 'history', encoding: 'msgpack' });
-    this.expiry = this.root.openDB<number, [number, string]>({ name: 'expiry', encoding: 'msgpack' });
-    this.meta = this.root.openDB<number, string>({ name: 'meta', encoding: 'msgpack' });
+  private use(environment: Environment): void {
+    ({ root: this.root, log: this.log, current: this.current, history: this.history, expiry: this.expiry, meta: this.meta } = environment);
   }
 
   /**
-   * Gives the file's free pages back to the file system when the file is more than twice the live
-   * data and a copy would take at least a fifth off it (and the file is larger than `floorBytes`):
-   * LMDB reuses the pages compaction frees, but never shrinks its file, so a store that once held
-   * much more (a burst of writes, the history between two compactions) would keep that size. A
-   * compacting copy replaces the file, synced before it does: a crash leaves either file whole.
-   * Only while nothing else uses the store (at start-up, before the watch cache reads it): the
-   * databases are opened again on the copy.
+   * Copies the store into a new file holding only the pages in use, when `policy` says the copy is
+   * due, and moves over to it, while reads and writes go on: LMDB reuses the pages compaction
+   * frees but never shrinks its file, so a store that once held much more (a burst of writes, the
+   * history between two compactions) would keep that size. Runs after compactions (compact) and at
+   * start-up; one at a time with them.
+   *
+   * LMDB's compacting copy is made from one read snapshot off the event loop; the records written
+   * since are copied after it in small transactions, and once few are left, writes wait while
+   * the rest is copied and the new generation becomes current (generations.ts): every write
+   * acknowledged before the switch is in the new file on disk, and every write after it goes there.
+   * Reads read the old file until the switch, in the same turn of the loop as it.
    */
-  async shrinkFile(floorBytes = shrinkFloorBytes): Promise<{ fromBytes: number; toBytes: number } | undefined> {
+  shrink(policy = this.shrinkPolicy): Promise<ShrinkStats | undefined> {
+    const run = this.compaction.then(() => this.shrinkNow(policy));
+    this.compaction = run.catch(() => undefined);
+    return run;
+  }
+
+  private shrinkDue(policy: ShrinkPolicy): boolean {
+    if (policy.force) return true;
+    const file = this.sizeBytes();
+    return file > policy.floorBytes && file > 2 * this.liveBytes() && this.bytesInUse() < 0.9 * file;
+  }
+
+  private async shrinkNow(policy: ShrinkPolicy): Promise<ShrinkStats | undefined> {
+    if (this.closed || !this.shrinkDue(policy)) return undefined;
     const fromBytes = this.sizeBytes();
-    if (fromBytes <= floorBytes || fromBytes <= 2 * this.liveBytes() || fromBytes <= 1.25 * this.bytesInUse()) return undefined;
-    const file = join(this.path, 'data.mdb');
-    // LMDB copies an environment kept in a directory into a directory (its data.mdb), so the copy is
-    // made in one beside the file and moved over it from there (a rename in one file system).
-    const copyDir = join(this.path, 'compacting');
-    rmSync(copyDir, { recursive: true, force: true });
-    mkdirSync(copyDir);
-    const copy = join(copyDir, 'data.mdb');
-    await this.root.backup(copyDir, true);
-    fsyncPath(copy, 'r+');
-    await this.root.close();
-    renameSync(copy, file);
-    fsyncPath(this.path, 'r');
-    rmSync(copyDir, { recursive: true, force: true });
-    this.openDatabases();
-    return { fromBytes, toBytes: this.sizeBytes() };
+    const next = this.generation + 1;
+    const nextDir = generationDir(this.path, next);
+    rmSync(nextDir, { recursive: true, force: true });
+    mkdirSync(nextDir);
+    try {
+      await this.root.backup(nextDir, true);
+      fsyncPath(generationDataFile(this.path, next), 'r+');
+    } catch (err) {
+      await removeGeneration(this.path, next);
+      throw err;
+    }
+    const target = openEnvironment(nextDir);
+    const previous = { root: this.root, generation: this.generation };
+    let switched: 'no' | 'yes' | 'not durably' = 'no';
+    let pauseMs = 0;
+    try {
+      // Commits off the event loop, as writes do; writes go on meanwhile.
+      while (!this.closed && this.revisionNow() - (target.meta.get('revision') ?? 0) > shrinkCatchUpRecords)
+        await target.root.transaction(() => this.copyRecords(target, shrinkCatchUpRecords));
+      if (this.closed) return undefined;
+      const started = performance.now();
+      let release!: () => void;
+      this.switching = new Promise((resolve) => (release = resolve));
+      try {
+        await this.writesCommitted();
+        await target.root.transaction(() => this.copyRecords(target, Infinity));
+        switched = switchGeneration(this.path, next);
+        this.use(target);
+        this.generation = next;
+      } finally {
+        this.switching = undefined;
+        release();
+        pauseMs = performance.now() - started;
+      }
+    } finally {
+      if (switched === 'no') {
+        await target.root.close();
+        await removeGeneration(this.path, next);
+      }
+    }
+    await previous.root.close();
+    // Until the switch is on disk, a crash of the machine could bring the previous one back: it
+    // stays until the next start removes whichever is not current.
+    if (switched === 'yes') await removeGeneration(this.path, previous.generation);
+    return { fromBytes, toBytes: this.sizeBytes(), pauseMs };
+  }
+
+  /**
+   * Copies the records after the ones `target` has, at most `limit` of them, as write does: the log
+   * record and its indexes. With no limit, the counters too (the copy is then the store).
+   */
+  private copyRecords(target: Environment, limit: number): void {
+    let copied = 0;
+    let through = target.meta.get('revision') ?? 0;
+    for (const { key: revision, value: record } of this.log.getRange({ start: through + 1 })) {
+      if (copied++ === limit) break;
+      target.log.putSync(revision, record);
+      target.history.putSync([record.key, revision], true);
+      target.current.putSync(record.key, revision);
+      if (record.expiresAt) target.expiry.putSync([record.expiresAt, record.key], revision);
+      through = revision;
+    }
+    if (limit !== Infinity) target.meta.putSync('revision', through);
+    // Only what differs: each page a write touches in the copy is a new page of its file.
+    else for (const { key, value } of this.meta.getRange({})) if (target.meta.get(key) !== value) target.meta.putSync(key, value);
+  }
+
+  /** Resolves once no write is between LMDB and its commit. */
+  private async writesCommitted(): Promise<void> {
+    while (this.writesInFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
   }
 
   isOpen(): boolean {
     return !this.closed;
   }
 
-  /** The bytes the store's file takes on disk (apiserver_storage_size_bytes): LMDB reuses freed pages, but never shrinks its file. */
+  /** The bytes the store's file takes on disk (apiserver_storage_size_bytes): LMDB reuses freed pages; only a shrink makes it smaller. */
   sizeBytes(): number {
-    return statSync(join(this.path, 'data.mdb')).size;
+    return statSync(generationDataFile(this.path, this.generation)).size;
   }
 
   get(key: string, revision?: number): Promise<StoredValue | null> {
@@ -352,20 +466,28 @@ export class EmbeddedStore implements Storage {
       throw new StorageError('TooLarge', key, etcdRequestTooLargeMessage);
     if (!storable(key))
       throw new StorageError('TooLarge', key, `the key is too long for the embedded store: ${Buffer.byteLength(key)} bytes, at most ${maxKeyBytes}`);
-    const revision = await this.root.transaction(() => {
-      const newest = this.current.get(key) ?? 0;
-      const previous = newest ? this.log.get(newest) : undefined;
-      const liveRevision = previous?.value != null ? newest : 0;
-      if (!check(liveRevision)) return undefined;
-      const next = this.revisionNow() + 1;
-      this.log.putSync(next, { key, value, prev: liveRevision, expiresAt });
-      this.history.putSync([key, next], true);
-      this.current.putSync(key, next);
-      this.meta.putSync('revision', next);
-      if (expiresAt) this.expiry.putSync([expiresAt, key], next);
-      this.meta.putSync('liveBytes', this.liveBytes() + liveBytesOf(key, value) - liveBytesOf(key, previous?.value));
-      return next;
-    });
+    // While a shrink switches files, a write waits, and then goes to the new one.
+    while (this.switching) await this.switching;
+    this.writesInFlight++;
+    let revision: number | undefined;
+    try {
+      revision = await this.root.transaction(() => {
+        const newest = this.current.get(key) ?? 0;
+        const previous = newest ? this.log.get(newest) : undefined;
+        const liveRevision = previous?.value != null ? newest : 0;
+        if (!check(liveRevision)) return undefined;
+        const next = this.revisionNow() + 1;
+        this.log.putSync(next, { key, value, prev: liveRevision, expiresAt });
+        this.history.putSync([key, next], true);
+        this.current.putSync(key, next);
+        this.meta.putSync('revision', next);
+        if (expiresAt) this.expiry.putSync([expiresAt, key], next);
+        this.meta.putSync('liveBytes', this.liveBytes() + liveBytesOf(key, value) - liveBytesOf(key, previous?.value));
+        return next;
+      });
+    } finally {
+      if (--this.writesInFlight === 0) this.drained?.();
+    }
     if (revision !== undefined) this.notify();
     return revision;
   }
@@ -419,7 +541,11 @@ export class EmbeddedStore implements Storage {
    * the next one.
    */
   compact(revision: number): Promise<CompactionStats> {
-    const run = this.compaction.then(() => this.compactTo(revision));
+    const run = this.compaction.then(async () => {
+      const stats = await this.compactTo(revision);
+      const shrunk = await this.shrinkNow(this.shrinkPolicy);
+      return shrunk ? { ...stats, shrunk } : stats;
+    });
     this.compaction = run.catch(() => undefined);
     return run;
   }
@@ -603,6 +729,9 @@ export class EmbeddedStore implements Storage {
     clearInterval(this.sweeper);
     for (const watcher of this.watchers) watcher.active = false;
     this.watchers.clear();
+    // A compaction stops at its next step, and a shrink before its switch; LMDB's copy must end
+    // before its environment closes.
+    await this.compaction;
     await this.root.close();
   }
 }

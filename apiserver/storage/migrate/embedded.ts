@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { embeddedStoreExists } from '../embedded/generations.ts';
 import { lockEmbeddedStore } from '../embedded/lock.ts';
 import { EmbeddedStore } from '../embedded/store.ts';
 import type { MigrationSource, MigrationTarget } from './endpoint.ts';
@@ -32,7 +33,7 @@ function openLocked(dir: string, prefix: string): { store: EmbeddedStore; releas
 
 export function openEmbeddedSource(dataDir: string, prefix: string): MigrationSource {
   const dir = embeddedStoreDir(dataDir);
-  if (!existsSync(join(dir, 'data.mdb'))) {
+  if (!embeddedStoreExists(dir)) {
     const earlier = existsSync(join(resolve(dataDir), 'etcd'))
       ? `; ${resolve(dataDir, 'etcd')} is the etcd of an earlier corral: run etcd on its data (--data-dir ${resolve(dataDir, 'etcd', 'data')}) and copy from it with --from-etcd-servers`
       : '';
