@@ -26,7 +26,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { startEtcd } from '../shared/etcd/process.ts';
@@ -132,6 +132,63 @@ function histogramBuckets(text: string, query: HistogramQuery): Map<string, numb
     if (le !== undefined) buckets.set(le, (buckets.get(le) ?? 0) + value);
   }
   return buckets;
+}
+
+/** The sum of one metric's matching series in a Prometheus text exposition. */
+function metricSum(text: string, metric: string, labels: readonly string[]): number {
+  let sum = 0;
+  for (const line of text.split('\n'))
+    if (line.startsWith(`${metric}{`) && labels.every((label) => line.includes(label))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return sum;
+}
+
+/**
+ * One replica's garbage collections between two readings (nodejs_gc_duration_seconds), by kind:
+ * how many, their total time, and how many took over 100 ms (the histogram's bucket bound).
+ */
+function gcOverWindow(before: string, after: string): string {
+  return (['minor', 'incremental', 'major'] as const)
+    .map((kind) => {
+      const query = { metric: 'nodejs_gc_duration_seconds', labels: [`kind="${kind}"`] };
+      const [b, a] = [histogramBuckets(before, query), histogramBuckets(after, query)];
+      const count = (a.get('+Inf') ?? 0) - (b.get('+Inf') ?? 0);
+      const over100 = count - ((a.get('0.1') ?? 0) - (b.get('0.1') ?? 0));
+      const totalMs =
+        (metricSum(after, 'nodejs_gc_duration_seconds_sum', query.labels) - metricSum(before, 'nodejs_gc_duration_seconds_sum', query.labels)) * 1000;
+      return `${kind} ${count} (${fixed(totalMs, 0)} ms, ${over100} over 100 ms)`;
+    })
+    .join(', ');
+}
+
+/** This process's garbage collections from now until `stop`, by kind: how many, their total and longest time. */
+function observeGc(): { stop: () => void; summary: () => string } {
+  const kinds = new Map<number, string>([
+    [perfConstants.NODE_PERFORMANCE_GC_MINOR, 'minor'],
+    [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL, 'incremental'],
+    [perfConstants.NODE_PERFORMANCE_GC_MAJOR, 'major'],
+  ]);
+  const seen = new Map<string, number[]>([...kinds.values()].map((kind) => [kind, []]));
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const detail = 'detail' in entry ? entry.detail : undefined;
+      const kind = typeof detail === 'object' && detail !== null && 'kind' in detail && typeof detail.kind === 'number' ? kinds.get(detail.kind) : undefined;
+      if (kind) seen.get(kind)?.push(entry.duration);
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    stop: () => observer.disconnect(),
+    summary: () =>
+      [...seen]
+        .map(
+          ([kind, durations]) =>
+            `${kind} ${durations.length} (${fixed(
+              durations.reduce((a, b) => a + b, 0),
+              0,
+            )} ms, longest ${fixed(Math.max(0, ...durations), 0)} ms)`,
+        )
+        .join(', '),
+  };
 }
 
 /** Each source's metrics text, read at one moment. */
@@ -330,11 +387,13 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   // The agents share this process's event loop: its delays are part of what they measure.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
+  const ownGc = observeGc();
   measuring = true;
   windowStarted = Date.now();
   await new Promise((resolve) => setTimeout(resolve, opts.windowMs));
   measuring = false;
   loopDelay.disable();
+  ownGc.stop();
   const metricsAfter = await readMetrics();
   const elapsedMs = Date.now() - windowStarted;
   const rssAfter = readProcess(process.pid).rssKiB;
@@ -400,11 +459,12 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   };
   metricsAfter.apiservers.forEach((text, i) => {
     process.stdout.write(
-      `API server replica ${i} event-loop delay: p50 ${gauge(text, 'nodejs_eventloop_lag_p50_seconds')} ms, p99 ${gauge(text, 'nodejs_eventloop_lag_p99_seconds')} ms, max ${gauge(text, 'nodejs_eventloop_lag_max_seconds')} ms\n`,
+      `API server replica ${i} event-loop delay: p50 ${gauge(text, 'nodejs_eventloop_lag_p50_seconds')} ms, p99 ${gauge(text, 'nodejs_eventloop_lag_p99_seconds')} ms, max ${gauge(text, 'nodejs_eventloop_lag_max_seconds')} ms; ` +
+        `GC ${gcOverWindow(metricsBefore.apiservers[i] ?? '', text)}\n`,
     );
   });
   process.stdout.write(
-    `agent process event-loop delay: p50 ${fixed(loopDelay.percentile(50) / 1e6, 1)} ms, p99 ${fixed(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fixed(loopDelay.max / 1e6, 1)} ms\n`,
+    `agent process event-loop delay: p50 ${fixed(loopDelay.percentile(50) / 1e6, 1)} ms, p99 ${fixed(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fixed(loopDelay.max / 1e6, 1)} ms; GC ${ownGc.summary()}\n`,
   );
   if (opts.cpuProfileDir) {
     // The replica writes its profile as it exits, which it does promptly once its clients are gone.

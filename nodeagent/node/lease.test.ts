@@ -61,7 +61,7 @@ function leaseServer(): LeaseServer {
 }
 
 function leaseOptions(api: RecordingApiClient, clock: FakeClock, overrides: Partial<NodeLeaseOptions> = {}): NodeLeaseOptions {
-  return { api, nodeName: 'node-1', leaseDurationSeconds: 40, clock, logger, nodeUid: () => 'node-uid', ...overrides };
+  return { api, nodeName: 'node-1', leaseDurationSeconds: 40, clock, logger, nodeUid: () => 'node-uid', random: () => 0, ...overrides };
 }
 
 function calls(api: RecordingApiClient): string[] {
@@ -175,6 +175,19 @@ describe('NodeLease.renew', () => {
   });
 });
 
+/** A lease server on a fake clock that notes each request of `verbs` as `<verb>@<ms since the start>`. */
+function timedLeaseServer(verbs: readonly string[]): { clock: FakeClock; server: LeaseServer; requests: string[] } {
+  const clock = new FakeClock();
+  const start = clock.now();
+  const server = leaseServer();
+  const requests: string[] = [];
+  server.api.react((action) => {
+    if (verbs.includes(action.verb)) requests.push(`${action.verb}@${clock.now() - start}`);
+    return undefined;
+  });
+  return { clock, server, requests };
+}
+
 describe('NodeLease.run', () => {
   it('renews every quarter of the lease duration', () => {
     assert.equal(new NodeLease(leaseOptions(new RecordingApiClient(), new FakeClock())).renewIntervalMs, 10_000);
@@ -182,14 +195,7 @@ describe('NodeLease.run', () => {
   });
 
   it('retries failures after 200 ms, doubling up to 7 s, then renews on the interval', async () => {
-    const clock = new FakeClock();
-    const start = clock.now();
-    const server = leaseServer();
-    const attempts: number[] = [];
-    server.api.react((action) => {
-      if (action.verb === 'get') attempts.push(clock.now() - start);
-      return undefined;
-    });
+    const { clock, server, requests: attempts } = timedLeaseServer(['get']);
     server.fail(true);
     const controller = new AbortController();
     const done = new NodeLease(leaseOptions(server.api, clock)).run(controller.signal);
@@ -198,7 +204,7 @@ describe('NodeLease.run', () => {
       clock.step(100);
       await settle();
     }
-    assert.deepEqual(attempts, [0, 200, 600, 1400, 3000, 6200, 12600, 19600, 26600]);
+    assert.deepEqual(attempts, ['get@0', 'get@200', 'get@600', 'get@1400', 'get@3000', 'get@6200', 'get@12600', 'get@19600', 'get@26600']);
     server.fail(false);
     clock.step(7_000);
     await settle();
@@ -216,14 +222,7 @@ describe('NodeLease.run', () => {
   });
 
   it('starts the backoff afresh for each renewal', async () => {
-    const clock = new FakeClock();
-    const start = clock.now();
-    const server = leaseServer();
-    const attempts: string[] = [];
-    server.api.react((action) => {
-      if (action.verb === 'get' || action.verb === 'update') attempts.push(`${action.verb}@${clock.now() - start}`);
-      return undefined;
-    });
+    const { clock, server, requests: attempts } = timedLeaseServer(['get', 'update']);
     const controller = new AbortController();
     const done = new NodeLease(leaseOptions(server.api, clock)).run(controller.signal);
     await settle();
@@ -243,6 +242,22 @@ describe('NodeLease.run', () => {
     clock.step(200);
     await settle();
     assert.deepEqual(attempts.slice(6), ['update@21400', 'get@21600']);
+    controller.abort();
+    await done;
+  });
+
+  it('waits between renewals the interval stretched by up to 4 % at random, as upstream’s', async () => {
+    const { clock, server, requests: renewals } = timedLeaseServer(['get', 'update']);
+    const draws = [1, 0.5, 0];
+    const controller = new AbortController();
+    const done = new NodeLease(leaseOptions(server.api, clock, { random: () => draws.shift() ?? 0 })).run(controller.signal);
+    await settle();
+    for (let elapsed = 0; elapsed < 31_000; elapsed += 100) {
+      clock.step(100);
+      await settle();
+    }
+    // Created at 0; then 10 s + 400 ms, + 200 ms, + 0 ms after each.
+    assert.deepEqual(renewals, ['get@0', 'update@10400', 'update@20600', 'update@30600']);
     controller.abort();
     await done;
   });

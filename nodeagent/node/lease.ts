@@ -1,6 +1,7 @@
 /**
  * The node's heartbeat (upstream's node lease controller): the Lease `kube-node-lease/<node>`,
- * held by the node, renewed every quarter of nodeLeaseDurationSeconds (10 s for the default 40),
+ * held by the node, renewed every quarter of nodeLeaseDurationSeconds (10 s for the default 40)
+ * after the last renewal, stretched by up to 4 % at random as upstream's (renewJitter),
  * owned by the Node so that it goes when the Node goes. The node lifecycle controller reads its
  * renewTime to tell a live node from a lost one.
  *
@@ -12,7 +13,7 @@ import type { Logger } from 'pino';
 import { isStatusError } from '../../shared/api/errors.ts';
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
 import type { ApiClient } from '../../shared/client/api-client.ts';
-import { sleep, type Clock } from '../../shared/client/clock.ts';
+import { jittered, sleep, type Clock } from '../../shared/client/clock.ts';
 import { formatMicroTimeOf } from '../../shared/go/time.ts';
 
 export const nodeLeaseNamespace = 'kube-node-lease';
@@ -20,6 +21,9 @@ const leasesPath = `/apis/coordination.k8s.io/v1/namespaces/${nodeLeaseNamespace
 
 /** upstream's renewIntervalFraction. */
 export const renewIntervalFraction = 0.25;
+
+/** The most a wait between renewals is stretched, at random (upstream's lease controller: 0.04). */
+export const renewJitter = 0.04;
 
 export interface NodeLeaseOptions {
   api: ApiClient;
@@ -31,6 +35,8 @@ export interface NodeLeaseOptions {
   nodeUid: () => string | undefined;
   /** Called after each successful renewal with its latency in milliseconds (metrics, the benchmark). */
   renewed?: (latencyMs: number) => void;
+  /** Draws the jitter, in [0, 1) (tests); Math.random by default. */
+  random?: () => number;
 }
 
 export class NodeLease {
@@ -58,7 +64,7 @@ export class NodeLease {
           backoff = Math.min(7_000, backoff * 2);
         }
       }
-      await sleep(clock, this.renewIntervalMs, signal);
+      await sleep(clock, jittered(this.renewIntervalMs, renewJitter, this.options.random), signal);
     }
   }
 

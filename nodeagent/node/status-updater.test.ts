@@ -62,6 +62,7 @@ function harness(overrides: Partial<StatusUpdaterOptions> = {}): Harness {
     logger,
     updateFrequencyMs,
     reportFrequencyMs,
+    random: () => 0,
     compute,
     reregister: () => {
       reregistrations++;
@@ -217,6 +218,32 @@ describe('NodeStatusUpdater.run', () => {
     clock.step(updateFrequencyMs);
     await settle();
     assert.equal(api.actions.length, 3);
+    controller.abort();
+    await done;
+  });
+
+  it('waits between syncs nodeStatusUpdateFrequency stretched by up to 4 % at random, as the kubelet', async () => {
+    const draws = [1, 0.25];
+    const { api, clock, updater, host } = harness({ random: () => draws.shift() ?? 0 });
+    const start = clock.now();
+    const syncs: number[] = [];
+    api.react((action) => {
+      if (action.verb === 'patch') syncs.push(clock.now() - start);
+      return undefined;
+    });
+    const controller = new AbortController();
+    const done = updater.run(controller.signal);
+    await settle();
+    host.pressure = true;
+    clock.step(updateFrequencyMs + 399);
+    await settle();
+    assert.deepEqual(syncs, [0], 'not before 10.4 s');
+    clock.step(1);
+    await settle();
+    host.pressure = false;
+    clock.step(updateFrequencyMs + 100);
+    await settle();
+    assert.deepEqual(syncs, [0, 10_400, 20_500]);
     controller.abort();
     await done;
   });

@@ -1,6 +1,6 @@
 /**
  * Keeping the Node's status current (the kubelet's syncNodeStatus): every nodeStatusUpdateFrequency
- * the status is computed from the host; it is written when it changed, or when
+ * (stretched by up to 4 % at random, as the kubelet's) the status is computed from the host; it is written when it changed, or when
  * nodeStatusReportFrequency has passed since the last write (the lease is the heartbeat; the status
  * need not be rewritten every ten seconds). The write is a strategic merge patch of the status
  * subresource: conditions and addresses merge by type, so fields other writers own (the node
@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { isStatusError } from '../../shared/api/errors.ts';
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
 import type { ApiClient } from '../../shared/client/api-client.ts';
-import { sleep, type Clock } from '../../shared/client/clock.ts';
+import { jittered, sleep, type Clock } from '../../shared/client/clock.ts';
 import { nodesPath } from './registration.ts';
 import { statusChanged, type NodeCondition, type NodeStatus } from './status.ts';
 
@@ -28,7 +28,12 @@ export interface StatusUpdaterOptions {
   reregister: () => Promise<KubeObject>;
   /** The Node as the API server returned it after each status write (its addresses feed the serving certificate and pods' hostIPs). */
   written?: (node: KubeObject) => void;
+  /** Draws the jitter, in [0, 1) (tests); Math.random by default. */
+  random?: () => number;
 }
+
+/** The most a wait between two syncs is stretched, at random (the kubelet's: 0.04). */
+export const syncJitter = 0.04;
 
 export class NodeStatusUpdater {
   private reported: NodeStatus | undefined;
@@ -56,7 +61,7 @@ export class NodeStatusUpdater {
       } catch (err) {
         this.options.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'Error updating node status, will retry');
       }
-      await sleep(this.options.clock, this.options.updateFrequencyMs, signal);
+      await sleep(this.options.clock, jittered(this.options.updateFrequencyMs, syncJitter, this.options.random), signal);
     }
   }
 

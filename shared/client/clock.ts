@@ -30,6 +30,15 @@ export const realClock: Clock = {
   },
 };
 
+/**
+ * `ms` stretched by up to `maxFactor` of itself at random (upstream's wait.Jitter): a loop of many
+ * clients on one period waits this long, so that those a stall has bunched together drift apart
+ * again rather than reach the server at the same moment on every round.
+ */
+export function jittered(ms: number, maxFactor: number, random: () => number = Math.random): number {
+  return ms + random() * maxFactor * ms;
+}
+
 /** Resolves after `ms` on `clock`, or at once when `signal` aborts. */
 export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

@@ -180,6 +180,8 @@ export class EmbeddedStore implements Storage {
   private notifying = false;
   private closed = false;
   private readonly sweeper: NodeJS.Timeout;
+  /** The expiry sweep running, if any (close waits for it). */
+  private sweeping: Promise<void> | undefined;
 
   constructor(
     readonly path: string,
@@ -192,7 +194,11 @@ export class EmbeddedStore implements Storage {
     this.use(openEnvironment(generationDir(path, this.generation)));
     if (this.meta.get('layout') !== currentLayout) this.completeLayout();
     this.notified = this.revisionNow();
-    this.sweeper = setInterval(() => void this.expire().catch(() => undefined), expirySweepMs);
+    this.sweeper = setInterval(() => {
+      this.sweeping ??= this.expire()
+        .catch(() => undefined)
+        .finally(() => (this.sweeping = undefined));
+    }, expirySweepMs);
     this.sweeper.unref();
   }
 
@@ -330,6 +336,7 @@ export class EmbeddedStore implements Storage {
       try {
         await this.writesCommitted();
         await target.root.transaction(() => this.copyRecords(target, Infinity));
+        await target.root.flushed;
         switched = switchGeneration(this.path, next);
         this.use(target);
         this.generation = next;
@@ -468,10 +475,13 @@ export class EmbeddedStore implements Storage {
       throw new StorageError('TooLarge', key, `the key is too long for the embedded store: ${Buffer.byteLength(key)} bytes, at most ${maxKeyBytes}`);
     // While a shrink switches files, a write waits, and then goes to the new one.
     while (this.switching) await this.switching;
+    // A write LMDB is handed as its environment closes fails its commit in LMDB's own promises.
+    if (this.closed) throw new StorageError('Unavailable', key, 'the embedded store is closed');
     this.writesInFlight++;
+    const root = this.root;
     let revision: number | undefined;
     try {
-      revision = await this.root.transaction(() => {
+      revision = await root.transaction(() => {
         const newest = this.current.get(key) ?? 0;
         const previous = newest ? this.log.get(newest) : undefined;
         const liveRevision = previous?.value != null ? newest : 0;
@@ -485,6 +495,9 @@ export class EmbeddedStore implements Storage {
         this.meta.putSync('liveBytes', this.liveBytes() + liveBytesOf(key, value) - liveBytesOf(key, previous?.value));
         return next;
       });
+      // LMDB (overlappingSync) resolves a transaction once committed, and flushes it to disk
+      // after: a write is acknowledged once flushed.
+      await root.flushed;
     } finally {
       if (--this.writesInFlight === 0) this.drained?.();
     }
@@ -695,6 +708,7 @@ export class EmbeddedStore implements Storage {
     for (const { at, key, revision } of due) {
       if (this.closed) return;
       await this.write(key, null, 0, (live) => live === revision);
+      if (this.closed) return;
       await this.expiry.remove([at, key]);
     }
   }
@@ -729,9 +743,9 @@ export class EmbeddedStore implements Storage {
     clearInterval(this.sweeper);
     for (const watcher of this.watchers) watcher.active = false;
     this.watchers.clear();
-    // A compaction stops at its next step, and a shrink before its switch; LMDB's copy must end
-    // before its environment closes.
-    await this.compaction;
+    // A compaction stops at its next step, a shrink before its switch and a sweep before its next
+    // write, and writes handed to LMDB commit; LMDB's copy must end before its environment closes.
+    await Promise.all([this.compaction, this.sweeping, this.writesCommitted()]);
     await this.root.close();
   }
 }
