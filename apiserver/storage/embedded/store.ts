@@ -103,6 +103,17 @@ interface Environment {
   meta: Database<number, string>;
 }
 
+/**
+ * Puts `record` in the log at `revision` with its index entries: the one place the layout is
+ * written, by a write and by a shrink's copy of the records after its snapshot.
+ */
+function appendRecord(environment: Environment, revision: number, record: LogRecord): void {
+  environment.log.putSync(revision, record);
+  environment.history.putSync([record.key, revision], true);
+  environment.current.putSync(record.key, revision);
+  if (record.expiresAt) environment.expiry.putSync([record.expiresAt, record.key], revision);
+}
+
 function openEnvironment(path: string): Environment {
   // 16 KiB pages (LMDB's default is 4 KiB): an object of a few KiB then fits in a leaf page
   // beside others, where at 4 KiB it would take an overflow page of its own, half of it empty.
@@ -166,6 +177,8 @@ export class EmbeddedStore implements Storage {
   private history!: Database<boolean, [string, number]>;
   private expiry!: Database<number, [number, string]>;
   private meta!: Database<number, string>;
+  /** The same databases as one value (appendRecord). */
+  private environment!: Environment;
   private generation: number;
   private readonly watchers = new Set<Watcher>();
   /** The compaction or shrink running, if any: they run one after another. */
@@ -279,6 +292,7 @@ export class EmbeddedStore implements Storage {
   }
 
   private use(environment: Environment): void {
+    this.environment = environment;
     ({ root: this.root, log: this.log, current: this.current, history: this.history, expiry: this.expiry, meta: this.meta } = environment);
   }
 
@@ -359,7 +373,7 @@ export class EmbeddedStore implements Storage {
   }
 
   /**
-   * Copies the records after the ones `target` has, at most `limit` of them, as write does: the log
+   * Copies the records after the ones `target` has, at most `limit` of them (appendRecord, as write does): the log
    * record and its indexes. With no limit, the counters too (the copy is then the store).
    */
   private copyRecords(target: Environment, limit: number): void {
@@ -367,10 +381,7 @@ export class EmbeddedStore implements Storage {
     let through = target.meta.get('revision') ?? 0;
     for (const { key: revision, value: record } of this.log.getRange({ start: through + 1 })) {
       if (copied++ === limit) break;
-      target.log.putSync(revision, record);
-      target.history.putSync([record.key, revision], true);
-      target.current.putSync(record.key, revision);
-      if (record.expiresAt) target.expiry.putSync([record.expiresAt, record.key], revision);
+      appendRecord(target, revision, record);
       through = revision;
     }
     if (limit !== Infinity) target.meta.putSync('revision', through);
@@ -487,11 +498,8 @@ export class EmbeddedStore implements Storage {
         const liveRevision = previous?.value != null ? newest : 0;
         if (!check(liveRevision)) return undefined;
         const next = this.revisionNow() + 1;
-        this.log.putSync(next, { key, value, prev: liveRevision, expiresAt });
-        this.history.putSync([key, next], true);
-        this.current.putSync(key, next);
+        appendRecord(this.environment, next, { key, value, prev: liveRevision, expiresAt });
         this.meta.putSync('revision', next);
-        if (expiresAt) this.expiry.putSync([expiresAt, key], next);
         this.meta.putSync('liveBytes', this.liveBytes() + liveBytesOf(key, value) - liveBytesOf(key, previous?.value));
         return next;
       });
