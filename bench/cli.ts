@@ -3,7 +3,7 @@
  * `main` that parses the flags, runs a benchmark under a deadline and signal handlers, and undoes
  * what it started however it ends.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClusterOptions } from './cluster.ts';
@@ -27,12 +27,17 @@ export const profileFlags = {
 export const keepFlag = { keep: { type: 'boolean', default: false } } as const;
 
 /**
- * Where the CPU profile goes: `--cpu-prof-dir`, or a new /tmp/corral-prof-* dir for a bare
- * `--cpu-prof`; undefined when not profiling.
+ * Where the CPU profile goes: `--cpu-prof-dir` (made if missing: the profiled process writes its
+ * source maps there as it exits, before Node would make it for the profile), or a new
+ * /tmp/corral-prof-* dir for a bare `--cpu-prof`; undefined when not profiling.
  */
 export function profileDir(values: { 'cpu-prof': boolean; 'cpu-prof-dir'?: string | undefined }): string | undefined {
-  const profiling = values['cpu-prof'] || values['cpu-prof-dir'] !== undefined;
-  return profiling ? (values['cpu-prof-dir'] ?? mkdtempSync(join(tmpdir(), 'corral-prof-'))) : undefined;
+  const dir = values['cpu-prof-dir'];
+  if (dir !== undefined) {
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  }
+  return values['cpu-prof'] ? mkdtempSync(join(tmpdir(), 'corral-prof-')) : undefined;
 }
 
 /** The options of `profileFlags` and `keepFlag` of a benchmark that starts its own cluster. */
