@@ -108,7 +108,8 @@ export async function ensureClusterInfo(stores: StoreLookup, server: string, caP
     const store = stores(group, resource);
     if (!store) continue;
     if (await createIfAbsent(store, object)) {
-      logger.info({ namespace: clusterInfo.namespace, name: object.metadata.name, kind: object.kind }, 'created for bootstrap token discovery');
+      // `object` as klog's KObj names it: a `name` field would repeat the logger's own in the line.
+      logger.info({ kind: object.kind, object: `${clusterInfo.namespace}/${object.metadata.name}` }, 'created for bootstrap token discovery');
     }
   }
 }
