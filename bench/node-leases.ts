@@ -406,8 +406,9 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     etcd: await Promise.all(etcd.endpoints.map(async (url) => (await fetch(`${url}/metrics`)).text())),
   });
   const metricsBefore = await readMetrics();
-  const cpuBefore = replicas.map((r) => readProcess(r.pid).cpuMs);
-  const otherCpuBefore = { etcd: readProcess(etcdPid).cpuMs, agents: ownCpuMs(), machine: machineBusyMs() };
+  // The replicas' then etcd's CPU (controlPlane), and the rest.
+  const controlPlaneCpuBefore = cpuMsOf(controlPlane);
+  const otherCpuBefore = { agents: ownCpuMs(), machine: machineBusyMs() };
   // The agents share this process's event loop: its delays are part of what they measure.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
@@ -442,9 +443,9 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
       [
         ...replicas.map((r, i) => {
           const reading = readProcess(r.pid);
-          return [`API server replica ${i}`, share(reading.cpuMs - (cpuBefore[i] ?? reading.cpuMs)), mib(reading.rssKiB * 1024)];
+          return [`API server replica ${i}`, share(reading.cpuMs - (controlPlaneCpuBefore[i] ?? reading.cpuMs)), mib(reading.rssKiB * 1024)];
         }),
-        ['etcd', share(etcdReading.cpuMs - otherCpuBefore.etcd), mib(etcdReading.rssKiB * 1024)],
+        ['etcd', share(etcdReading.cpuMs - (controlPlaneCpuBefore[replicas.length] ?? etcdReading.cpuMs)), mib(etcdReading.rssKiB * 1024)],
         ['the agents (this process)', share(ownCpuMs() - otherCpuBefore.agents), mib(readProcess(process.pid).rssKiB * 1024)],
         [`the whole machine (${availableParallelism()} cores)`, share(machineBusyMs() - otherCpuBefore.machine), ''],
       ],
@@ -456,7 +457,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   process.stdout.write(`renewals per second: ${fixed((renewals.length * 1000) / elapsedMs, 0)} (expected ${fixed(opts.nodes / 10, 0)})\n`);
   // What a renewal costs the control plane: one node's alone, beside everything the replicas and
   // etcd spent over the window (status syncs and controllers included) over the renewals made.
-  const windowCpu = cpuPerRenewal([...cpuBefore, otherCpuBefore.etcd], cpuMsOf(controlPlane), renewals.length);
+  const windowCpu = cpuPerRenewal(controlPlaneCpuBefore, cpuMsOf(controlPlane), renewals.length);
   process.stdout.write(
     '\n' +
       formatTable(
