@@ -114,6 +114,11 @@ function appendRecord(environment: Environment, revision: number, record: LogRec
   if (record.expiresAt) environment.expiry.putSync([record.expiresAt, record.key], revision);
 }
 
+/** The refusal of a read or write once the store is closing. */
+function closedError(key: string): StorageError {
+  return new StorageError('Unavailable', key, 'the embedded store is closed');
+}
+
 function openEnvironment(path: string): Environment {
   // 16 KiB pages (LMDB's default is 4 KiB): an object of a few KiB then fits in a leaf page
   // beside others, where at 4 KiB it would take an overflow page of its own, half of it empty.
@@ -170,15 +175,8 @@ export function prefixRangeEnd(prefix: string): string {
 export class EmbeddedStore implements Storage {
   /** Told about every get, list, create, update and delete; unset, timing costs nothing. */
   observer: StorageRequestObserver | undefined;
-  // The current generation's environment (use): another one after a shrink.
-  private root!: RootDatabase;
-  private log!: Database<LogRecord, number>;
-  private current!: Database<number, string>;
-  private history!: Database<boolean, [string, number]>;
-  private expiry!: Database<number, [number, string]>;
-  private meta!: Database<number, string>;
-  /** The same databases as one value (appendRecord). */
-  private environment!: Environment;
+  /** The current generation's environment: another one after a shrink. Read it through `db`. */
+  private environment: Environment;
   private generation: number;
   private readonly watchers = new Set<Watcher>();
   /** The compaction or shrink running, if any: they run one after another. */
@@ -192,6 +190,13 @@ export class EmbeddedStore implements Storage {
   private notified: number;
   private notifying = false;
   private closed = false;
+  /**
+   * Set as the environment starts closing, once nothing is left to wait for: from then on nothing
+   * may read it, since LMDB would read memory it freed (corrupting the heap rather than failing),
+   * so `db` refuses with the store's Unavailable error instead.
+   */
+  private released = false;
+  private closing: Promise<void> | undefined;
   private readonly sweeper: NodeJS.Timeout;
   /** The expiry sweep running, if any (close waits for it). */
   private sweeping: Promise<void> | undefined;
@@ -204,8 +209,8 @@ export class EmbeddedStore implements Storage {
   ) {
     this.generation = currentGeneration(path);
     removeOtherGenerations(path, this.generation);
-    this.use(openEnvironment(generationDir(path, this.generation)));
-    if (this.meta.get('layout') !== currentLayout) this.completeLayout();
+    this.environment = openEnvironment(generationDir(path, this.generation));
+    if (this.db.meta.get('layout') !== currentLayout) this.completeLayout();
     this.notified = this.revisionNow();
     this.sweeper = setInterval(() => {
       this.sweeping ??= this.expire()
@@ -213,6 +218,12 @@ export class EmbeddedStore implements Storage {
         .finally(() => (this.sweeping = undefined));
     }, expirySweepMs);
     this.sweeper.unref();
+  }
+
+  /** The current environment's databases: every read and write of LMDB goes through here. */
+  private get db(): Environment {
+    if (this.released) throw closedError('');
+    return this.environment;
   }
 
   key(resource: string, namespace: string | undefined, name: string): string {
@@ -224,11 +235,11 @@ export class EmbeddedStore implements Storage {
   }
 
   private revisionNow(): number {
-    return this.meta.get('revision') ?? 1;
+    return this.db.meta.get('revision') ?? 1;
   }
 
   private compactedRevision(): number {
-    return this.meta.get('compacted') ?? 0;
+    return this.db.meta.get('compacted') ?? 0;
   }
 
   async currentRevision(): Promise<number> {
@@ -252,16 +263,16 @@ export class EmbeddedStore implements Storage {
   /** The newest record of `key` at or below `revision`, with its revision; undefined when none. */
   private recordAt(key: string, revision: number): { revision: number; record: LogRecord } | undefined {
     if (!storable(key)) return undefined;
-    const newest = this.current.get(key);
+    const newest = this.db.current.get(key);
     let at = newest !== undefined && newest <= revision ? newest : undefined;
     if (at === undefined && newest !== undefined) {
       for (const {
         key: [, r],
-      } of this.history.getRange({ start: [key, revision], end: [key, 0], reverse: true, limit: 1 }))
+      } of this.db.history.getRange({ start: [key, revision], end: [key, 0], reverse: true, limit: 1 }))
         at = r;
     }
     if (at === undefined) return undefined;
-    const record = this.log.get(at);
+    const record = this.db.log.get(at);
     return record ? { revision: at, record } : undefined;
   }
 
@@ -284,16 +295,11 @@ export class EmbeddedStore implements Storage {
   bytesInUse(): number {
     type PageStats = { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
     let bytes = 0;
-    for (const db of [this.root, this.log, this.current, this.history, this.expiry, this.meta]) {
+    for (const db of [this.db.root, this.db.log, this.db.current, this.db.history, this.db.expiry, this.db.meta]) {
       const stats = db.getStats() as PageStats;
       bytes += (stats.treeBranchPageCount + stats.treeLeafPageCount + stats.overflowPages) * stats.pageSize;
     }
     return bytes;
-  }
-
-  private use(environment: Environment): void {
-    this.environment = environment;
-    ({ root: this.root, log: this.log, current: this.current, history: this.history, expiry: this.expiry, meta: this.meta } = environment);
   }
 
   /**
@@ -329,14 +335,14 @@ export class EmbeddedStore implements Storage {
     rmSync(nextDir, { recursive: true, force: true });
     mkdirSync(nextDir);
     try {
-      await this.root.backup(nextDir, true);
+      await this.db.root.backup(nextDir, true);
       fsyncPath(generationDataFile(this.path, next), 'r+');
     } catch (err) {
       await removeGeneration(this.path, next);
       throw err;
     }
     const target = openEnvironment(nextDir);
-    const previous = { root: this.root, generation: this.generation };
+    const previous = { root: this.db.root, generation: this.generation };
     let switched: 'no' | 'yes' | 'not durably' = 'no';
     let pauseMs = 0;
     try {
@@ -352,7 +358,7 @@ export class EmbeddedStore implements Storage {
         await target.root.transaction(() => this.copyRecords(target, Infinity));
         await target.root.flushed;
         switched = switchGeneration(this.path, next);
-        this.use(target);
+        this.environment = target;
         this.generation = next;
       } finally {
         this.switching = undefined;
@@ -379,14 +385,14 @@ export class EmbeddedStore implements Storage {
   private copyRecords(target: Environment, limit: number): void {
     let copied = 0;
     let through = target.meta.get('revision') ?? 0;
-    for (const { key: revision, value: record } of this.log.getRange({ start: through + 1 })) {
+    for (const { key: revision, value: record } of this.db.log.getRange({ start: through + 1 })) {
       if (copied++ === limit) break;
       appendRecord(target, revision, record);
       through = revision;
     }
     if (limit !== Infinity) target.meta.putSync('revision', through);
     // Only what differs: each page a write touches in the copy is a new page of its file.
-    else for (const { key, value } of this.meta.getRange({})) if (target.meta.get(key) !== value) target.meta.putSync(key, value);
+    else for (const { key, value } of this.db.meta.getRange({})) if (target.meta.get(key) !== value) target.meta.putSync(key, value);
   }
 
   /** Resolves once no write is between LMDB and its commit. */
@@ -428,7 +434,7 @@ export class EmbeddedStore implements Storage {
     const start = storable(startKey) ? startKey : startKey.slice(0, maxKeyBytes / 4);
     const startBytes = Buffer.from(startKey);
     const end = prefixRangeEnd(prefix);
-    for (const { key } of this.current.getRange({ start, end })) {
+    for (const { key } of this.db.current.getRange({ start, end })) {
       if (!key.startsWith(prefix)) continue;
       if (start !== startKey && Buffer.compare(Buffer.from(key), startBytes) < 0) continue;
       const text = this.liveText(key, at);
@@ -450,9 +456,9 @@ export class EmbeddedStore implements Storage {
   snapshot(prefix: string, accept: (key: string) => boolean): { revision: number; texts: StoredText[] } {
     const revision = this.revisionNow();
     const texts: StoredText[] = [];
-    for (const { key, value: at } of this.current.getRange({ start: prefix, end: prefixRangeEnd(prefix) })) {
+    for (const { key, value: at } of this.db.current.getRange({ start: prefix, end: prefixRangeEnd(prefix) })) {
       if (!key.startsWith(prefix) || !accept(key)) continue;
-      const record = this.log.get(at);
+      const record = this.db.log.get(at);
       if (record?.value != null) texts.push({ key, text: record.value, modRevision: at });
     }
     return { revision, texts };
@@ -465,10 +471,10 @@ export class EmbeddedStore implements Storage {
    */
   liveRecords(prefix: string, afterKey: string | undefined, limit: number): { key: string; value: string; expiresAt: number }[] {
     const out: { key: string; value: string; expiresAt: number }[] = [];
-    for (const { key, value: at } of this.current.getRange({ start: afterKey ?? prefix, end: prefixRangeEnd(prefix) })) {
+    for (const { key, value: at } of this.db.current.getRange({ start: afterKey ?? prefix, end: prefixRangeEnd(prefix) })) {
       if (out.length === limit) break;
       if (key === afterKey || !key.startsWith(prefix)) continue;
-      const record = this.log.get(at);
+      const record = this.db.log.get(at);
       if (record?.value != null) out.push({ key, value: record.value, expiresAt: record.expiresAt });
     }
     return out;
@@ -487,20 +493,20 @@ export class EmbeddedStore implements Storage {
     // While a shrink switches files, a write waits, and then goes to the new one.
     while (this.switching) await this.switching;
     // A write LMDB is handed as its environment closes fails its commit in LMDB's own promises.
-    if (this.closed) throw new StorageError('Unavailable', key, 'the embedded store is closed');
+    if (this.closed) throw closedError(key);
     this.writesInFlight++;
-    const root = this.root;
+    const root = this.db.root;
     let revision: number | undefined;
     try {
       revision = await root.transaction(() => {
-        const newest = this.current.get(key) ?? 0;
-        const previous = newest ? this.log.get(newest) : undefined;
+        const newest = this.db.current.get(key) ?? 0;
+        const previous = newest ? this.db.log.get(newest) : undefined;
         const liveRevision = previous?.value != null ? newest : 0;
         if (!check(liveRevision)) return undefined;
         const next = this.revisionNow() + 1;
-        appendRecord(this.environment, next, { key, value, prev: liveRevision, expiresAt });
-        this.meta.putSync('revision', next);
-        this.meta.putSync('liveBytes', this.liveBytes() + liveBytesOf(key, value) - liveBytesOf(key, previous?.value));
+        appendRecord(this.db, next, { key, value, prev: liveRevision, expiresAt });
+        this.db.meta.putSync('revision', next);
+        this.db.meta.putSync('liveBytes', this.liveBytes() + liveBytesOf(key, value) - liveBytesOf(key, previous?.value));
         return next;
       });
       // LMDB (overlappingSync) resolves a transaction once committed, and flushes it to disk
@@ -530,7 +536,7 @@ export class EmbeddedStore implements Storage {
   ): Promise<UpdateResult> {
     // The caller's copy when it is the key's newest record (a live one, then): no decoding, as etcd's store
     // tries it first and lets the write's check catch a change since.
-    let first = cached !== undefined && this.current.get(key) === cached.modRevision ? cached : undefined;
+    let first = cached !== undefined && this.db.current.get(key) === cached.modRevision ? cached : undefined;
     for (;;) {
       const current = first ?? (await this.live(key, this.revisionNow()));
       first = undefined;
@@ -574,13 +580,13 @@ export class EmbeddedStore implements Storage {
   private async compactTo(revision: number): Promise<CompactionStats> {
     if (revision <= this.compactedRevision()) throw compactedError('');
     if (revision > this.revisionNow()) throw futureRevisionError('');
-    await this.root.transaction(() => this.meta.putSync('compacted', revision));
+    await this.db.root.transaction(() => this.db.meta.putSync('compacted', revision));
     const stats: CompactionStats = { dropped: 0, steps: 0, longestStepMs: 0 };
     for (;;) {
       if (this.closed) return stats;
       const started = performance.now();
       let stepMs = 0;
-      const done = await this.root.transaction(() => {
+      const done = await this.db.root.transaction(() => {
         const finished = this.compactStep(revision, stats);
         stepMs = performance.now() - started;
         return finished;
@@ -602,11 +608,11 @@ export class EmbeddedStore implements Storage {
    */
   private compactStep(revision: number, stats: CompactionStats): boolean {
     const started = performance.now();
-    const from = (this.meta.get('compactedThrough') ?? 0) + 1;
+    const from = (this.db.meta.get('compactedThrough') ?? 0) + 1;
     const records: { revision: number; record: LogRecord }[] = [];
     // Whether `records` reaches `revision`: the range ran out before the step's bounds did.
     let reachesEnd = true;
-    for (const { key, value } of this.log.getRange({ start: from, end: revision + 1 })) {
+    for (const { key, value } of this.db.log.getRange({ start: from, end: revision + 1 })) {
       if (records.length === compactionStep.records || performance.now() - started > compactionStep.ms / 2) {
         reachesEnd = false;
         break;
@@ -617,15 +623,15 @@ export class EmbeddedStore implements Storage {
     for (const { revision: r, record } of records) {
       const before = record.prev || this.recordBefore(record.key, r);
       if (before && this.drop(record.key, before)) stats.dropped++;
-      if (record.value === null && this.current.get(record.key) === r) {
-        this.current.removeSync(record.key);
+      if (record.value === null && this.db.current.get(record.key) === r) {
+        this.db.current.removeSync(record.key);
         if (this.drop(record.key, r)) stats.dropped++;
       }
       through = r;
       if (performance.now() - started > compactionStep.ms) break;
     }
     const done = reachesEnd && through === (records.at(-1)?.revision ?? through);
-    this.meta.putSync('compactedThrough', done ? revision : through);
+    this.db.meta.putSync('compactedThrough', done ? revision : through);
     return done;
   }
 
@@ -633,15 +639,15 @@ export class EmbeddedStore implements Storage {
   private recordBefore(key: string, revision: number): number {
     for (const {
       key: [k, r],
-    } of this.history.getRange({ start: [key, revision - 1], end: [key, 0], reverse: true, limit: 1 }))
+    } of this.db.history.getRange({ start: [key, revision - 1], end: [key, 0], reverse: true, limit: 1 }))
       if (k === key) return r;
     return 0;
   }
 
   /** Removes one record; false when it was gone already. */
   private drop(key: string, revision: number): boolean {
-    const had = this.history.removeSync([key, revision]);
-    this.log.removeSync(revision);
+    const had = this.db.history.removeSync([key, revision]);
+    this.db.log.removeSync(revision);
     return had;
   }
 
@@ -669,9 +675,9 @@ export class EmbeddedStore implements Storage {
   /** The watcher's changes after its `delivered` revision up to `until`, marking them delivered. */
   private changes(watcher: Watcher, until: number): StoredChange[] {
     const out: StoredChange[] = [];
-    for (const { key: revision, value: record } of this.log.getRange({ start: watcher.delivered + 1, end: until + 1 })) {
+    for (const { key: revision, value: record } of this.db.log.getRange({ start: watcher.delivered + 1, end: until + 1 })) {
       if (!record.key.startsWith(watcher.prefix)) continue;
-      const previous = record.prev ? this.log.get(record.prev)?.value : undefined;
+      const previous = record.prev ? this.db.log.get(record.prev)?.value : undefined;
       out.push({
         key: record.key,
         revision,
@@ -711,19 +717,19 @@ export class EmbeddedStore implements Storage {
     for (const {
       key: [at, key],
       value: revision,
-    } of this.expiry.getRange({ end: [Date.now() + 1] }))
+    } of this.db.expiry.getRange({ end: [Date.now() + 1] }))
       due.push({ at, key, revision });
     for (const { at, key, revision } of due) {
       if (this.closed) return;
       await this.write(key, null, 0, (live) => live === revision);
       if (this.closed) return;
-      await this.expiry.remove([at, key]);
+      await this.db.expiry.remove([at, key]);
     }
   }
 
   /** The bytes of the live objects' keys and values. */
   liveBytes(): number {
-    return this.meta.get('liveBytes') ?? 0;
+    return this.db.meta.get('liveBytes') ?? 0;
   }
 
   /**
@@ -732,21 +738,26 @@ export class EmbeddedStore implements Storage {
    * compaction (one transaction) left at the compacted revision.
    */
   private completeLayout(): void {
-    this.root.transactionSync(() => {
+    this.db.root.transactionSync(() => {
       let live = 0;
-      for (const { key, value: revision } of this.current.getRange({})) {
-        const record = this.log.get(revision);
+      for (const { key, value: revision } of this.db.current.getRange({})) {
+        const record = this.db.log.get(revision);
         if (record?.value == null) continue;
         live += liveBytesOf(key, record.value);
-        if (record.expiresAt) this.expiry.putSync([record.expiresAt, key], revision);
+        if (record.expiresAt) this.db.expiry.putSync([record.expiresAt, key], revision);
       }
-      this.meta.putSync('liveBytes', live);
-      this.meta.putSync('compactedThrough', this.meta.get('compactedThrough') ?? this.compactedRevision());
-      this.meta.putSync('layout', currentLayout);
+      this.db.meta.putSync('liveBytes', live);
+      this.db.meta.putSync('compactedThrough', this.db.meta.get('compactedThrough') ?? this.compactedRevision());
+      this.db.meta.putSync('layout', currentLayout);
     });
   }
 
-  async close(): Promise<void> {
+  /** Stops the store: what runs finishes or stops at its next step, then the environment closes; reads and writes after it are refused. */
+  close(): Promise<void> {
+    return (this.closing ??= this.closeNow());
+  }
+
+  private async closeNow(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweeper);
     for (const watcher of this.watchers) watcher.active = false;
@@ -754,6 +765,8 @@ export class EmbeddedStore implements Storage {
     // A compaction stops at its next step, a shrink before its switch and a sweep before its next
     // write, and writes handed to LMDB commit; LMDB's copy must end before its environment closes.
     await Promise.all([this.compaction, this.sweeping, this.writesCommitted()]);
-    await this.root.close();
+    const { root } = this.db;
+    this.released = true;
+    await root.close();
   }
 }
