@@ -425,7 +425,8 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const connections = replicas.map((r) => establishedConnections(Number(new URL(r.url).port)));
 
   process.stdout.write(
-    `\n${opts.nodes} simulated nodes speaking ${opts.contentType} (joined in ${fixed(joinSeconds, 1)} s), lease renewals over ${fixed(elapsedMs / 1000, 0)} s\n\n`,
+    `\n${opts.nodes} simulated nodes speaking ${opts.contentType} (joined in ${fixed(joinSeconds, 1)} s), lease renewals over ${fixed(elapsedMs / 1000, 0)} s; ` +
+      `node ${process.version} (every process of the run), ${availableParallelism()} CPUs shared by all of them\n\n`,
   );
   const baselineP99 = percentile(Float64Array.from(baseline).sort(), 0.99);
   process.stdout.write(

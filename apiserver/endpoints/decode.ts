@@ -101,7 +101,9 @@ export async function decodeObject(def: ResourceDefinition, body: Buffer, format
     try {
       const value = body.length < offloadedProtobufMinLength ? decodeProtobuf(body, def.schema) : await decodeProtobufOffloaded(body, def.schema, slice);
       await boundary();
-      return checkDecoded(def, value, [], validation);
+      // Its decoder gives each field its schema's type, and no null, unknown field or empty collection
+      // (protobuf has no way to say them): the schema walk would find nothing.
+      return checkDecoded(def, value, [], validation, false);
     } catch (err) {
       // Upstream's transformDecodeError: binary bodies are summarized in hex.
       if (isStatusError(err, 'BadRequest')) {
@@ -127,8 +129,17 @@ export async function decodeObject(def: ResourceDefinition, body: Buffer, format
   return checkDecoded(def, value, duplicates, validation);
 }
 
-/** Checks an already parsed object (a decoded body or the result of a patch) against its kind. */
-export function checkDecoded(def: ResourceDefinition, value: Record<string, unknown>, duplicates: string[], validation: FieldValidation): Decoded {
+/**
+ * Checks an already parsed object (a decoded body or the result of a patch) against its kind: its
+ * apiVersion and kind, and unless `walkSchema` is false, every field against the kind's schema.
+ */
+export function checkDecoded(
+  def: ResourceDefinition,
+  value: Record<string, unknown>,
+  duplicates: string[],
+  validation: FieldValidation,
+  walkSchema = true,
+): Decoded {
   const expected = apiVersionOf(def);
   // Upstream reads apiVersion and kind into strings first: anything else fails that decoding.
   for (const field of ['apiVersion', 'kind'] as const) {
@@ -142,9 +153,9 @@ export function checkDecoded(def: ResourceDefinition, value: Record<string, unkn
   if (value.kind !== undefined && value.kind !== '' && value.kind !== def.kind) {
     throw cannotBeHandled(def, `no kind "${String(value.kind)}" is registered for version "${expected}"`);
   }
-  let unknown: string[];
+  let unknown: string[] = [];
   try {
-    unknown = checkAgainstSchema(value, def.schema, def.kind);
+    if (walkSchema) unknown = checkAgainstSchema(value, def.schema, def.kind);
   } catch (err) {
     if (err instanceof SchemaTypeError) throw cannotBeHandled(def, err.message);
     throw err;

@@ -129,11 +129,12 @@ export function parseGoTime(text: string, kind: TimeKind): Instant {
  * The instant of a time in the exact form the types write (`2006-01-02T15:04:05Z`, MicroTime with
  * six fractional digits), read by position, as almost every time a client sends is; null for any
  * other text, which parseGoTimeByLayout reads (and where Go's errors come from). For every text
- * it accepts, the result is parseGoTimeByLayout's.
+ * it accepts, the result is parseGoTimeByLayout's. Time's layout takes MicroTime's form too (Go
+ * reads a fraction the layout lacks), as readers of either type's times (tryParseTime) ask it to.
  */
 function canonicalUtcInstant(text: string, kind: TimeKind): Instant | null {
-  const micro = kind === 'MicroTime';
-  if (text.length !== (micro ? 27 : 20) || text.charCodeAt(text.length - 1) !== 0x5a /* Z */) return null;
+  const micro = text.length === 27;
+  if (!(micro || (text.length === 20 && kind === 'Time')) || text.charCodeAt(text.length - 1) !== 0x5a /* Z */) return null;
   const digits = (from: number, to: number): number => {
     let n = 0;
     for (let i = from; i < to; i++) {

@@ -37,7 +37,7 @@ describe('a closed embedded store', () => {
     await assert.rejects(store.currentRevision(), refused);
     await assert.rejects(store.create(store.key('configmaps', 'default', 'b'), { metadata: { name: 'b', namespace: 'default' } }), refused);
     await assert.rejects(
-      store.guaranteedUpdate(key, (current) => ({ action: 'update', object: current?.object ?? { metadata: { name: 'a' } } })),
+      store.guaranteedUpdate(key, (current) => ({ action: 'put', object: current?.object ?? { metadata: { name: 'a' } } })),
       refused,
     );
     await assert.rejects(store.compact(revision), refused);
@@ -56,7 +56,7 @@ describe('a closed embedded store', () => {
     const decision = new Promise<void>((resolve) => (decided = resolve));
     const update = store.guaranteedUpdate(key, async (current) => {
       await decision;
-      return { action: 'update', object: { ...current!.object, data: { v: '2' } } };
+      return { action: 'put', object: { ...current!.object, data: { v: '2' } } };
     });
     const closed = store.close();
     decided();
@@ -72,7 +72,7 @@ describe('a closed embedded store', () => {
 
   it('lets a compaction asked for as it closes finish or refuse, never run on the closed environment', async () => {
     const { store, key } = await openWithOne('compacting');
-    for (let i = 0; i < 50; i++) await store.guaranteedUpdate(key, (current) => ({ action: 'update', object: { ...current!.object, data: { v: String(i) } } }));
+    for (let i = 0; i < 50; i++) await store.guaranteedUpdate(key, (current) => ({ action: 'put', object: { ...current!.object, data: { v: String(i) } } }));
     const revision = await store.currentRevision();
     const compaction = store.compact(revision).then(
       () => 'compacted',
