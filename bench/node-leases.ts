@@ -212,18 +212,37 @@ function bucketQuantile(before: MetricsReading, after: MetricsReading, query: Hi
   return total === 0 ? 'n/a' : bound === undefined ? `> ${Number(bounds[bounds.length - 1] ?? 0) * 1000}` : `≤ ${fixed(Number(bound) * 1000, 1)}`;
 }
 
-/** Renewals over 500 ms: how many, and the seconds of the window that ended most of them (a stall shows as a few busy seconds, load as many). */
-function slowRenewalsBySecond(latencies: readonly number[], ends: readonly number[]): string {
-  const bySecond = new Map<number, number>();
+/** The renewals of the window: each one's latency, when it ended (ms since the window started) and the replica that served it. */
+interface WindowRenewals {
+  latencies: number[];
+  ends: number[];
+  replicas: number[];
+  /** This process's event-loop delay, its largest in each second of the window (ms). */
+  agentLoopMaxBySecond: number[];
+}
+
+/**
+ * Renewals over 500 ms: how many, and the seconds of the window that ended most of them (a stall shows as a few busy seconds, load as many),
+ * each with how many each replica served and the agents' own largest event-loop delay then: a stall of one replica slows only its half,
+ * one of this process (or of etcd) both halves.
+ */
+function slowRenewalsBySecond({ latencies, ends, replicas, agentLoopMaxBySecond }: WindowRenewals): string {
+  const bySecond = new Map<number, number[]>();
   let slow = 0;
   latencies.forEach((latency, i) => {
     if (latency <= 500) return;
     slow++;
     const second = Math.floor((ends[i] ?? 0) / 1000);
-    bySecond.set(second, (bySecond.get(second) ?? 0) + 1);
+    const perReplica = bySecond.get(second) ?? [0, 0];
+    const replica = replicas[i] ?? 0;
+    perReplica[replica] = (perReplica[replica] ?? 0) + 1;
+    bySecond.set(second, perReplica);
   });
-  const busiest = [...bySecond].sort((a, b) => b[1] - a[1]).slice(0, 8);
-  return `renewals over 500 ms: ${slow} in ${bySecond.size} seconds of the window${busiest.length ? `; most in second ${busiest.map(([s, n]) => `${s} (${n})`).join(', ')}` : ''}`;
+  const total = (perReplica: number[]): number => perReplica.reduce((a, b) => a + b, 0);
+  const busiest = [...bySecond].sort((a, b) => total(b[1]) - total(a[1])).slice(0, 8);
+  const describe = ([second, perReplica]: [number, number[]]): string =>
+    `${second} (${total(perReplica)}: ${perReplica.map((n, replica) => `${n} on replica ${replica}`).join(', ')}; agents' loop max ${fixed(agentLoopMaxBySecond[second] ?? 0, 0)} ms)`;
+  return `renewals over 500 ms: ${slow} in ${bySecond.size} seconds of the window${busiest.length ? `; most in second ${busiest.map(describe).join(', ')}` : ''}`;
 }
 
 /** The CPU time each of `pids` has used so far, in ms. */
@@ -368,15 +387,17 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
 
   // At scale: half the agents on each replica; every renewal's latency once all of them run.
   let measuring = false;
-  const renewals: number[] = [];
-  /** When each renewal of the window ended, in ms since the window started (beside `renewals`). */
-  const renewalEnds: number[] = [];
+  const window: WindowRenewals = { latencies: [], ends: [], replicas: [], agentLoopMaxBySecond: [] };
+  const renewals = window.latencies;
   let windowStarted = 0;
-  const record = (latencyMs: number): void => {
-    if (!measuring) return;
-    renewals.push(latencyMs);
-    renewalEnds.push(Date.now() - windowStarted);
-  };
+  const record =
+    (replica: number) =>
+    (latencyMs: number): void => {
+      if (!measuring) return;
+      renewals.push(latencyMs);
+      window.ends.push(Date.now() - windowStarted);
+      window.replicas.push(replica);
+    };
   const rssBefore = readProcess(process.pid).rssKiB;
   const halves = [Math.ceil(opts.nodes / 2), Math.floor(opts.nodes / 2)];
   const simulations = halves.map(
@@ -388,7 +409,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
         logger,
         containerRuntimeVersion: noRuntimeVersion,
         startConcurrency: 64,
-        leaseRenewed: record,
+        leaseRenewed: record(replica),
       }),
   );
   for (const s of simulations) cleanup.push(() => s.stop());
@@ -412,12 +433,20 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   // The agents share this process's event loop: its delays are part of what they measure.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
+  const loopThisSecond = monitorEventLoopDelay({ resolution: 10 });
+  loopThisSecond.enable();
   const ownGc = observeGc();
   measuring = true;
   windowStarted = Date.now();
+  const perSecond = setInterval(() => {
+    window.agentLoopMaxBySecond[Math.floor((Date.now() - windowStarted - 1) / 1000)] = loopThisSecond.max / 1e6;
+    loopThisSecond.reset();
+  }, 1000);
   await new Promise((resolve) => setTimeout(resolve, opts.windowMs));
+  clearInterval(perSecond);
   measuring = false;
   loopDelay.disable();
+  loopThisSecond.disable();
   ownGc.stop();
   const metricsAfter = await readMetrics();
   const elapsedMs = Date.now() - windowStarted;
@@ -471,7 +500,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
       ) +
       '\n\n',
   );
-  process.stdout.write(`${slowRenewalsBySecond(renewals, renewalEnds)}\n`);
+  process.stdout.write(`${slowRenewalsBySecond(window)}\n`);
   // Half of the agents on each replica, each with one connection as a kubelet has (plus a few of the controller manager and this bench).
   process.stdout.write(`connections per replica: ${connections.join(', ')} (${fixed(connections.reduce((a, b) => a + b, 0) / opts.nodes, 2)} per agent)\n`);
   // Where a renewal's time goes, from the bucket bounds of each layer's own histogram.
@@ -494,14 +523,25 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     ) + '\n\n',
   );
   // prom-client's event-loop figures cover the time since the previous scrape: the window.
-  const gauge = (text: string, metric: string): string => {
+  const gaugeOf = (text: string, metric: string): number | undefined => {
     const line = text.split('\n').find((l) => l.startsWith(`${metric} `));
-    return line ? fixed(Number(line.slice(metric.length + 1)) * 1000, 1) : 'n/a';
+    return line ? Number(line.slice(metric.length + 1)) : undefined;
+  };
+  const gauge = (text: string, metric: string): string => {
+    const seconds = gaugeOf(text, metric);
+    return seconds === undefined ? 'n/a' : fixed(seconds * 1000, 1);
+  };
+  const sizeGauge = (text: string, metric: string): string => {
+    const bytes = gaugeOf(text, metric);
+    return bytes === undefined ? 'n/a' : mib(bytes);
   };
   metricsAfter.apiservers.forEach((text, i) => {
     process.stdout.write(
       `API server replica ${i} event-loop delay: p50 ${gauge(text, 'nodejs_eventloop_lag_p50_seconds')} ms, p99 ${gauge(text, 'nodejs_eventloop_lag_p99_seconds')} ms, max ${gauge(text, 'nodejs_eventloop_lag_max_seconds')} ms; ` +
-        `GC ${gcOverWindow(metricsBefore.apiservers[i] ?? '', text)}\n`,
+        `GC ${gcOverWindow(metricsBefore.apiservers[i] ?? '', text)}; ` +
+        // What the heap holds is what a major GC walks: its pause grows with it.
+        `heap used ${sizeGauge(text, 'nodejs_heap_size_used_bytes')} (old space ${sizeGauge(text, 'nodejs_heap_space_size_used_bytes{space="old"}')}), ` +
+        `external ${sizeGauge(text, 'nodejs_external_memory_bytes')}\n`,
     );
   });
   process.stdout.write(
