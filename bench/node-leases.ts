@@ -501,6 +501,13 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
       '\n\n',
   );
   process.stdout.write(`${slowRenewalsBySecond(window)}\n`);
+  // A watcher too slow for its events (the controller manager's of 500 lease events a second) is
+  // cut off and re-watches from its last version, which the replica replays from history at once.
+  const watchesEnded = metricsAfter.apiservers.map((text, i) => {
+    const ended = (reading: string, resource: string): number => metricSum(reading, 'apiserver_request_total', ['verb="WATCH"', `resource="${resource}"`]);
+    return ['leases', 'nodes'].map((resource) => `${resource} ${ended(text, resource) - ended(metricsBefore.apiservers[i] ?? '', resource)}`).join(', ');
+  });
+  process.stdout.write(`watches that ended over the window: ${watchesEnded.map((w, i) => `replica ${i}: ${w}`).join('; ')}\n`);
   // Half of the agents on each replica, each with one connection as a kubelet has (plus a few of the controller manager and this bench).
   process.stdout.write(`connections per replica: ${connections.join(', ')} (${fixed(connections.reduce((a, b) => a + b, 0) / opts.nodes, 2)} per agent)\n`);
   // Where a renewal's time goes, from the bucket bounds of each layer's own histogram.

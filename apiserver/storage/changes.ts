@@ -15,7 +15,11 @@ import { TimeSlice } from '../../shared/apply/time-slice.ts';
 import { StorageError } from './etcd/errors.ts';
 import type { StoredValue } from './etcd/store.ts';
 import type { StorageEvent, StorageWatch, StorageWatchHandlers } from './etcd/watch.ts';
+import { shareUnchanged } from './share-unchanged.ts';
 import { atRevision, decodeStoredObjectSteps } from './stored-value.ts';
+
+/** Values up to this long (the text) share what did not change with their previous version. */
+const shareMaxTextLength = 64 * 1024;
 
 /** One change to one key, undecoded. */
 export interface StoredChange {
@@ -65,6 +69,8 @@ export function* decodeChangesSteps(changes: readonly StoredChange[], decoding: 
         continue;
       }
       const value = yield* decodeStoredObjectSteps(key, change.value, revision);
+      // What did not change is the previous version's (share-unchanged.ts); a large value is left whole, as comparing it would hold the loop.
+      if (previous && change.value.length <= shareMaxTextLength) shareUnchanged(value.object, previous.object);
       decoded.set(key, value);
       out.push({ type: 'put', key, value, previous, revision });
     } catch (err) {
