@@ -43,6 +43,12 @@ export interface ChangeDecoding {
   known?: (key: string) => StoredValue | undefined;
   /** A value that is not an object (foreign or corrupt data): its change is skipped, so one bad key never stops a stream. */
   onBadValue?: (err: unknown) => void;
+  /**
+   * Whether an update's value takes its previous value's unchanged parts (share-unchanged.ts): for
+   * a caller that keeps both versions, as the watch cache's history does; for one that passes
+   * events on and drops them, the comparison would be work for nothing.
+   */
+  shareUnchanged?: boolean;
 }
 
 /**
@@ -70,7 +76,7 @@ export function* decodeChangesSteps(changes: readonly StoredChange[], decoding: 
       }
       const value = yield* decodeStoredObjectSteps(key, change.value, revision);
       // What did not change is the previous version's (share-unchanged.ts); a large value is left whole, as comparing it would hold the loop.
-      if (previous && change.value.length <= shareMaxTextLength) shareUnchanged(value.object, previous.object);
+      if (decoding.shareUnchanged && previous && change.value.length <= shareMaxTextLength) shareUnchanged(value.object, previous.object);
       decoded.set(key, value);
       out.push({ type: 'put', key, value, previous, revision });
     } catch (err) {
