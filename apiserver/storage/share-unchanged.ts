@@ -51,16 +51,24 @@ function shareInto(next: Container, previous: Container, depth: number): boolean
   let i = 0;
   for (const key in next) {
     if (previousKeys[i++] !== key) equal = false;
-    // An own `__proto__` (JSON.parse makes one) cannot be assigned without changing the prototype.
-    if (!Object.hasOwn(previous, key) || key === '__proto__') {
+    if (!Object.hasOwn(previous, key)) {
       equal = false;
       continue;
     }
     const old = previous[key];
-    if (sameValue(next[key], old, depth)) next[key] = old;
+    if (sameValue(next[key], old, depth)) replaceOwn(next, key, old);
     else equal = false;
   }
   return equal;
+}
+
+/**
+ * Sets an own property that already exists. An own `__proto__` (JSON.parse makes one) is redefined
+ * rather than assigned: assigning it would change the object's prototype instead.
+ */
+function replaceOwn(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+  else object[key] = value;
 }
 
 /** Whether `value` equals `old`; when both are objects or arrays, `value`'s parts take `old`'s where equal. */
