@@ -15,7 +15,7 @@ import { SourceMap, type SourceMapPayload } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Http2Windows } from '../shared/client/connection.ts';
-import { freePort } from '../shared/etcd/process.ts';
+import { freePort } from '../shared/net/free-ports.ts';
 
 /** The repository root (this file lives in `<root>/bench`). */
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));

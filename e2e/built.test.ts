@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { freePort } from '../shared/etcd/process.ts';
+import { freePort } from '../shared/net/free-ports.ts';
 import { kubectlEnv, processesMentioning, registerCleanup, repoRoot, run, terminate, waitReady } from './harness.ts';
 
 const cli = join(repoRoot, 'dist', 'cli.js');

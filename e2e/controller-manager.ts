@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
-import { freePort } from '../shared/etcd/process.ts';
+import { freePort } from '../shared/net/free-ports.ts';
 import { waitFor } from '../apiserver/testing/wait-for.ts';
 import { registerCleanup, repoRoot, START_TIMEOUT_MS, terminate, writeKubeconfigFor, type Cluster } from './harness.ts';
 

@@ -8,7 +8,7 @@ import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { freePort } from '../shared/etcd/process.ts';
+import { freePort } from '../shared/net/free-ports.ts';
 import { kubectlEnv, repoRoot, run, terminate, waitReady, writeKubeconfigFor } from './harness.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'corral-embedded-e2e-'));

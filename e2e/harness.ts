@@ -22,7 +22,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
-import { freePort, startEtcd, type EtcdProcess } from '../shared/etcd/process.ts';
+import { startEtcd, type EtcdProcess } from '../shared/etcd/process.ts';
+import { freePort } from '../shared/net/free-ports.ts';
 import { waitFor } from '../apiserver/testing/wait-for.ts';
 
 /** The repository root: where `apiserver/main.ts` and `start.ts` live. */

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { KubeObject } from '../shared/api/types.ts';
 import { skipUnlessEtcd } from '../shared/etcd/availability.ts';
-import { freePort, startEtcd, type EtcdProcess } from '../shared/etcd/process.ts';
+import { startEtcd, type EtcdProcess } from '../shared/etcd/process.ts';
+import { freePort } from '../shared/net/free-ports.ts';
 import { kubectlEnv, registerCleanup, repoRoot, run, startCluster, succeeded, terminate, waitReady, writeKubeconfigFor, type Cluster } from './harness.ts';
 
 const namespace = 'migrated';

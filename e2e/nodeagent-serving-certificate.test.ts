@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connect, type PeerCertificate } from 'node:tls';
 import { waitFor } from '../apiserver/testing/wait-for.ts';
-import { freePort } from '../shared/etcd/process.ts';
+import { freePort } from '../shared/net/free-ports.ts';
 import { startControllerManager, type ControllerManagerProcess } from './controller-manager.ts';
 import { startCluster, succeeded, type Cluster } from './harness.ts';
 import { createBootstrapToken, startNodeAgent, writeBootstrapKubeconfig, type NodeAgentProcess } from './nodeagent.ts';

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { waitFor } from '../apiserver/testing/wait-for.ts';
 import { startControllerManager, type ControllerManagerProcess } from './controller-manager.ts';
-import { freePort } from '../shared/etcd/process.ts';
+import { freePort } from '../shared/net/free-ports.ts';
 import { adminTls, repoRoot, startCluster, succeeded, type Cluster, type KubectlOptions } from './harness.ts';
 import { createBootstrapToken, startNodeAgent, writeBootstrapKubeconfig, type NodeAgentProcess } from './nodeagent.ts';
 

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../shared/etcd/process.ts';
+import { freePort } from '../shared/net/free-ports.ts';
 import { renderKubeconfig } from '../shared/pki/kubeconfig.ts';
 import { registerCleanup, repoRoot, succeeded, terminate, type Cluster } from './harness.ts';
 

@@ -11,7 +11,7 @@ import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { stringify as toYaml } from 'yaml';
 import { skipUnlessEtcd } from '../shared/etcd/availability.ts';
-import { freePort } from '../shared/etcd/process.ts';
+import { freePort } from '../shared/net/free-ports.ts';
 import { waitFor, type WaitOptions } from '../apiserver/testing/wait-for.ts';
 import { registerCleanup, run, startCluster, terminate, type Cluster } from './harness.ts';
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { skipUnlessEtcd } from '../shared/etcd/availability.ts';
-import { freePort } from '../shared/etcd/process.ts';
+import { freePort } from '../shared/net/free-ports.ts';
 import { adminTls, registerCleanup, repoRoot, run, START_TIMEOUT_MS, startCluster, terminate, waitReady, type Cluster } from './harness.ts';
 
 interface Outcome {

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { freePort } from '../shared/etcd/process.ts';
+import { freePort } from '../shared/net/free-ports.ts';
 import { waitFor } from '../apiserver/testing/wait-for.ts';
 import { kubectlEnv, processesMentioning, registerCleanup, repoRoot, run, START_TIMEOUT_MS, terminate, waitReady, type CommandResult } from './harness.ts';
 

@@ -3,7 +3,6 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SecureVersion, TLSSocket } from 'node:tls';
@@ -21,6 +20,7 @@ import { subjectAccessReviewPath } from './authorization.ts';
 import type { ServingCertificateSource } from './serving-certificate.ts';
 import { startNodeAgentServers, type NodeAgentServerOptions, type NodeAgentServers } from './servers.ts';
 import { tokenReviewPath } from '../../shared/delegated-auth/token-review.ts';
+import { freePort } from '../../shared/net/free-ports.ts';
 
 const logger = pino({ level: 'silent' });
 
@@ -178,14 +178,6 @@ function plainCall(port: number, path: string, method = 'GET'): Promise<{ status
     req.on('error', reject);
     req.end();
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 const fingerprint = (pem: string): string => new X509Certificate(pem).fingerprint256;

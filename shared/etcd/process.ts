@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync, createWriteStream }
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { etcdBinary } from './availability.ts';
+import { freePort, freePorts } from '../net/free-ports.ts';
 import { reclaimDataDir, recordOwnership, tiedToParent } from './ownership.ts';
 
 export interface EtcdMemberSpec {
@@ -40,45 +41,6 @@ export interface EtcdProcess {
   stop(): Promise<void>;
   /** Kills etcd at once, as a crash would. */
   kill(): Promise<void>;
-}
-
-/** A port that was free a moment ago on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/**
- * `count` distinct free loopback ports. freePort one after another may hand out one port twice: a
- * port just closed is free again for the next bind to port 0. Here every listener stays open until
- * all are chosen.
- */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers = Array.from({ length: count }, () => createServer().unref());
-  try {
-    return await Promise.all(
-      servers.map(
-        (server) =>
-          new Promise<number>((resolve, reject) => {
-            server.once('error', reject);
-            server.listen(0, '127.0.0.1', () => {
-              const address = server.address();
-              resolve(typeof address === 'object' && address ? address.port : 0);
-            });
-          }),
-      ),
-    );
-  } finally {
-    await Promise.all(servers.map((server) => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()))));
-  }
 }
 
 async function portIsFree(port: number): Promise<boolean> {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { skipUnlessEtcd } from '../../../shared/etcd/availability.ts';
-import { freePort } from '../../../shared/etcd/process.ts';
+import { freePort } from '../../../shared/net/free-ports.ts';
 import { useEtcd } from '../../testing/etcd.ts';
 import { dumpEmbedded, dumpEtcd, embeddedAt, etcdAt, eventTtlSeconds, migration, seedEmbedded, type Dump } from './fixtures.ts';
 import { migrate } from './migrate.ts';
