@@ -161,7 +161,8 @@ describe('rolling restart of one of two replicas under load', { timeout: 240_000
     );
     closeSync(fd);
     const child = restarted;
-    const unregister = registerCleanup(() => [child], mkdtempSync(join(tmpdir(), 'corral-e2e-restart-')));
+    const restartDir = mkdtempSync(join(tmpdir(), 'corral-e2e-restart-'));
+    const unregister = registerCleanup(() => [child], restartDir);
     await waitReady(old.url, cluster.dataDir, restarted, START_TIMEOUT_MS, 'restarted replica 1');
     const afterRestart = acknowledged.size;
     await sleep(1500);
@@ -181,6 +182,7 @@ describe('rolling restart of one of two replicas under load', { timeout: 240_000
     assert.match(log, /"msg":"shutdown complete"/);
     await terminate(restarted);
     unregister();
+    rmSync(restartDir, { recursive: true, force: true });
   });
 });
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { fieldErrorString } from '../../shared/api/field.ts';
 import {
   loadCredentialProviderConfig,
@@ -13,6 +13,7 @@ import {
 } from './credential-provider.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'credential-provider-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 const header = 'apiVersion: kubelet.config.k8s.io/v1\nkind: CredentialProviderConfig\n';
 const provider = (over: Partial<CredentialProvider> = {}): CredentialProvider => ({
   name: 'ecr',

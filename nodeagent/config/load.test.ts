@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { configFlagDeprecation } from './flags.ts';
 import { loadKubeletConfigFile, loadNodeAgentConfig } from './load.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'nodeagent-config-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 const header = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
 let files = 0;
 /** A config file holding `text`; its path. */
