@@ -391,6 +391,8 @@ export interface ApiServerProcessOptions {
   logFile: string;
   /** Extra API server flags. */
   flags?: readonly string[];
+  /** Extra Node and V8 flags (before the script). */
+  nodeFlags?: readonly string[];
   /** Write a V8 CPU profile (and the source maps to read it) into this directory at exit. */
   cpuProfileDir?: string;
   /** Let `collectGarbage` force a full collection in the server (a preload and --expose-gc). */
@@ -430,7 +432,7 @@ function httpsStatus(url: string, ca: string): Promise<number> {
 /** Starts `apiserver/main.ts` as a child node process on a free loopback port and waits for /readyz. */
 export async function startApiServerProcess(opts: ApiServerProcessOptions): Promise<ApiServerProcess> {
   const port = await freePort();
-  const nodeArgs = ['--import', 'tsx'];
+  const nodeArgs = [...(opts.nodeFlags ?? []), '--import', 'tsx'];
   const env: NodeJS.ProcessEnv = { ...process.env };
   let sourceMapsFile: string | undefined;
   if (opts.cpuProfileDir) {

@@ -69,6 +69,8 @@ const usage = `Usage: npx tsx bench/node-leases.ts [flags]
   --content-type T        the agents' contentType (default application/vnd.kubernetes.protobuf, the kubelet's;
                           application/json for JSON)
   --keep                  keep the temp dir (etcd data, logs, agents' certificates)
+  --replica-node-flags F  Node and V8 flags for both API server replicas, space-separated
+                          (e.g. "--max-semi-space-size=64 --trace-gc-nvp"; their output goes to each replica's log)
   --cpu-prof              write a CPU profile of API server replica 0 and summarize it
   --cpu-prof-dir DIR      where the profile goes (default: a new /tmp/corral-prof-* dir)
 `;
@@ -80,6 +82,8 @@ interface Options {
   timeoutMs: number;
   contentType: string;
   keep: boolean;
+  /** Node and V8 flags both replicas start with. */
+  replicaNodeFlags: string[];
   /** Where replica 0 writes its CPU profile (--cpu-prof), summarized at the end. */
   cpuProfileDir: string | undefined;
 }
@@ -94,6 +98,7 @@ function parse(argv: string[]): Options | undefined {
       timeout: { type: 'string', default: '1200' },
       'content-type': { type: 'string', default: 'application/vnd.kubernetes.protobuf' },
       keep: { type: 'boolean', default: false },
+      'replica-node-flags': { type: 'string', default: '' },
       ...profileFlags,
     },
     strict: true,
@@ -106,6 +111,7 @@ function parse(argv: string[]): Options | undefined {
     timeoutMs: positiveInt(values.timeout, 'timeout') * 1000,
     contentType: values['content-type'],
     keep: values.keep,
+    replicaNodeFlags: values['replica-node-flags'].split(' ').filter(Boolean),
     cpuProfileDir: profileDir(values),
   };
 }
@@ -284,6 +290,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
       dataDir,
       logFile: join(dir, `apiserver-${i}.log`),
       flags: ['--enable-bootstrap-token-auth=true'],
+      nodeFlags: opts.replicaNodeFlags,
       ...(i === 0 && opts.cpuProfileDir ? { cpuProfileDir: opts.cpuProfileDir } : {}),
     });
     cleanup.push(() => api.stop());
@@ -455,7 +462,9 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
 
   process.stdout.write(
     `\n${opts.nodes} simulated nodes speaking ${opts.contentType} (joined in ${fixed(joinSeconds, 1)} s), lease renewals over ${fixed(elapsedMs / 1000, 0)} s; ` +
-      `node ${process.version} (every process of the run), ${availableParallelism()} CPUs shared by all of them\n\n`,
+      `node ${process.version} (every process of the run), ${availableParallelism()} CPUs shared by all of them` +
+      (opts.replicaNodeFlags.length ? `; replicas started with ${opts.replicaNodeFlags.join(' ')}` : '') +
+      '\n\n',
   );
   const baselineP99 = percentile(Float64Array.from(baseline).sort(), 0.99);
   process.stdout.write(
