@@ -70,7 +70,7 @@ const usage = `Usage: npx tsx bench/node-leases.ts [flags]
                           application/json for JSON)
   --keep                  keep the temp dir (etcd data, logs, agents' certificates)
   --replica-node-flags F  Node and V8 flags for both API server replicas, space-separated
-                          (e.g. "--max-semi-space-size=64 --trace-gc-nvp"; their output goes to each replica's log)
+                          (e.g. --replica-node-flags="--max-semi-space-size=64 --trace-gc-nvp"; their output goes to each replica's log)
   --cpu-prof              write a CPU profile of API server replica 0 and summarize it
   --cpu-prof-dir DIR      where the profile goes (default: a new /tmp/corral-prof-* dir)
 `;
