@@ -40,6 +40,7 @@ import { loadNodeAgentConfig } from '../nodeagent/config/load.ts';
 import { OsHost } from '../nodeagent/node/host.ts';
 import { NodeLease } from '../nodeagent/node/lease.ts';
 import { Simulation } from '../nodeagent/simulation.ts';
+import { useSmallBufferPool } from '../shared/process/buffer-pool.ts';
 import { noRuntimeVersion } from '../nodeagent/main.ts';
 import { benchMain, positiveInt, profileDir, profileFlags } from './cli.ts';
 import { reportProfile } from './cluster.ts';
@@ -275,6 +276,8 @@ function latencyRow(label: string, samples: readonly number[], baselineP99: numb
 }
 
 async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
+  // The agents run here as in `corral nodeagent --simulate`, which starts with the small pool.
+  useSmallBufferPool();
   const dir = mkdtempSync(join(tmpdir(), 'corral-bench-leases-'));
   if (!opts.keep) cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   process.stderr.write(`temp dir ${dir}\n`);

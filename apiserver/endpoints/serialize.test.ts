@@ -9,7 +9,17 @@ import { fixtureKey, fixtures } from '../registry/conformance-fixtures.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts';
 import { TimeSlice } from '../../shared/apply/time-slice.ts';
 import { stopCodecWorker } from '../../shared/codec/offload/pool.ts';
-import { listType, objectType, serialize, serializeList, watchFrame, watchFrameYielding, type MessageType, type WireFormat } from './serialize.ts';
+import {
+  listType,
+  objectType,
+  serialize,
+  serializeList,
+  sharedWatchFrame,
+  watchFrame,
+  watchFrameYielding,
+  type MessageType,
+  type WireFormat,
+} from './serialize.ts';
 
 // The store is reached only when ComponentStatus is probed, which this test never does.
 const definitions = allDefinitions(async () => undefined, testKindDependencies());
@@ -123,23 +133,37 @@ describe('serializeList', () => {
   });
 });
 
-describe('watchFrame', () => {
+describe('sharedWatchFrame', () => {
   it('encodes an object once per format and event type, and each frame as the stream expects', () => {
     const def = definitions.find((d) => d.kind === 'ConfigMap')!;
     const object = { apiVersion: 'v1', kind: 'ConfigMap', ...itemsOf(def)![0]! } as KubeObject;
     const type = objectType(def);
-    const added = watchFrame('ADDED', object, 'json', type);
-    assert.equal(watchFrame('ADDED', object, 'json', type), added);
+    const added = sharedWatchFrame('ADDED', object, 'json', type);
+    assert.equal(sharedWatchFrame('ADDED', object, 'json', type), added);
     assert.equal(Buffer.from(added).toString(), `${JSON.stringify({ type: 'ADDED', object })}\n`);
-    const modified = watchFrame('MODIFIED', object, 'json', type);
+    const modified = sharedWatchFrame('MODIFIED', object, 'json', type);
     assert.notEqual(modified, added);
     assert.equal(JSON.parse(Buffer.from(modified).toString()).type, 'MODIFIED');
-    const frame = watchFrame('DELETED', object, 'protobuf', type);
-    assert.equal(watchFrame('DELETED', object, 'protobuf', type), frame);
+    const frame = sharedWatchFrame('DELETED', object, 'protobuf', type);
+    assert.equal(sharedWatchFrame('DELETED', object, 'protobuf', type), frame);
     assert.equal(Buffer.from(frame).readUInt32BE(0), frame.length - 4);
     const event = decodeWatchEvent(frame.subarray(4));
     assert.equal(event.type, 'DELETED');
     assert.deepEqual(decodeObject(event.object, type.schema).metadata, object.metadata);
+    assert.ok(Buffer.from(watchFrame('DELETED', object, 'protobuf', type)).equals(Buffer.from(frame)), 'watchFrame writes the same bytes, unshared');
+    assert.notEqual(watchFrame('DELETED', object, 'protobuf', type), frame);
+  });
+
+  it('keeps the frames of the newest events only', () => {
+    const def = definitions.find((d) => d.kind === 'ConfigMap')!;
+    const type = objectType(def);
+    const event = (i: number): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, namespace: 'default' } });
+    const first = event(0);
+    const frame = sharedWatchFrame('ADDED', first, 'json', type);
+    for (let i = 1; i <= 5000; i++) sharedWatchFrame('ADDED', event(i), 'json', type);
+    const again = sharedWatchFrame('ADDED', first, 'json', type);
+    assert.notEqual(again, frame, 'an old event is encoded anew');
+    assert.ok(Buffer.from(again).equals(Buffer.from(frame)));
   });
 });
 
@@ -171,6 +195,6 @@ describe('watchFrameYielding', () => {
     const object = configMap(3);
     const frame = watchFrameYielding('ADDED', object, 'json', type);
     assert.ok(frame instanceof Uint8Array);
-    assert.equal(frame, watchFrame('ADDED', object, 'json', type));
+    assert.equal(frame, sharedWatchFrame('ADDED', object, 'json', type));
   });
 });

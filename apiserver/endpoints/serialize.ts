@@ -15,6 +15,7 @@ import { encodeObject } from '../../shared/codec/protobuf/object.ts';
 import { encodeWatchFrame, protobufWatchMediaType } from '../../shared/codec/protobuf/watch.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts';
 import { notAcceptable } from '../../shared/api/errors.ts';
+import { frameKey, RecentFrames } from './recent-frames.ts';
 
 export type WireFormat = 'json' | 'yaml' | 'protobuf';
 
@@ -128,37 +129,33 @@ export function watchContentType(format: WireFormat): string {
 }
 
 /**
- * Encodings kept with the object they encode: watch frames (per format and event type) and list
- * items (per format). Watches and lists served from the cache receive the same, never mutated,
- * object for one stored revision, so each is encoded once however many watchers or lists take it;
- * the encodings go when the object does. Kept in buffers of their own, not slices of Node's shared
- * pool, which one long-lived object would keep whole.
- *
- * Watch frames are held weakly: the watch cache keeps an object in its history long after its
- * event went out, and a frame is needed only while its event is written and sent. Streams hold it
- * until then, so every watcher of the event shares it; one resuming later encodes it again.
+ * List items' encodings, kept with the item they encode: lists served from the cache receive the
+ * same, never mutated, object for one stored revision, so each item is encoded once however many
+ * lists take it; the encodings go when the object does. Kept in buffers of their own, not slices
+ * of Node's shared pool, which one long-lived object would keep whole.
  */
-interface Encodings {
-  json?: Map<string, WeakRef<Uint8Array>>;
-  protobuf?: Map<string, WeakRef<Uint8Array>>;
-  jsonItem?: Uint8Array;
-  protobufItem?: Uint8Array;
-  /** `isLargeJson` of the object, weighed once for all its watchers. */
-  large?: boolean;
-  /** Frames of a large object being written, by format and event type, for the watchers that ask meanwhile. */
-  pendingFrames?: Map<string, Promise<Uint8Array>>;
+interface ItemEncodings {
+  json?: Uint8Array;
+  protobuf?: Uint8Array;
 }
 
-const encodings = new WeakMap<object, Encodings>();
+const itemEncodings = new WeakMap<object, ItemEncodings>();
 
-function encodingsOf(object: object): Encodings {
-  let found = encodings.get(object);
+function itemEncodingsOf(object: object): ItemEncodings {
+  let found = itemEncodings.get(object);
   if (!found) {
     found = {};
-    encodings.set(object, found);
+    itemEncodings.set(object, found);
   }
   return found;
 }
+
+/**
+ * Watch frames of the newest events (recent-frames.ts): a frame is shared by the watchers of its
+ * event while the event is dispatched. 4,096 events' frames cover a second of 5,000 nodes'
+ * heartbeats; 32 MiB holds twenty of the largest objects etcd takes.
+ */
+const recentFrames = new RecentFrames(4096, 32 * 1024 * 1024);
 
 /**
  * Bytes in a buffer of their own, for encodings kept beyond one response: a slice of Node's shared
@@ -177,40 +174,44 @@ export function ownBytes(bytes: Uint8Array | string): Uint8Array {
  * Frames are bytes, so that a frame written to many streams is UTF-8 encoded once.
  */
 export function watchFrame(type: string, object: KubeObject | Status, format: 'json' | 'protobuf', messageType: MessageType): Uint8Array {
-  const cached = encodingsOf(object);
-  const byType = (cached[format] ??= new Map<string, WeakRef<Uint8Array>>());
-  let frame = byType.get(type)?.deref();
+  return ownBytes(
+    format === 'protobuf'
+      ? encodeWatchFrame(type, encodeObject(asRecord(object), messageType.schema, { apiVersion: messageType.apiVersion, kind: messageType.kind }))
+      : `${JSON.stringify({ type, object })}\n`,
+  );
+}
+
+/** `watchFrame` of an event's object, shared by every watcher of the event (see recentFrames). */
+export function sharedWatchFrame(type: string, object: KubeObject, format: 'json' | 'protobuf', messageType: MessageType): Uint8Array {
+  const key = frameKey(format, type);
+  let frame = recentFrames.get(object, key);
   if (frame === undefined) {
-    frame = ownBytes(
-      format === 'protobuf'
-        ? encodeWatchFrame(type, encodeObject(asRecord(object), messageType.schema, { apiVersion: messageType.apiVersion, kind: messageType.kind }))
-        : `${JSON.stringify({ type, object })}\n`,
-    );
-    byType.set(type, new WeakRef(frame));
+    frame = watchFrame(type, object, format, messageType);
+    recentFrames.set(object, key, frame);
   }
   return frame;
 }
 
 /**
- * `watchFrame` for a watch that can wait its turn: a large object's frame (a Node of 100,000
+ * `sharedWatchFrame` for a watch that can wait its turn: a large object's frame (a Node of 100,000
  * labels is 1.5 MiB, etcd's limit) is written as `serializeYielding` writes an answer, JSON in
  * slices and protobuf on the codec worker, instead of in one pass of 50 to 150 ms; once, however
  * many watchers ask while it is being written. A small object's frame is returned at once.
  */
 export function watchFrameYielding(type: string, object: KubeObject, format: 'json' | 'protobuf', messageType: MessageType): Uint8Array | Promise<Uint8Array> {
-  const cached = encodingsOf(object);
-  const frame = cached[format]?.get(type)?.deref();
+  const key = frameKey(format, type);
+  const kept = recentFrames.of(object);
+  const frame = kept.frames.get(key);
   if (frame !== undefined) return frame;
-  cached.large ??= isLargeJson(object);
-  if (!cached.large) return watchFrame(type, object, format, messageType);
-  const key = `${format} ${type}`;
-  const pendingFrames = (cached.pendingFrames ??= new Map<string, Promise<Uint8Array>>());
+  kept.large ??= isLargeJson(object);
+  if (!kept.large) return sharedWatchFrame(type, object, format, messageType);
+  const pendingFrames = (kept.pending ??= new Map<string, Promise<Uint8Array>>());
   let pending = pendingFrames.get(key);
   if (pending === undefined) {
     pending = largeWatchFrame(type, object, format, messageType).then(
       (bytes) => {
         pendingFrames.delete(key);
-        (cached[format] ??= new Map<string, WeakRef<Uint8Array>>()).set(type, new WeakRef(bytes));
+        recentFrames.set(object, key, bytes);
         return bytes;
       },
       (err: unknown) => {
@@ -251,7 +252,7 @@ const closeList = Buffer.from(']}');
 /**
  * A list in the request's format, byte for byte what `serialize` writes, holding the event loop
  * only briefly. In JSON (not pretty) and protobuf it is assembled from each item's kept encoding
- * (see `Encodings`), so a list of cached objects costs a copy of its bytes rather than an encoding
+ * (see `ItemEncodings`), so a list of cached objects costs a copy of its bytes rather than an encoding
  * of every object; an item not yet encoded is encoded on the way, a large one in slices (JSON) or on
  * the codec worker (protobuf), and the request's slice may let the loop run between items. YAML,
  * pretty JSON, and a list whose items are not its last key are written whole, as
@@ -285,19 +286,19 @@ export async function serializeList(list: KubeList, format: WireFormat, type: Me
 
 /** An item's JSON as its list holds it: kept with the item, written in slices when it is large. */
 async function jsonItem(item: KubeObject, slice: TimeSlice): Promise<Uint8Array> {
-  const cached = encodingsOf(item);
-  if (cached.jsonItem) return cached.jsonItem;
+  const cached = itemEncodingsOf(item);
+  if (cached.json) return cached.json;
   const text = isLargeJson(item) ? await slice.run(stringifyJsonSteps(item)) : JSON.stringify(item);
-  return (cached.jsonItem = ownBytes(text));
+  return (cached.json = ownBytes(text));
 }
 
 /** An item as its list's field 2 holds it: kept with the item, encoded on the codec worker when it is large. */
 async function protobufItem(item: KubeObject, itemField: Schema, slice: TimeSlice): Promise<Uint8Array> {
-  const cached = encodingsOf(item);
-  if (cached.protobufItem) return cached.protobufItem;
+  const cached = itemEncodingsOf(item);
+  if (cached.protobuf) return cached.protobuf;
   const field = { items: [item] };
   const bytes = isLargeJson(item)
     ? await protobufOfJsonOffloaded(await slice.run(stringifyJsonSteps(field)), itemField)
     : ownBytes(encodeMessage(field, itemField));
-  return (cached.protobufItem = bytes);
+  return (cached.protobuf = bytes);
 }

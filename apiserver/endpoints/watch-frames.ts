@@ -8,7 +8,7 @@
 import type { KubeObject } from '../../shared/api/types.ts';
 import type { ResourceDefinition } from '../registry/definition.ts';
 import type { Representation } from './negotiation.ts';
-import { objectType, ownBytes, partialMetadataType, watchFrame, watchFrameYielding } from './serialize.ts';
+import { objectType, ownBytes, partialMetadataType, sharedWatchFrame, watchFrameYielding } from './serialize.ts';
 import { rowCells } from '../registry/table.ts';
 import { partialObjectMetadata, toTable, type IncludeObject, type TableKind } from './table.ts';
 
@@ -31,7 +31,7 @@ export function eventEncoder(def: ResourceDefinition, representation: Representa
   const { version } = representation;
   if (representation.kind === 'metadata') {
     const messageType = partialMetadataType(version, false);
-    return (type, object) => watchFrame(type, sharedPartialMetadata(object, version), format, messageType);
+    return (type, object) => sharedWatchFrame(type, sharedPartialMetadata(object, version), format, messageType);
   }
   let first = true;
   return (type, object, now) => {
@@ -43,7 +43,7 @@ export function eventEncoder(def: ResourceDefinition, representation: Representa
 
 /**
  * One PartialObjectMetadata per object and version, shared by every metadata watch that receives
- * the object, so that its frame is encoded once (see watchFrame).
+ * the object, so that its frame is encoded once (see sharedWatchFrame).
  */
 const partialMetadataByVersion = new Map<string, WeakMap<KubeObject, KubeObject>>();
 
@@ -71,7 +71,7 @@ export interface TableVariant {
 
 /**
  * A Table frame kept with its event's object, valid while the row's cells stay the same; held
- * weakly, as watchFrame holds its frames (see serialize.ts): shared while streams hold it.
+ * weakly: shared while streams hold it.
  */
 interface KeptTableFrame {
   cells: string;

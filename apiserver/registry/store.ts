@@ -48,7 +48,7 @@ import { nameIsDNSSubdomain } from '../../shared/validation/names.ts';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/admission.ts';
 import { decodeContinue, encodeContinue } from '../storage/continue.ts';
 import { StorageError } from '../storage/etcd/errors.ts';
-import type { StoredValue, UpdateDecision, UpdateResult } from '../storage/etcd/store.ts';
+import type { ServedForm, StoredValue, UpdateDecision, UpdateResult } from '../storage/etcd/store.ts';
 import type { StorageEvent, StorageWatch } from '../storage/etcd/watch.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { ResourceCache, WatchCache } from '../storage/cache/watch-cache.ts';
@@ -289,17 +289,21 @@ export class GenericStore {
    * The served form of a value from the watch cache (or a watch), made once per stored revision and
    * shared from then on, never mutated: every watcher of an event and every list of the object
    * gets the same object, whose encodings are kept with it (endpoints/serialize.ts). `item` is its
-   * list item, made on the first list.
+   * list item, made on the first list. It is kept in the value's own slot; a value another store
+   * served first (a resource served in two versions) has this store's form kept aside.
    */
-  private readonly servedValues = new WeakMap<StoredValue, { object: KubeObject; item?: KubeObject }>();
+  private readonly servedAside = new WeakMap<StoredValue, ServedForm>();
 
-  private served(stored: StoredValue): { object: KubeObject; item?: KubeObject } {
-    let served = this.servedValues.get(stored);
-    if (!served) {
-      served = { object: this.fromStorage(stored) };
-      this.servedValues.set(stored, served);
+  private served(stored: StoredValue): ServedForm {
+    const kept = stored.served;
+    if (kept?.owner === this) return kept;
+    if (kept === undefined) return (stored.served = { owner: this, object: this.fromStorage(stored) });
+    let aside = this.servedAside.get(stored);
+    if (!aside) {
+      aside = { owner: this, object: this.fromStorage(stored) };
+      this.servedAside.set(stored, aside);
     }
-    return served;
+    return aside;
   }
 
   /** Translates storage failures into API errors; the one place that knows both. */

@@ -7,6 +7,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { useSmallBufferPool } from './buffer-pool.ts';
 
 /** Whether node's program (argv[1]) is the module at `moduleUrl` (its `import.meta.url`). */
 export function isProgram(moduleUrl: string): boolean {
@@ -19,8 +20,12 @@ export function isProgram(moduleUrl: string): boolean {
   return program === self || program + extname(self) === self;
 }
 
-/** Runs a command's start-up; a failure prints `Error: <message>` and exits 1. */
+/**
+ * Runs a command's start-up; a failure prints `Error: <message>` and exits 1. Every command runs
+ * with the small Buffer pool (buffer-pool.ts).
+ */
 export function runCommand(start: () => Promise<void>): void {
+  useSmallBufferPool();
   start().catch((err: unknown) => {
     process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);

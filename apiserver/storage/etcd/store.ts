@@ -80,6 +80,23 @@ function watchBackoff(delayMs: number): IBackoff<unknown> {
 export interface StoredValue {
   object: KubeObject;
   modRevision: number;
+  /**
+   * The served form of this value, kept with it by the registry store that serves it first
+   * (registry/store.ts `served`); storage never reads or sets it. A slot rather than a WeakMap
+   * entry: the watch cache holds 75 s of values, and a WeakMap entry for each is an ephemeron that
+   * every major GC marks in its pause.
+   */
+  served?: ServedForm;
+}
+
+/** A stored value as one registry store serves it. */
+export interface ServedForm {
+  /** The store it was made by and for. */
+  readonly owner: object;
+  /** The served object, never mutated. */
+  readonly object: KubeObject;
+  /** Its list item, made on the first list. */
+  item?: KubeObject;
 }
 
 export interface RangeOptions {
