@@ -288,7 +288,7 @@ export class GenericStore {
   /**
    * The served form of a value from the watch cache (or a watch), made once per stored revision and
    * shared from then on, never mutated: every watcher of an event and every list of the object
-   * gets the same object, whose encodings are kept with it (endpoints/serialize.ts). `item` is its
+   * gets the same object, so that its encodings are shared (endpoints/serialize.ts). `item` is its
    * list item, made on the first list. It is kept in the value's own slot; a value another store
    * served first (a resource served in two versions) has this store's form kept aside.
    */
