@@ -439,7 +439,9 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const metricsBefore = await readMetrics();
   // The replicas' then etcd's CPU (controlPlane), and the rest.
   const controlPlaneCpuBefore = cpuMsOf(controlPlane);
-  const otherCpuBefore = { agents: ownCpuMs(), machine: machineBusyMs() };
+  const managerPid = manager.pid;
+  if (managerPid === undefined) throw new Error('the controller manager did not start');
+  const otherCpuBefore = { agents: ownCpuMs(), manager: readProcess(managerPid).cpuMs, machine: machineBusyMs() };
   // The agents share this process's event loop: its delays are part of what they measure.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
@@ -488,6 +490,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
           return [`API server replica ${i}`, share(reading.cpuMs - (controlPlaneCpuBefore[i] ?? reading.cpuMs)), mib(reading.rssKiB * 1024)];
         }),
         ['etcd', share(etcdReading.cpuMs - (controlPlaneCpuBefore[replicas.length] ?? etcdReading.cpuMs)), mib(etcdReading.rssKiB * 1024)],
+        ['the controller manager', share(readProcess(managerPid).cpuMs - otherCpuBefore.manager), mib(readProcess(managerPid).rssKiB * 1024)],
         ['the agents (this process)', share(ownCpuMs() - otherCpuBefore.agents), mib(readProcess(process.pid).rssKiB * 1024)],
         [`the whole machine (${availableParallelism()} cores)`, share(machineBusyMs() - otherCpuBefore.machine), ''],
       ],
