@@ -8,9 +8,16 @@
  * port of some connection (an API server's to etcd), and the bind fails with EADDRINUSE (it did in
  * CI, for haproxy's port). Ports here come from below the ephemeral range, which only an explicit
  * bind takes, and each is checked by binding it.
+ *
+ * Processes that choose at the same time (the test runner runs test files side by side) could
+ * still pick one port, each seeing it free before either child binds it. So each chosen port is
+ * also reserved for a while in a directory every process on the machine shares: a file per port,
+ * created exclusively; a port another process reserved less than `reservationMs` ago is skipped.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** Where ports are chosen when the kernel does not say its ephemeral range (macOS's starts at 49152). */
 const fallbackRange = { first: 20000, last: 32767 } as const;
@@ -20,6 +27,36 @@ const attemptsPerPort = 200;
 
 /** Ports handed out by this process, never handed out twice (another caller may not have bound one yet). */
 const handedOut = new Set<number>();
+
+/** Where the processes of this machine reserve the ports they hand out. */
+const reservations = join(tmpdir(), 'corral-port-reservations');
+/** How long a reservation stands: long enough for the process told the port to start and bind it. */
+const reservationMs = 120_000;
+
+/**
+ * Reserves `port` for this process unless another reserved it recently. Where reservations cannot
+ * be written (a read-only temp dir), every port counts as reserved: the bind check still applies.
+ */
+function reserve(port: number): boolean {
+  const file = join(reservations, String(port));
+  try {
+    mkdirSync(reservations, { recursive: true });
+    writeFileSync(file, String(process.pid), { flag: 'wx' });
+    return true;
+  } catch (err) {
+    if (!(err instanceof Error && 'code' in err && err.code === 'EEXIST')) return true;
+  }
+  try {
+    if (Date.now() - statSync(file).mtimeMs < reservationMs) return false;
+    // A reservation long past: its port is anyone's again.
+    unlinkSync(file);
+    writeFileSync(file, String(process.pid), { flag: 'wx' });
+    return true;
+  } catch {
+    // Another process took it over just now.
+    return false;
+  }
+}
 
 /** The ports to choose from: those below Linux's ephemeral range, or the fallback range. */
 function candidateRange(): { first: number; last: number } {
@@ -58,6 +95,10 @@ export async function freePorts(count: number): Promise<number[]> {
       if (handedOut.has(port) || ports.includes(port)) continue;
       const server = createServer().unref();
       if (!(await listen(server, port))) continue;
+      if (!reserve(port)) {
+        await close(server);
+        continue;
+      }
       held.push(server);
       ports.push(port);
     }
