@@ -183,10 +183,17 @@ export function watchFrame(type: string, object: KubeObject | Status, format: 'j
 
 /** `watchFrame` of an event's object, shared by every watcher of the event (see recentFrames). */
 export function sharedWatchFrame(type: string, object: KubeObject, format: 'json' | 'protobuf', messageType: MessageType): Uint8Array {
-  const key = frameKey(format, type);
+  return sharedFrame(object, frameKey(format, type), () => watchFrame(type, object, format, messageType));
+}
+
+/**
+ * A frame kept for an event's object under `key` (a representation of it other than the object
+ * itself, such as its PartialObjectMetadata), encoded by `encode` for the first watcher that asks.
+ */
+export function sharedFrame(object: KubeObject, key: string, encode: () => Uint8Array): Uint8Array {
   let frame = recentFrames.get(object, key);
   if (frame === undefined) {
-    frame = watchFrame(type, object, format, messageType);
+    frame = encode();
     recentFrames.set(object, key, frame);
   }
   return frame;

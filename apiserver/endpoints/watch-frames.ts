@@ -8,7 +8,8 @@
 import type { KubeObject } from '../../shared/api/types.ts';
 import type { ResourceDefinition } from '../registry/definition.ts';
 import type { Representation } from './negotiation.ts';
-import { objectType, ownBytes, partialMetadataType, sharedWatchFrame, watchFrameYielding } from './serialize.ts';
+import { objectType, ownBytes, partialMetadataType, sharedFrame, watchFrame, watchFrameYielding } from './serialize.ts';
+import { frameKey } from './recent-frames.ts';
 import { rowCells } from '../registry/table.ts';
 import { partialObjectMetadata, toTable, type IncludeObject, type TableKind } from './table.ts';
 
@@ -30,8 +31,14 @@ export function eventEncoder(def: ResourceDefinition, representation: Representa
   }
   const { version } = representation;
   if (representation.kind === 'metadata') {
+    // Every metadata watch of an event shares its frame, kept with the event's object.
     const messageType = partialMetadataType(version, false);
-    return (type, object) => sharedWatchFrame(type, sharedPartialMetadata(object, version), format, messageType);
+    const keys = new Map<string, string>();
+    return (type, object) => {
+      let key = keys.get(type);
+      if (key === undefined) keys.set(type, (key = `metadata ${version} ${frameKey(format, type)}`));
+      return sharedFrame(object, key, () => watchFrame(type, partialObjectMetadata(object, version), format, messageType));
+    };
   }
   let first = true;
   return (type, object, now) => {
@@ -39,26 +46,6 @@ export function eventEncoder(def: ResourceDefinition, representation: Representa
     first = false;
     return frame;
   };
-}
-
-/**
- * One PartialObjectMetadata per object and version, shared by every metadata watch that receives
- * the object, so that its frame is encoded once (see sharedWatchFrame).
- */
-const partialMetadataByVersion = new Map<string, WeakMap<KubeObject, KubeObject>>();
-
-function sharedPartialMetadata(object: KubeObject, version: string): KubeObject {
-  let byObject = partialMetadataByVersion.get(version);
-  if (!byObject) {
-    byObject = new WeakMap();
-    partialMetadataByVersion.set(version, byObject);
-  }
-  let partial = byObject.get(object);
-  if (!partial) {
-    partial = partialObjectMetadata(object, version);
-    byObject.set(object, partial);
-  }
-  return partial;
 }
 
 /** What a Table frame depends on besides the event: each combination is a frame of its own. */
