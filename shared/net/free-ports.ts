@@ -35,7 +35,8 @@ const reservationMs = 120_000;
 
 /**
  * Reserves `port` for this process unless another reserved it recently. Where reservations cannot
- * be written (a read-only temp dir), every port counts as reserved: the bind check still applies.
+ * be written (a read-only temp dir), every port is taken as free to reserve: the bind check alone
+ * applies, as before reservations.
  */
 function reserve(port: number): boolean {
   const file = join(reservations, String(port));
