@@ -9,17 +9,7 @@ import { fixtureKey, fixtures } from '../registry/conformance-fixtures.ts';
 import { apiVersionOf, type ResourceDefinition } from '../registry/definition.ts';
 import { TimeSlice } from '../../shared/apply/time-slice.ts';
 import { stopCodecWorker } from '../../shared/codec/offload/pool.ts';
-import {
-  listType,
-  objectType,
-  serialize,
-  serializeList,
-  sharedWatchFrame,
-  watchFrame,
-  watchFrameYielding,
-  type MessageType,
-  type WireFormat,
-} from './serialize.ts';
+import { listType, objectType, serialize, serializeList, watchFrame, watchFrameYielding, type MessageType, type WireFormat } from './serialize.ts';
 
 // The store is reached only when ComponentStatus is probed, which this test never does.
 const definitions = allDefinitions(async () => undefined, testKindDependencies());
@@ -133,19 +123,26 @@ describe('serializeList', () => {
   });
 });
 
-describe('sharedWatchFrame', () => {
+/** watchFrameYielding of a small object, whose frame is written at once. */
+function smallFrame(type: string, object: KubeObject, format: 'json' | 'protobuf', messageType: MessageType): Uint8Array {
+  const frame = watchFrameYielding(type, object, format, messageType);
+  assert.ok(frame instanceof Uint8Array, "a small object's frame is written at once");
+  return frame;
+}
+
+describe('watchFrameYielding of a small object', () => {
   it('encodes an object once per format and event type, and each frame as the stream expects', () => {
     const def = definitions.find((d) => d.kind === 'ConfigMap')!;
     const object = { apiVersion: 'v1', kind: 'ConfigMap', ...itemsOf(def)![0]! } as KubeObject;
     const type = objectType(def);
-    const added = sharedWatchFrame('ADDED', object, 'json', type);
-    assert.equal(sharedWatchFrame('ADDED', object, 'json', type), added);
+    const added = smallFrame('ADDED', object, 'json', type);
+    assert.equal(smallFrame('ADDED', object, 'json', type), added);
     assert.equal(Buffer.from(added).toString(), `${JSON.stringify({ type: 'ADDED', object })}\n`);
-    const modified = sharedWatchFrame('MODIFIED', object, 'json', type);
+    const modified = smallFrame('MODIFIED', object, 'json', type);
     assert.notEqual(modified, added);
     assert.equal(JSON.parse(Buffer.from(modified).toString()).type, 'MODIFIED');
-    const frame = sharedWatchFrame('DELETED', object, 'protobuf', type);
-    assert.equal(sharedWatchFrame('DELETED', object, 'protobuf', type), frame);
+    const frame = smallFrame('DELETED', object, 'protobuf', type);
+    assert.equal(smallFrame('DELETED', object, 'protobuf', type), frame);
     assert.equal(Buffer.from(frame).readUInt32BE(0), frame.length - 4);
     const event = decodeWatchEvent(frame.subarray(4));
     assert.equal(event.type, 'DELETED');
@@ -159,9 +156,9 @@ describe('sharedWatchFrame', () => {
     const type = objectType(def);
     const event = (i: number): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, namespace: 'default' } });
     const first = event(0);
-    const frame = sharedWatchFrame('ADDED', first, 'json', type);
-    for (let i = 1; i <= 5000; i++) sharedWatchFrame('ADDED', event(i), 'json', type);
-    const again = sharedWatchFrame('ADDED', first, 'json', type);
+    const frame = smallFrame('ADDED', first, 'json', type);
+    for (let i = 1; i <= 5000; i++) smallFrame('ADDED', event(i), 'json', type);
+    const again = smallFrame('ADDED', first, 'json', type);
     assert.notEqual(again, frame, 'an old event is encoded anew');
     assert.ok(Buffer.from(again).equals(Buffer.from(frame)));
   });
@@ -195,6 +192,6 @@ describe('watchFrameYielding', () => {
     const object = configMap(3);
     const frame = watchFrameYielding('ADDED', object, 'json', type);
     assert.ok(frame instanceof Uint8Array);
-    assert.equal(frame, sharedWatchFrame('ADDED', object, 'json', type));
+    assert.equal(watchFrameYielding('ADDED', object, 'json', type), frame);
   });
 });

@@ -181,11 +181,6 @@ export function watchFrame(type: string, object: KubeObject | Status, format: 'j
   );
 }
 
-/** `watchFrame` of an event's object, shared by every watcher of the event (see recentFrames). */
-export function sharedWatchFrame(type: string, object: KubeObject, format: 'json' | 'protobuf', messageType: MessageType): Uint8Array {
-  return sharedFrame(object, frameKey(format, type), () => watchFrame(type, object, format, messageType));
-}
-
 /**
  * A frame kept for an event's object under `key` (a representation of it other than the object
  * itself, such as its PartialObjectMetadata), encoded by `encode` for the first watcher that asks.
@@ -200,10 +195,11 @@ export function sharedFrame(object: KubeObject, key: string, encode: () => Uint8
 }
 
 /**
- * `sharedWatchFrame` for a watch that can wait its turn: a large object's frame (a Node of 100,000
- * labels is 1.5 MiB, etcd's limit) is written as `serializeYielding` writes an answer, JSON in
- * slices and protobuf on the codec worker, instead of in one pass of 50 to 150 ms; once, however
- * many watchers ask while it is being written. A small object's frame is returned at once.
+ * `watchFrame` of an event's object, shared by every watcher of the event (see recentFrames). A
+ * large object's frame (a Node of 100,000 labels is 1.5 MiB, etcd's limit) is written as
+ * `serializeYielding` writes an answer, JSON in slices and protobuf on the codec worker, instead
+ * of in one pass of 50 to 150 ms; once, however many watchers ask while it is being written. A
+ * small object's frame is returned at once.
  */
 export function watchFrameYielding(type: string, object: KubeObject, format: 'json' | 'protobuf', messageType: MessageType): Uint8Array | Promise<Uint8Array> {
   const key = frameKey(format, type);
@@ -211,7 +207,11 @@ export function watchFrameYielding(type: string, object: KubeObject, format: 'js
   const frame = kept.frames.get(key);
   if (frame !== undefined) return frame;
   kept.large ??= isLargeJson(object);
-  if (!kept.large) return sharedWatchFrame(type, object, format, messageType);
+  if (!kept.large) {
+    const small = watchFrame(type, object, format, messageType);
+    recentFrames.set(object, key, small);
+    return small;
+  }
   const pendingFrames = (kept.pending ??= new Map<string, Promise<Uint8Array>>());
   let pending = pendingFrames.get(key);
   if (pending === undefined) {
