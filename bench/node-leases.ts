@@ -72,6 +72,7 @@ const usage = `Usage: npx tsx bench/node-leases.ts [flags]
   --keep                  keep the temp dir (etcd data, logs, agents' certificates)
   --replica-node-flags F  Node and V8 flags for both API server replicas, space-separated
                           (e.g. --replica-node-flags="--max-semi-space-size=64 --trace-gc-nvp"; their output goes to each replica's log)
+  --renewals-csv FILE     write every renewal of the window to FILE: end (ms into the window), latency (ms), replica
   --cpu-prof              write a CPU profile of API server replica 0 and summarize it
   --cpu-prof-dir DIR      where the profile goes (default: a new /tmp/corral-prof-* dir)
 `;
@@ -85,6 +86,8 @@ interface Options {
   keep: boolean;
   /** Node and V8 flags both replicas start with. */
   replicaNodeFlags: string[];
+  /** Where every renewal of the window is written (end ms, latency ms, replica), if anywhere. */
+  renewalsCsv: string | undefined;
   /** Where replica 0 writes its CPU profile (--cpu-prof), summarized at the end. */
   cpuProfileDir: string | undefined;
 }
@@ -100,6 +103,7 @@ function parse(argv: string[]): Options | undefined {
       'content-type': { type: 'string', default: 'application/vnd.kubernetes.protobuf' },
       keep: { type: 'boolean', default: false },
       'replica-node-flags': { type: 'string', default: '' },
+      'renewals-csv': { type: 'string' },
       ...profileFlags,
     },
     strict: true,
@@ -113,6 +117,7 @@ function parse(argv: string[]): Options | undefined {
     contentType: values['content-type'],
     keep: values.keep,
     replicaNodeFlags: values['replica-node-flags'].split(' ').filter(Boolean),
+    renewalsCsv: values['renewals-csv'],
     cpuProfileDir: profileDir(values),
   };
 }
@@ -226,6 +231,8 @@ interface WindowRenewals {
   replicas: number[];
   /** This process's event-loop delay, its largest in each second of the window (ms). */
   agentLoopMaxBySecond: number[];
+  /** The whole machine's CPU in each second of the window, as a share of one core (200% is both of two cores). */
+  machineBusyBySecond: number[];
 }
 
 /**
@@ -233,7 +240,7 @@ interface WindowRenewals {
  * each with how many each replica served and the agents' own largest event-loop delay then: a stall of one replica slows only its half,
  * one of this process (or of etcd) both halves.
  */
-function slowRenewalsBySecond({ latencies, ends, replicas, agentLoopMaxBySecond }: WindowRenewals): string {
+function slowRenewalsBySecond({ latencies, ends, replicas, agentLoopMaxBySecond, machineBusyBySecond }: WindowRenewals): string {
   const bySecond = new Map<number, number[]>();
   let slow = 0;
   latencies.forEach((latency, i) => {
@@ -248,8 +255,14 @@ function slowRenewalsBySecond({ latencies, ends, replicas, agentLoopMaxBySecond 
   const total = (perReplica: number[]): number => perReplica.reduce((a, b) => a + b, 0);
   const busiest = [...bySecond].sort((a, b) => total(b[1]) - total(a[1])).slice(0, 8);
   const describe = ([second, perReplica]: [number, number[]]): string =>
-    `${second} (${total(perReplica)}: ${perReplica.map((n, replica) => `${n} on replica ${replica}`).join(', ')}; agents' loop max ${fixed(agentLoopMaxBySecond[second] ?? 0, 0)} ms)`;
+    `${second} (${total(perReplica)}: ${perReplica.map((n, replica) => `${n} on replica ${replica}`).join(', ')}; agents' loop max ${fixed(agentLoopMaxBySecond[second] ?? 0, 0)} ms; machine ${fixed(machineBusyBySecond[second] ?? 0, 0)} %)`;
   return `renewals over 500 ms: ${slow} in ${bySecond.size} seconds of the window${busiest.length ? `; most in second ${busiest.map(describe).join(', ')}` : ''}`;
+}
+
+/** Every renewal of the window as CSV: when it ended (ms into the window), its latency (ms) and its replica. */
+function renewalsCsv({ latencies, ends, replicas }: WindowRenewals): string {
+  const rows = latencies.map((latency, i) => `${ends[i] ?? 0},${fixed(latency, 1)},${replicas[i] ?? 0}`);
+  return `end_ms,latency_ms,replica\n${rows.join('\n')}\n`;
 }
 
 /** The CPU time each of `pids` has used so far, in ms. */
@@ -397,7 +410,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
 
   // At scale: half the agents on each replica; every renewal's latency once all of them run.
   let measuring = false;
-  const window: WindowRenewals = { latencies: [], ends: [], replicas: [], agentLoopMaxBySecond: [] };
+  const window: WindowRenewals = { latencies: [], ends: [], replicas: [], agentLoopMaxBySecond: [], machineBusyBySecond: [] };
   const renewals = window.latencies;
   let windowStarted = 0;
   const record =
@@ -450,9 +463,16 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const ownGc = observeGc();
   measuring = true;
   windowStarted = Date.now();
+  // CLOCK_MONOTONIC, the clock of V8's CPU profiles: where the window lies in the replicas' profiles.
+  const windowStartedMonotonicMs = Number(process.hrtime.bigint() / 1_000_000n);
+  let machineBusyThen = machineBusyMs();
   const perSecond = setInterval(() => {
-    window.agentLoopMaxBySecond[Math.floor((Date.now() - windowStarted - 1) / 1000)] = loopThisSecond.max / 1e6;
+    const second = Math.floor((Date.now() - windowStarted - 1) / 1000);
+    window.agentLoopMaxBySecond[second] = loopThisSecond.max / 1e6;
     loopThisSecond.reset();
+    const machineBusyNow = machineBusyMs();
+    window.machineBusyBySecond[second] = (machineBusyNow - machineBusyThen) / 10;
+    machineBusyThen = machineBusyNow;
   }, 1000);
   await new Promise((resolve) => setTimeout(resolve, opts.windowMs));
   clearInterval(perSecond);
@@ -516,6 +536,12 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
       '\n\n',
   );
   process.stdout.write(`${slowRenewalsBySecond(window)}\n`);
+  if (opts.renewalsCsv !== undefined) {
+    writeFileSync(opts.renewalsCsv, renewalsCsv(window));
+    process.stdout.write(
+      `renewals written to ${opts.renewalsCsv}; the window started at ${windowStartedMonotonicMs} ms of CLOCK_MONOTONIC (a CPU profile's startTime is in µs of it)\n`,
+    );
+  }
   // A watcher too slow for its events (the controller manager's of 500 lease events a second) is
   // cut off and re-watches from its last version, which the replica replays from history at once.
   const watchesEnded = metricsAfter.apiservers.map((text, i) => {

@@ -59,6 +59,8 @@ export interface AgentDependencies {
   containerRuntimeVersion: string;
   /** Each lease renewal's latency (the simulation's benchmark reads them). */
   leaseRenewed?: (latencyMs: number) => void;
+  /** Where in the renew interval the lease renewals fall (NodeLeaseOptions.phase): 0 unless simulated. */
+  leasePhase?: number;
 }
 
 /** The client certificate's usages when rotating: no key encipherment for an ECDSA key (upstream's kubelet). */
@@ -181,6 +183,7 @@ export class NodeAgent {
       logger,
       nodeUid: () => this.node?.metadata.uid,
       ...(this.deps.leaseRenewed ? { renewed: this.deps.leaseRenewed } : {}),
+      phase: this.deps.leasePhase ?? 0,
     });
     this.loops.push(lease.run(signal));
     this.loops.push(this.keepTrying('CSINode', () => ensureCSINode(api, this.paths.nodeName, this.node?.metadata.uid ?? '')));

@@ -6,8 +6,9 @@
  * a second at most) and the clock.
  *
  * Agents start at most `startConcurrency` at a time (bootstrap is a CSR each, signed by the
- * controller manager), and their lease renewals are spread over the renew interval by the
- * natural spread of their start times.
+ * controller manager). They join in waves, as the controller manager signs their CSRs in batches,
+ * so each renews its lease at a phase of the renew interval drawn at random, as hosts started
+ * independently would: renewals arrive evenly over the interval, not in the waves they joined in.
  */
 import type { Logger } from 'pino';
 import { realClock, type Clock } from '../shared/client/clock.ts';
@@ -25,6 +26,8 @@ export interface SimulationOptions {
   /** Agents starting at once. */
   startConcurrency?: number;
   leaseRenewed?: (latencyMs: number) => void;
+  /** Draws each agent's lease phase, in [0, 1) (tests); Math.random by default. */
+  random?: () => number;
 }
 
 export class Simulation {
@@ -55,6 +58,7 @@ export class Simulation {
           logger: logger.child({ node: paths.nodeName }),
           containerRuntimeVersion: this.options.containerRuntimeVersion,
           ...(this.options.leaseRenewed ? { leaseRenewed: this.options.leaseRenewed } : {}),
+          leasePhase: (this.options.random ?? Math.random)(),
         });
         this.agents.push(agent);
         await agent.start();

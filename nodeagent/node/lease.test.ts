@@ -246,6 +246,21 @@ describe('NodeLease.run', () => {
     await done;
   });
 
+  it('waits its phase of the interval once, after the first renewal', async () => {
+    const { clock, server, requests: renewals } = timedLeaseServer(['get', 'create', 'update']);
+    const controller = new AbortController();
+    const done = new NodeLease(leaseOptions(server.api, clock, { phase: 0.35 })).run(controller.signal);
+    await settle();
+    for (let elapsed = 0; elapsed < 34_000; elapsed += 100) {
+      clock.step(100);
+      await settle();
+    }
+    // Created at once; then 3.5 s (the phase) + 10 s, then every 10 s.
+    assert.deepEqual(renewals, ['get@0', 'create@0', 'update@13500', 'update@23500', 'update@33500']);
+    controller.abort();
+    await done;
+  });
+
   it('waits between renewals the interval stretched by up to 4 % at random, as upstream’s', async () => {
     const { clock, server, requests: renewals } = timedLeaseServer(['get', 'update']);
     const draws = [1, 0.5, 0];

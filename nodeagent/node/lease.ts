@@ -37,6 +37,14 @@ export interface NodeLeaseOptions {
   renewed?: (latencyMs: number) => void;
   /** Draws the jitter, in [0, 1) (tests); Math.random by default. */
   random?: () => number;
+  /**
+   * Where in the renew interval this node's renewals fall, as a fraction of it in [0, 1), waited
+   * once after the first renewal; 0 (a real agent's) by default. Hosts that start independently
+   * renew at independent moments; agents simulated in one process join in waves (their bootstrap
+   * CSRs are signed in batches) and, without a phase of their own, would renew in those waves for
+   * as long as they run.
+   */
+  phase?: number;
 }
 
 export class NodeLease {
@@ -51,6 +59,7 @@ export class NodeLease {
   /** Renews until `signal` aborts; never throws. */
   async run(signal: AbortSignal): Promise<void> {
     const { clock, logger } = this.options;
+    let phaseWait = (this.options.phase ?? 0) * this.renewIntervalMs;
     while (!signal.aborted) {
       let backoff = 200;
       for (;;) {
@@ -64,7 +73,8 @@ export class NodeLease {
           backoff = Math.min(7_000, backoff * 2);
         }
       }
-      await sleep(clock, jittered(this.renewIntervalMs, renewJitter, this.options.random), signal);
+      await sleep(clock, phaseWait + jittered(this.renewIntervalMs, renewJitter, this.options.random), signal);
+      phaseWait = 0;
     }
   }
 
