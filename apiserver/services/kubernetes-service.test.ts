@@ -19,7 +19,7 @@ import { NodePortAllocator } from './node-port-allocator.ts';
 
 const ctx: RequestContext = { user: { username: 'admin', groups: ['system:masters'] }, now: new Date() };
 
-function setup(publicIP = '192.0.2.10') {
+function setup(publicIP = '192.0.2.10', logger = pino({ level: 'silent' })) {
   const storage = new MemoryEtcd();
   const clusterIPs = new ClusterIPAllocator(storage, '10.0.0.0/24');
   const store = (def: ResourceDefinition): GenericStore => new GenericStore(def, storage, new AdmissionChain([]), createFieldManager());
@@ -36,7 +36,7 @@ function setup(publicIP = '192.0.2.10') {
       serviceIP: clusterIPs.firstAddress(),
       leases,
       stores,
-      logger: pino({ level: 'silent' }),
+      logger,
     });
   return { storage, stores, leases, clusterIPs, controller: replica(publicIP), replica };
 }
@@ -90,6 +90,25 @@ describe('the kubernetes service', () => {
     await leases.remove('192.0.2.10');
     await assert.rejects(controller.reconcileEndpoints(), /refusing to erase all endpoints for the kubernetes Service/);
     assert.deepEqual((await addresses(stores)).endpoints, ['192.0.2.10']);
+  });
+
+  it('logs one line, without a stack, when the last replica stops and the endpoints keep its address', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const { stores, controller } = setup('192.0.2.10', logger);
+    await controller.sync();
+    await controller.stop();
+    assert.deepEqual((await addresses(stores)).endpoints, ['192.0.2.10']);
+    const warnings = lines.map((line) => JSON.parse(line) as { level: number; msg: string; err: unknown }).filter((entry) => entry.level === 40);
+    assert.deepEqual(
+      warnings.map(({ msg, err }) => ({ msg, err })),
+      [
+        {
+          msg: 'unable to remove endpoints from kubernetes service',
+          err: 'no API server IP addresses were listed in storage, refusing to erase all endpoints for the kubernetes Service',
+        },
+      ],
+    );
   });
 
   it('resets a service whose ports someone changed', async () => {

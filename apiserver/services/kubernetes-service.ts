@@ -120,7 +120,8 @@ export class KubernetesServiceController {
       await this.options.leases.remove(this.options.publicIP);
       await this.reconcileEndpoints();
     } catch (err) {
-      this.options.logger.warn({ err }, 'removing this API server from the kubernetes endpoints failed');
+      // The last replica to stop always ends here (the endpoints are never emptied): a message, not a stack.
+      this.options.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'unable to remove endpoints from kubernetes service');
     }
   }
 
