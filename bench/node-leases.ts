@@ -466,13 +466,21 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   // CLOCK_MONOTONIC, the clock of V8's CPU profiles: where the window lies in the replicas' profiles.
   const windowStartedMonotonicMs = Number(process.hrtime.bigint() / 1_000_000n);
   let machineBusyThen = machineBusyMs();
+  // Each tick records the seconds that ended since the last one: a tick the loop delayed covers
+  // several, and each gets the span's largest delay and its average CPU.
+  let secondsRecorded = 0;
   const perSecond = setInterval(() => {
-    const second = Math.floor((Date.now() - windowStarted - 1) / 1000);
-    window.agentLoopMaxBySecond[second] = loopThisSecond.max / 1e6;
-    loopThisSecond.reset();
+    const secondsEnded = Math.floor((Date.now() - windowStarted) / 1000);
+    if (secondsEnded <= secondsRecorded) return;
     const machineBusyNow = machineBusyMs();
-    window.machineBusyBySecond[second] = (machineBusyNow - machineBusyThen) / 10;
+    const machineShare = (machineBusyNow - machineBusyThen) / 10 / (secondsEnded - secondsRecorded);
+    for (let second = secondsRecorded; second < secondsEnded; second++) {
+      window.agentLoopMaxBySecond[second] = loopThisSecond.max / 1e6;
+      window.machineBusyBySecond[second] = machineShare;
+    }
+    loopThisSecond.reset();
     machineBusyThen = machineBusyNow;
+    secondsRecorded = secondsEnded;
   }, 1000);
   await new Promise((resolve) => setTimeout(resolve, opts.windowMs));
   clearInterval(perSecond);
