@@ -43,6 +43,20 @@ describe('RecentFrames', () => {
     assert.equal(frames.keptBytes, 500);
   });
 
+  it('keeps exactly the newest objects over a long stream of them, in the order they came', () => {
+    const frames = new RecentFrames(100, 1_000_000);
+    const objects = Array.from({ length: 10_000 }, () => ({}));
+    objects.forEach((object, i) => frames.set(object, 'MODIFIED', bytes(1 + (i % 7))));
+    assert.equal(frames.size, 100);
+    assert.deepEqual(
+      objects.map((object, i) => (frames.get(object, 'MODIFIED') ? i : -1)).filter((i) => i >= 0),
+      Array.from({ length: 100 }, (_, i) => 9_900 + i),
+    );
+    let keptBytes = 0;
+    for (let i = 9_900; i < 10_000; i++) keptBytes += 1 + (i % 7);
+    assert.equal(frames.keptBytes, keptBytes);
+  });
+
   it('counts a replaced frame once', () => {
     const frames = new RecentFrames(10, 100);
     const a = {};

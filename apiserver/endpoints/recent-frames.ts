@@ -24,8 +24,15 @@ export interface ObjectFrames {
 }
 
 export class RecentFrames {
-  /** Objects in the order their frames were first kept: the first is the first to go. */
   private readonly byObject = new Map<object, ObjectFrames>();
+  /**
+   * The objects of `byObject` in the order their frames were first kept, from `head`: the first is
+   * the first to go. A queue of its own because walking the Map from its start to find its oldest
+   * entry steps over every entry deleted since the Map last compacted itself, thousands of them
+   * under a steady stream of events.
+   */
+  private order: object[] = [];
+  private head = 0;
   private bytes = 0;
 
   constructor(
@@ -41,6 +48,7 @@ export class RecentFrames {
     if (found === undefined) {
       found = { frames: new Map() };
       this.byObject.set(object, found);
+      this.order.push(object);
       this.evict(object);
     }
     return found;
@@ -70,11 +78,18 @@ export class RecentFrames {
   }
 
   private evict(newest: object): void {
-    for (const [object, kept] of this.byObject) {
-      if (this.byObject.size <= this.maxObjects && this.bytes <= this.maxBytes) return;
-      if (object === newest) return;
-      this.byObject.delete(object);
-      for (const frame of kept.frames.values()) this.bytes -= frame.byteLength;
+    while (this.byObject.size > this.maxObjects || this.bytes > this.maxBytes) {
+      const oldest = this.order[this.head];
+      if (oldest === undefined || oldest === newest) break;
+      this.head++;
+      const kept = this.byObject.get(oldest);
+      this.byObject.delete(oldest);
+      for (const frame of kept?.frames.values() ?? []) this.bytes -= frame.byteLength;
+    }
+    // The queue drops what it has passed once that is most of it: amortized, a constant per object.
+    if (this.head > 1024 && this.head * 2 > this.order.length) {
+      this.order = this.order.slice(this.head);
+      this.head = 0;
     }
   }
 }
