@@ -56,8 +56,30 @@ function formatOf(range: MediaRange): Format | null {
 }
 
 /** Picks the representation for a response, honouring order and q values; 406 when none fits. */
+/**
+ * Answers by Accept header, for tables allowed and not: clients send one Accept header or a few,
+ * request after request, and parsing and sorting its ranges each time cost more than the lookup.
+ * Bounded: an Accept header is the client's to choose.
+ */
+const negotiated = [new Map<string, Representation>(), new Map<string, Representation>()] as const;
+const negotiatedMax = 256;
+
 export function negotiate(accept: string | undefined, allowTable: boolean): Representation {
-  if (!accept || accept.trim() === '') return { kind: 'object', format: 'json' };
+  if (!accept) return jsonObject;
+  const known = negotiated[allowTable ? 1 : 0];
+  let representation = known.get(accept);
+  if (representation === undefined) {
+    representation = Object.freeze(negotiateAnew(accept, allowTable));
+    if (known.size >= negotiatedMax) known.clear();
+    known.set(accept, representation);
+  }
+  return representation;
+}
+
+const jsonObject: Representation = Object.freeze({ kind: 'object', format: 'json' });
+
+function negotiateAnew(accept: string, allowTable: boolean): Representation {
+  if (accept.trim() === '') return jsonObject;
   const ranges = accept
     .split(',')
     .map(parseMediaType)
@@ -91,8 +113,22 @@ const patchTypes: Record<string, PatchType> = {
   'application/apply-patch+yaml': 'apply-patch',
 };
 
-/** The decoder for a POST/PUT body; 415 for anything but JSON and YAML. */
+/** Decoders by Content-Type, as `negotiated` keeps representations by Accept. */
+const bodyFormats = new Map<string, BodyFormat>();
+
+/** The decoder for a POST/PUT body; 415 for anything but JSON, YAML and protobuf. */
 export function bodyFormat(contentType: string | undefined): BodyFormat {
+  if (contentType === undefined) return 'json';
+  let format = bodyFormats.get(contentType);
+  if (format === undefined) {
+    format = bodyFormatAnew(contentType);
+    if (bodyFormats.size >= negotiatedMax) bodyFormats.clear();
+    bodyFormats.set(contentType, format);
+  }
+  return format;
+}
+
+function bodyFormatAnew(contentType: string | undefined): BodyFormat {
   const range = parseMediaType(contentType ?? 'application/json');
   const essence = range ? `${range.type}/${range.subtype}` : '';
   if (!contentType || essence === 'application/json') return 'json';
