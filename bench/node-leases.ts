@@ -72,6 +72,8 @@ const usage = `Usage: npx tsx bench/node-leases.ts [flags]
   --keep                  keep the temp dir (etcd data, logs, agents' certificates)
   --replica-node-flags F  Node and V8 flags for both API server replicas, space-separated
                           (e.g. --replica-node-flags="--max-semi-space-size=64 --trace-gc-nvp"; their output goes to each replica's log)
+  --replica-flags F       API server flags for both replicas, space-separated
+                          (e.g. --replica-flags="--max-mutating-requests-inflight=1000", as large clusters raise it)
   --renewals-csv FILE     write every renewal of the window to FILE: end (ms into the window), latency (ms), replica
   --cpu-prof              write a CPU profile of API server replica 0 and summarize it
   --cpu-prof-dir DIR      where the profile goes (default: a new /tmp/corral-prof-* dir)
@@ -86,6 +88,8 @@ interface Options {
   keep: boolean;
   /** Node and V8 flags both replicas start with. */
   replicaNodeFlags: string[];
+  /** API server flags both replicas start with (beside the bench's own). */
+  replicaFlags: string[];
   /** Where every renewal of the window is written (end ms, latency ms, replica), if anywhere. */
   renewalsCsv: string | undefined;
   /** Where replica 0 writes its CPU profile (--cpu-prof), summarized at the end. */
@@ -103,6 +107,7 @@ function parse(argv: string[]): Options | undefined {
       'content-type': { type: 'string', default: 'application/vnd.kubernetes.protobuf' },
       keep: { type: 'boolean', default: false },
       'replica-node-flags': { type: 'string', default: '' },
+      'replica-flags': { type: 'string', default: '' },
       'renewals-csv': { type: 'string' },
       ...profileFlags,
     },
@@ -117,6 +122,7 @@ function parse(argv: string[]): Options | undefined {
     contentType: values['content-type'],
     keep: values.keep,
     replicaNodeFlags: values['replica-node-flags'].split(' ').filter(Boolean),
+    replicaFlags: values['replica-flags'].split(' ').filter(Boolean),
     renewalsCsv: values['renewals-csv'],
     cpuProfileDir: profileDir(values),
   };
@@ -340,7 +346,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
       etcdEndpoints: etcd.endpoints,
       dataDir,
       logFile: join(dir, `apiserver-${i}.log`),
-      flags: ['--enable-bootstrap-token-auth=true'],
+      flags: ['--enable-bootstrap-token-auth=true', ...opts.replicaFlags],
       nodeFlags: opts.replicaNodeFlags,
       ...(i === 0 && opts.cpuProfileDir ? { cpuProfileDir: opts.cpuProfileDir } : {}),
     });
@@ -532,6 +538,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     `\n${opts.nodes} simulated nodes speaking ${opts.contentType} (joined in ${fixed(joinSeconds, 1)} s), lease renewals over ${fixed(elapsedMs / 1000, 0)} s; ` +
       `node ${process.version} (every process of the run), ${availableParallelism()} CPUs shared by all of them` +
       (opts.replicaNodeFlags.length ? `; replicas started with ${opts.replicaNodeFlags.join(' ')}` : '') +
+      (opts.replicaFlags.length ? `; replicas' flags ${opts.replicaFlags.join(' ')}` : '') +
       '\n\n',
   );
   const baselineP99 = percentile(Float64Array.from(baseline).sort(), 0.99);
@@ -593,6 +600,15 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     return ['leases', 'nodes'].map((resource) => `${resource} ${ended(text, resource) - ended(metricsBefore.apiservers[i] ?? '', resource)}`).join(', ');
   });
   process.stdout.write(`watches that ended over the window: ${watchesEnded.map((w, i) => `replica ${i}: ${w}`).join('; ')}\n`);
+  // Beyond --max-mutating-requests-inflight a renewal is answered 429 with Retry-After: 1, and the
+  // agent (as client-go) waits that second and sends it again: one renewal, over a second.
+  const turnedAway = metricsAfter.apiservers.map((text, i) => {
+    const count = (reading: string): number => metricSum(reading, 'apiserver_request_terminations_total', ['verb="PUT"', 'resource="leases"', 'code="429"']);
+    return count(text) - count(metricsBefore.apiservers[i] ?? '');
+  });
+  process.stdout.write(
+    `lease renewals turned away over the window (429, Retry-After 1 s, beyond --max-mutating-requests-inflight): ${turnedAway.map((n, i) => `replica ${i}: ${n}`).join(', ')}\n`,
+  );
   // Half of the agents on each replica, each with one connection as a kubelet has (plus a few of the controller manager and this bench).
   process.stdout.write(`connections per replica: ${connections.join(', ')} (${fixed(connections.reduce((a, b) => a + b, 0) / opts.nodes, 2)} per agent)\n`);
   // Where a renewal's time goes, from the bucket bounds of each layer's own histogram.

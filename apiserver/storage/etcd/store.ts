@@ -25,12 +25,24 @@ export interface EtcdOptions {
   requestTimeoutMs?: number;
 }
 
+/** The HTTP/2 window, per stream and per connection, of the connections to etcd (see connectEtcd). */
+const etcdFlowControlWindowBytes = 16 * 1024 * 1024;
+
 export function connectEtcd(opts: EtcdOptions): Etcd3 {
   const timeoutMs = opts.requestTimeoutMs ?? 10_000;
   return new Etcd3({
     hosts: opts.endpoints,
-    // Lists of thousands of 2 KiB objects exceed gRPC's 4 MiB default and then trip the breaker.
-    grpcOptions: { 'grpc.max_receive_message_length': 512 * 1024 * 1024, 'grpc.max_send_message_length': 16 * 1024 * 1024 },
+    grpcOptions: {
+      // Lists of thousands of 2 KiB objects exceed gRPC's 4 MiB default and then trip the breaker.
+      'grpc.max_receive_message_length': 512 * 1024 * 1024,
+      'grpc.max_send_message_length': 16 * 1024 * 1024,
+      // Every call and every watch to one etcd member share one HTTP/2 connection. With HTTP/2's
+      // 64 KiB windows, a watch busy with events (every Lease renewal, twice: the new value and the
+      // previous) fills the connection's window whenever this process pauses to read it, and the
+      // answers to its writes then wait behind the watch. etcd's Go client (kube-apiserver's) grows
+      // its windows to 16 MiB as it measures the connection; grpc-js takes them as fixed sizes.
+      'grpc-node.flow_control_window': etcdFlowControlWindowBytes,
+    },
     defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeoutMs }),
     dialTimeout: 5_000,
     faultHandling: {
