@@ -55,28 +55,38 @@ function formatOf(range: MediaRange): Format | null {
   return null;
 }
 
-/** Picks the representation for a response, honouring order and q values; 406 when none fits. */
 /**
- * Answers by Accept header, for tables allowed and not: clients send one Accept header or a few,
- * request after request, and parsing and sorting its ranges each time cost more than the lookup.
- * Bounded: an Accept header is the client's to choose.
+ * A header's answer, worked out once: clients send one Accept or Content-Type header or a few,
+ * request after request, and parsing (and for Accept sorting) its media ranges each time cost more
+ * than a lookup. Bounded, as the header is the client's to choose; an answer that throws (406, 415)
+ * is not kept.
  */
-const negotiated = [new Map<string, Representation>(), new Map<string, Representation>()] as const;
-const negotiatedMax = 256;
-
-export function negotiate(accept: string | undefined, allowTable: boolean): Representation {
-  if (!accept) return jsonObject;
-  const known = negotiated[allowTable ? 1 : 0];
-  let representation = known.get(accept);
-  if (representation === undefined) {
-    representation = Object.freeze(negotiateAnew(accept, allowTable));
-    if (known.size >= negotiatedMax) known.clear();
-    known.set(accept, representation);
-  }
-  return representation;
+function memoizedByHeader<T>(answer: (header: string) => T): (header: string) => T {
+  const known = new Map<string, T>();
+  return (header) => {
+    let found = known.get(header);
+    if (found === undefined) {
+      found = answer(header);
+      if (known.size >= memoizedHeadersMax) known.clear();
+      known.set(header, found);
+    }
+    return found;
+  };
 }
 
+const memoizedHeadersMax = 256;
+
 const jsonObject: Representation = Object.freeze({ kind: 'object', format: 'json' });
+
+/** The representation for an Accept header, tables allowed and not; shared answers, so frozen. */
+const negotiatedWithTables = memoizedByHeader((accept) => Object.freeze(negotiateAnew(accept, true)));
+const negotiatedWithoutTables = memoizedByHeader((accept) => Object.freeze(negotiateAnew(accept, false)));
+
+/** Picks the representation for a response, honouring order and q values; 406 when none fits. */
+export function negotiate(accept: string | undefined, allowTable: boolean): Representation {
+  if (!accept) return jsonObject;
+  return allowTable ? negotiatedWithTables(accept) : negotiatedWithoutTables(accept);
+}
 
 function negotiateAnew(accept: string, allowTable: boolean): Representation {
   if (accept.trim() === '') return jsonObject;
@@ -113,29 +123,19 @@ const patchTypes: Record<string, PatchType> = {
   'application/apply-patch+yaml': 'apply-patch',
 };
 
-/** Decoders by Content-Type, as `negotiated` keeps representations by Accept. */
-const bodyFormats = new Map<string, BodyFormat>();
-
 /** The decoder for a POST/PUT body; 415 for anything but JSON, YAML and protobuf. */
 export function bodyFormat(contentType: string | undefined): BodyFormat {
-  if (contentType === undefined) return 'json';
-  let format = bodyFormats.get(contentType);
-  if (format === undefined) {
-    format = bodyFormatAnew(contentType);
-    if (bodyFormats.size >= negotiatedMax) bodyFormats.clear();
-    bodyFormats.set(contentType, format);
-  }
-  return format;
+  return contentType ? bodyFormatOf(contentType) : 'json';
 }
 
-function bodyFormatAnew(contentType: string | undefined): BodyFormat {
-  const range = parseMediaType(contentType ?? 'application/json');
+const bodyFormatOf = memoizedByHeader((contentType): BodyFormat => {
+  const range = parseMediaType(contentType);
   const essence = range ? `${range.type}/${range.subtype}` : '';
-  if (!contentType || essence === 'application/json') return 'json';
+  if (essence === 'application/json') return 'json';
   if (essence === 'application/yaml') return 'yaml';
   if (essence === 'application/vnd.kubernetes.protobuf') return 'protobuf';
   throw unsupportedMediaType(acceptedMediaTypes);
-}
+});
 
 /** The patch type of a PATCH body; 415 with the supported patch types otherwise. */
 export function patchType(contentType: string | undefined, supported: readonly PatchType[]): PatchType {
