@@ -217,31 +217,28 @@ function observeGc(): { stop: () => void; summary: () => string } {
 /** Each source's metrics text, read at one moment. */
 type MetricsReading = readonly string[];
 
-/** How many observations of one histogram between two readings, over every source, took longer than `seconds` (a bucket bound of it). */
-function countOver(before: MetricsReading, after: MetricsReading, query: HistogramQuery, seconds: number): string {
-  let over = 0;
-  let found = false;
-  after.forEach((text, i) => {
-    const [earlier, later] = [histogramBuckets(before[i] ?? '', query), histogramBuckets(text, query)];
-    const within = [...later.keys()].find((le) => Number(le) === seconds);
-    if (within === undefined) return;
-    found = true;
-    over += (later.get('+Inf') ?? 0) - (earlier.get('+Inf') ?? 0) - ((later.get(within) ?? 0) - (earlier.get(within) ?? 0));
-  });
-  return found ? String(over) : 'n/a';
-}
-
-/** The upper bound (ms) of the bucket holding quantile q of what one histogram observed between two readings, over every source. */
-function bucketQuantile(before: MetricsReading, after: MetricsReading, query: HistogramQuery, q: number): string {
+/** What one histogram observed between two readings, summed over every source: cumulative counts by `le`. */
+function bucketDeltas(before: MetricsReading, after: MetricsReading, query: HistogramQuery): Map<string, number> {
   const delta = new Map<string, number>();
   after.forEach((text, i) => {
     const earlier = histogramBuckets(before[i] ?? '', query);
     for (const [le, count] of histogramBuckets(text, query)) delta.set(le, (delta.get(le) ?? 0) + count - (earlier.get(le) ?? 0));
   });
+  return delta;
+}
+
+/** The upper bound (ms) of the bucket holding quantile q of what one histogram observed (bucketDeltas). */
+function bucketQuantile(delta: Map<string, number>, q: number): string {
   const total = delta.get('+Inf') ?? 0;
   const bounds = [...delta.keys()].filter((le) => le !== '+Inf').sort((a, b) => Number(a) - Number(b));
   const bound = bounds.find((le) => (delta.get(le) ?? 0) >= q * total);
   return total === 0 ? 'n/a' : bound === undefined ? `> ${Number(bounds[bounds.length - 1] ?? 0) * 1000}` : `≤ ${fixed(Number(bound) * 1000, 1)}`;
+}
+
+/** How many of what one histogram observed (bucketDeltas) took longer than `seconds`, one of its bucket bounds. */
+function countOver(delta: Map<string, number>, seconds: number): string {
+  const within = [...delta.keys()].find((le) => Number(le) === seconds);
+  return within === undefined ? 'n/a' : String((delta.get('+Inf') ?? 0) - (delta.get(within) ?? 0));
 }
 
 /** The renewals of the window: each one's latency, when it ended (ms since the window started) and the replica that served it. */
@@ -595,17 +592,18 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   }
   // A watcher too slow for its events (the controller manager's of 500 lease events a second) is
   // cut off and re-watches from its last version, which the replica replays from history at once.
-  const watchesEnded = metricsAfter.apiservers.map((text, i) => {
-    const ended = (reading: string, resource: string): number => metricSum(reading, 'apiserver_request_total', ['verb="WATCH"', `resource="${resource}"`]);
-    return ['leases', 'nodes'].map((resource) => `${resource} ${ended(text, resource) - ended(metricsBefore.apiservers[i] ?? '', resource)}`).join(', ');
-  });
-  process.stdout.write(`watches that ended over the window: ${watchesEnded.map((w, i) => `replica ${i}: ${w}`).join('; ')}\n`);
+  /** Each replica's growth over the window of one metric's matching series. */
+  const grewBy = (metric: string, labels: readonly string[]): number[] =>
+    metricsAfter.apiservers.map((text, i) => metricSum(text, metric, labels) - metricSum(metricsBefore.apiservers[i] ?? '', metric, labels));
+  const watchesEnded = ['leases', 'nodes'].map(
+    (resource) => [resource, grewBy('apiserver_request_total', ['verb="WATCH"', `resource="${resource}"`])] as const,
+  );
+  process.stdout.write(
+    `watches that ended over the window: ${metricsAfter.apiservers.map((_, i) => `replica ${i}: ${watchesEnded.map(([resource, ended]) => `${resource} ${ended[i] ?? 0}`).join(', ')}`).join('; ')}\n`,
+  );
   // Beyond --max-mutating-requests-inflight a renewal is answered 429 with Retry-After: 1, and the
   // agent (as client-go) waits that second and sends it again: one renewal, over a second.
-  const turnedAway = metricsAfter.apiservers.map((text, i) => {
-    const count = (reading: string): number => metricSum(reading, 'apiserver_request_terminations_total', ['verb="PUT"', 'resource="leases"', 'code="429"']);
-    return count(text) - count(metricsBefore.apiservers[i] ?? '');
-  });
+  const turnedAway = grewBy('apiserver_request_terminations_total', ['verb="PUT"', 'resource="leases"', 'code="429"']);
   process.stdout.write(
     `lease renewals turned away over the window (429, Retry-After 1 s, beyond --max-mutating-requests-inflight): ${turnedAway.map((n, i) => `replica ${i}: ${n}`).join(', ')}\n`,
   );
@@ -624,13 +622,10 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     formatTable(
       // A stall that holds a few hundred of the window's 30,000 writes is under its p99: p99.9 and the count over 1 s show it.
       ['layer, over the window', 'p50 ms', 'p99 ms', 'p99.9 ms', 'over 1 s'],
-      layers.map(([label, source, query]) => [
-        label,
-        bucketQuantile(metricsBefore[source], metricsAfter[source], query, 0.5),
-        bucketQuantile(metricsBefore[source], metricsAfter[source], query, 0.99),
-        bucketQuantile(metricsBefore[source], metricsAfter[source], query, 0.999),
-        countOver(metricsBefore[source], metricsAfter[source], query, 1),
-      ]),
+      layers.map(([label, source, query]) => {
+        const delta = bucketDeltas(metricsBefore[source], metricsAfter[source], query);
+        return [label, bucketQuantile(delta, 0.5), bucketQuantile(delta, 0.99), bucketQuantile(delta, 0.999), countOver(delta, 1)];
+      }),
     ) + '\n\n',
   );
   // prom-client's event-loop figures cover the time since the previous scrape: the window.
