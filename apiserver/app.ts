@@ -191,6 +191,7 @@ export async function startApiServer(config: ApiServerConfig, logger: Logger = c
     auditor,
     maxRequestsInflight: config.maxRequestsInflight,
     maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
+    enablePriorityAndFairness: config.enablePriorityAndFairness,
     requestTimeoutMs: config.requestTimeoutMs,
     requestLogLevel: config.requestLogLevel as Level,
   });

@@ -59,6 +59,8 @@ export interface ApiServerConfig {
   maxRequestsInflight: number;
   /** 0: unlimited. */
   maxMutatingRequestsInflight: number;
+  /** Requests queue per priority level (API Priority and Fairness) instead of meeting the two in-flight limits. */
+  enablePriorityAndFairness: boolean;
   requestTimeoutMs: number;
   livezGracePeriodMs: number;
   shutdownDelayMs: number;
@@ -132,8 +134,21 @@ export const flags: Record<string, FlagSpec> = {
   },
   'log-level': { type: 'string', default: 'info', help: 'Log level: trace, debug, info, warn, error, fatal, silent.' },
   'request-log-level': { type: 'string', default: 'debug', help: 'Level of the one log line per request (verb, path, user, code, latency, request id).' },
-  'max-requests-inflight': { type: 'string', default: '400', help: 'Most read-only requests served at once (watches excluded); beyond it 429. 0: no limit.' },
-  'max-mutating-requests-inflight': { type: 'string', default: '200', help: 'Most mutating requests served at once; beyond it 429. 0: no limit.' },
+  'max-requests-inflight': {
+    type: 'string',
+    default: '400',
+    help: 'Most read-only requests served at once (watches excluded); beyond it 429. 0: no limit. With priority and fairness, part of the total the priority levels share.',
+  },
+  'max-mutating-requests-inflight': {
+    type: 'string',
+    default: '200',
+    help: 'Most mutating requests served at once; beyond it 429. 0: no limit. With priority and fairness, part of the total the priority levels share.',
+  },
+  'enable-priority-and-fairness': {
+    type: 'bool',
+    default: 'true',
+    help: "If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness (upstream's default flow schemas and priority levels).",
+  },
   'request-timeout': {
     type: 'string',
     default: formatGoDuration(60_000),
@@ -294,6 +309,7 @@ export function configFromFlags(values: ParsedFlags): ApiServerConfig {
         ),
       0,
     ),
+    enablePriorityAndFairness: reader.bool('enable-priority-and-fairness', true),
     requestTimeoutMs: nonNegative(duration('request-timeout', '1m0s'), '--request-timeout can not be negative value'),
     livezGracePeriodMs: nonNegative(duration('livez-grace-period', '0s'), '--livez-grace-period can not be a negative value'),
     shutdownDelayMs: nonNegative(duration('shutdown-delay-duration', '0s'), '--shutdown-delay-duration can not be negative value'),
@@ -308,6 +324,11 @@ export function configFromFlags(values: ParsedFlags): ApiServerConfig {
     serviceNodePortRange: check(() => nodePortRange(str('service-node-port-range') ?? '30000-32767'), { base: 30000, size: 2768 }),
     endpointReconcilerType: check(() => reconcilerType(str('endpoint-reconciler-type') ?? 'lease'), 'lease'),
   };
+  if (config.enablePriorityAndFairness && config.maxRequestsInflight + config.maxMutatingRequestsInflight <= 0) {
+    errors.push(
+      `invalid configuration: MaxRequestsInFlight=${config.maxRequestsInflight} and MaxMutatingRequestsInFlight=${config.maxMutatingRequestsInflight}; they must add up to something positive`,
+    );
+  }
   reader.finish();
   return config;
 }

@@ -3,9 +3,11 @@
  * apply them:
  *
  * - --max-requests-inflight / --max-mutating-requests-inflight bound the requests being served at
- *   once, per kind (get, list and watch are read-only; everything else mutates). Long-running
- *   requests (watches) are not counted. Members of system:masters are never turned away. Beyond a
- *   limit the answer is upstream's plain-text 429 with `Retry-After: 1`. 0 means unlimited.
+ *   once, per kind (get, list and watch are read-only; everything else mutates), when API Priority
+ *   and Fairness is off (with it on they only count, and flowcontrol/ divides their sum among
+ *   priority levels). Long-running requests (watches) are not counted. Members of system:masters
+ *   are never turned away. Beyond a limit the answer is upstream's plain-text 429 with
+ *   `Retry-After: 1`. 0 means unlimited.
  * - --request-timeout bounds every request that is not long-running; a `timeout` query parameter
  *   may shorten it. Past it the client gets upstream's 504 Timeout Status while the handler's late
  *   answer is dropped.
@@ -19,8 +21,6 @@ export type RequestKind = 'readOnly' | 'mutating';
 
 /** Upstream's body of the 429 (written by http.Error, hence text/plain and the trailing newline). */
 export const tooManyRequestsBody = 'Too many requests, please try again later.\n';
-/** Upstream's Retry-After for requests turned away by the in-flight limit, in seconds. */
-export const tooManyRequestsRetryAfter = '1';
 
 const readOnlyVerbs = new Set(['get', 'list', 'watch']);
 const longRunningSubresources = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);

@@ -361,7 +361,13 @@ describe('a default server', () => {
 describe('limits and logs', () => {
   let s: Started;
   before(async () => {
-    s = await start(['--max-requests-inflight=1', '--max-mutating-requests-inflight=1', '--request-timeout=1500ms', '--request-log-level=info']);
+    s = await start([
+      '--enable-priority-and-fairness=false',
+      '--max-requests-inflight=1',
+      '--max-mutating-requests-inflight=1',
+      '--request-timeout=1500ms',
+      '--request-log-level=info',
+    ]);
   });
 
   it('turns away requests beyond --max-mutating-requests-inflight with upstream 429, except for system:masters', async () => {
@@ -443,6 +449,86 @@ describe('limits and logs', () => {
     assert.equal(line.code, 200);
     assert.equal(typeof line.latencyMs, 'number');
     assert.ok(!s.logText().includes('bob-token'));
+  });
+});
+
+describe('priority and fairness', () => {
+  let s: Started;
+  // A concurrency limit of 2 gives every priority level one seat; --request-timeout=2s lets a
+  // request wait 500 ms for it.
+  before(async () => {
+    s = await start(['--max-requests-inflight=1', '--max-mutating-requests-inflight=1', '--request-timeout=2s']);
+  });
+  const configMaps = '/api/v1/namespaces/default/configmaps';
+  const bob = { token: 'bob-token' };
+  const inQueue = async (): Promise<number | undefined> =>
+    sample(
+      (await call(s.server.url, 'GET', '/metrics')).text,
+      'apiserver_flowcontrol_current_inqueue_requests{flow_schema="global-default",priority_level="global-default"}',
+    );
+
+  it("queues a request beyond its level's seats instead of turning it away, and runs it once the seat is free", async () => {
+    const held = slowPost(s.server.url, configMaps, configMap('pf-held'), bob);
+    await waitFor('the held request to hold the seat', async () => {
+      const text = (await call(s.server.url, 'GET', '/metrics')).text;
+      return sample(text, 'apiserver_flowcontrol_current_executing_requests{flow_schema="global-default",priority_level="global-default"}') === 1;
+    });
+    const queued = call(s.server.url, 'POST', configMaps, { auth: bob, body: configMap('pf-queued') });
+    await waitFor('the second request to wait in its queue', async () => (await inQueue()) === 1);
+    // the exempt level (system:masters) and the probes are not held up by it
+    assert.equal((await call(s.server.url, 'POST', configMaps, { body: configMap('pf-admin') })).status, 201);
+    assert.equal((await call(s.server.url, 'GET', '/readyz', { auth: bob })).status, 200);
+    held.finish();
+    assert.equal((await held.answer).status, 201);
+    const answer = await queued;
+    assert.equal(answer.status, 201);
+    assert.equal(await inQueue(), 0);
+  });
+
+  it('turns a request away with 429 when its wait runs out, and tells the client its flow schema and priority level', async () => {
+    const held = slowPost(s.server.url, configMaps, configMap('pf-held2'), bob);
+    await waitFor('the held request to hold the seat', async () => {
+      const text = (await call(s.server.url, 'GET', '/metrics')).text;
+      return sample(text, 'apiserver_flowcontrol_current_executing_requests{flow_schema="global-default",priority_level="global-default"}') === 1;
+    });
+    const started = Date.now();
+    const refused = await call(s.server.url, 'POST', configMaps, { auth: bob, body: configMap('pf-late') });
+    assert.equal(refused.status, 429);
+    assert.ok(Date.now() - started >= 400, `answered after ${Date.now() - started} ms, before its 500 ms wait ran out`);
+    assert.equal(refused.text, 'Too many requests, please try again later.\n');
+    assert.equal(refused.headers['retry-after'], '1');
+    assert.match(String(refused.headers['x-kubernetes-pf-flowschema-uid']), /^[0-9a-f-]{36}$/);
+    assert.match(String(refused.headers['x-kubernetes-pf-prioritylevel-uid']), /^[0-9a-f-]{36}$/);
+    held.finish();
+    const ok = await held.answer;
+    assert.equal(ok.status, 201);
+    assert.equal(ok.headers['x-kubernetes-pf-flowschema-uid'], refused.headers['x-kubernetes-pf-flowschema-uid']);
+    const admin = await call(s.server.url, 'GET', configMaps);
+    assert.notEqual(admin.headers['x-kubernetes-pf-flowschema-uid'], ok.headers['x-kubernetes-pf-flowschema-uid']);
+    const text = (await call(s.server.url, 'GET', '/metrics')).text;
+    assert.equal(
+      sample(text, 'apiserver_flowcontrol_rejected_requests_total{flow_schema="global-default",priority_level="global-default",reason="time-out"}'),
+      1,
+    );
+    assert.equal(
+      sample(
+        text,
+        'apiserver_request_terminations_total{verb="POST",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver",code="429"}',
+      ),
+      1,
+    );
+  });
+
+  it('refuses to start when the two limits leave it no seats', () => {
+    assert.throws(
+      () => configFromFlags(parseFlags(['--max-requests-inflight=0', '--max-mutating-requests-inflight=0'])),
+      /invalid configuration: MaxRequestsInFlight=0 and MaxMutatingRequestsInFlight=0; they must add up to something positive/,
+    );
+    assert.equal(
+      configFromFlags(parseFlags(['--max-requests-inflight=0', '--max-mutating-requests-inflight=0', '--enable-priority-and-fairness=false']))
+        .maxRequestsInflight,
+      0,
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * The API server: a TLS listener speaking HTTP/2 with HTTP/1.1 fallback, and the request
  * pipeline, which reads top to bottom in `serve`: request info and deadline → public endpoints →
- * authentication → audit → in-flight limit → authorization → metrics, discovery, OpenAPI or the
+ * authentication → audit → priority and fairness (or the in-flight limit) → authorization → metrics, discovery, OpenAPI or the
  * verb handler (where admission runs). Every failure leaves as a Status; every request leaves one
  * log line, its metrics and (per the audit policy) its audit events when its response closes.
  */
@@ -32,16 +32,8 @@ import { answerProtocolErrors, maxHeaderBytes } from './protocol-errors.ts';
 import { requireAllowed, type Authorizer } from '../authorization/authorizer.ts';
 import { apiServerComponent, type ApiServerMetrics, type RequestLabels } from './metrics.ts';
 import { sourceIPs, type Auditor, type RequestAudit } from './audit.ts';
-import {
-  InflightLimiter,
-  isLongRunning,
-  requestDeadlineMs,
-  requestKind,
-  requestTimeoutError,
-  tooManyRequestsBody,
-  tooManyRequestsRetryAfter,
-  type RequestKind,
-} from './limits.ts';
+import { InflightLimiter, isLongRunning, requestDeadlineMs, requestKind, requestTimeoutError, tooManyRequestsBody, type RequestKind } from './limits.ts';
+import { FlowControl, queueWaitLimitMs } from './flowcontrol/flow-control.ts';
 import { ConnectionTracker } from './shutdown.ts';
 import { WatchBudget } from './watch-budget.ts';
 import { append } from '../../shared/api/append.ts';
@@ -59,9 +51,14 @@ export interface ServerOptions {
   metrics: ApiServerMetrics;
   /** Absent without an audit policy. */
   auditor?: Auditor | undefined;
-  /** --max-requests-inflight and --max-mutating-requests-inflight (0: unlimited). */
+  /**
+   * --max-requests-inflight and --max-mutating-requests-inflight: the limits of each kind (0:
+   * unlimited), or together the concurrency limit that Priority and Fairness divides.
+   */
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  /** --enable-priority-and-fairness: requests queue per priority level instead of meeting the in-flight limits. */
+  enablePriorityAndFairness: boolean;
   /** --request-timeout, for every request that is not long-running. */
   requestTimeoutMs: number;
   /** The level of the one log line per request. */
@@ -153,6 +150,10 @@ interface Exchange {
   audit: RequestAudit | undefined;
   /** Set once a seat of the in-flight limit is held. */
   seat: RequestKind | undefined;
+  /** Gives back the request's seat of its priority level, once it holds one. */
+  releaseFlowSeat: (() => void) | undefined;
+  /** Takes the request out of its priority level's queue while it waits there. */
+  cancelWait: (() => void) | undefined;
   /** The Status answered, when the request failed. */
   failure: Status | undefined;
   contentType: string | undefined;
@@ -205,6 +206,8 @@ export class ApiServer {
   readonly server: Http2SecureServer;
   private readonly connections: ConnectionTracker;
   private readonly limiter: InflightLimiter;
+  /** Undefined when Priority and Fairness is off; the in-flight limits apply then. */
+  private readonly flowControl: FlowControl | undefined;
   private readonly watches = new Set<() => void>();
   /**
    * The unsent watch bytes of this server, per watcher and in total: a watcher that does not keep
@@ -238,7 +241,12 @@ export class ApiServer {
       (req, res) => this.serve(req, res),
     );
     this.connections = new ConnectionTracker(this.server);
-    this.limiter = new InflightLimiter(opts.maxRequestsInflight, opts.maxMutatingRequestsInflight);
+    // With Priority and Fairness on, the in-flight limiter only counts (apiserver_current_inflight_requests).
+    const fair = opts.enablePriorityAndFairness;
+    this.flowControl = fair
+      ? new FlowControl({ serverConcurrencyLimit: opts.maxRequestsInflight + opts.maxMutatingRequestsInflight, registry: opts.metrics.registry })
+      : undefined;
+    this.limiter = new InflightLimiter(fair ? 0 : opts.maxRequestsInflight, fair ? 0 : opts.maxMutatingRequestsInflight);
     opts.metrics.setInflightSource(() => this.limiter.takeWatermarks());
     const logger = opts.logger;
     this.logRequest = logger.isLevelEnabled(opts.requestLogLevel) ? logger[opts.requestLogLevel].bind(logger) : undefined;
@@ -343,6 +351,8 @@ export class ApiServer {
       username: '',
       audit: undefined,
       seat: undefined,
+      releaseFlowSeat: undefined,
+      cancelWait: undefined,
       failure: undefined,
       contentType: undefined,
       body: undefined,
@@ -360,6 +370,7 @@ export class ApiServer {
     });
     res.once('close', () => {
       ex.closed = true;
+      ex.cancelWait?.();
       if (deadline) clearTimeout(deadline);
       try {
         this.finish(res, ex);
@@ -369,9 +380,10 @@ export class ApiServer {
     });
     try {
       if (badTarget) throw badTarget;
+      let deadlineMs = 0;
       if (!longRunning) {
-        const ms = requestDeadlineMs(url.searchParams, this.opts.requestTimeoutMs);
-        deadline = setTimeout(() => this.timeOut(req, res, ex), ms);
+        deadlineMs = requestDeadlineMs(url.searchParams, this.opts.requestTimeoutMs);
+        deadline = setTimeout(() => this.timeOut(req, res, ex), deadlineMs);
       }
       const clientCertificate = clientCertificateOf(tlsSocketOf(req));
       const authorization = req.headers.authorization;
@@ -392,16 +404,8 @@ export class ApiServer {
       const user = await impersonate(req.rawHeaders, authenticated, this.opts.authorizer);
       if (user !== authenticated) ex.audit?.impersonated(user);
 
-      // Probes and /version skip the in-flight limit (upstream exempts probes from fairness), so
-      // a saturated server still answers its supervisor.
       const probe = probePaths.test(url.pathname);
-      if (!longRunning && !probe) {
-        const kind = requestKind(info);
-        if (!this.limiter.admit(kind, user)) return this.tooManyRequests(res, ex);
-        // A client that left during authentication must not keep its seat: finish() has run already.
-        if (ex.closed) return this.limiter.release(kind);
-        ex.seat = kind;
-      }
+      if (!longRunning && !(await this.takeSeat(res, ex, user, probe, deadlineMs))) return;
 
       const asked = authorizationAttributes(info);
       const decision = await this.opts.authorizer.authorize(user, asked);
@@ -610,12 +614,61 @@ export class ApiServer {
     this.send(res, ex, err.code, body.contentType, body.body, warnings, headers);
   }
 
-  /** Upstream's answer beyond the in-flight limit: plain text, Retry-After 1. */
-  private tooManyRequests(res: AnyResponse, ex: Exchange): void {
+  /**
+   * Holds the request until it may run: a seat of its priority level, waited for in its queue
+   * (Priority and Fairness), or a seat of its kind's in-flight limit. False when it may not run:
+   * it was turned away (answered 429 here) or its client left.
+   */
+  private async takeSeat(res: AnyResponse, ex: Exchange, user: UserInfo, probe: boolean, deadlineMs: number): Promise<boolean> {
+    const flowControl = this.flowControl;
+    const classification = flowControl?.classify(user, ex.info);
+    if (flowControl && classification) {
+      res.setHeader('x-kubernetes-pf-flowschema-uid', classification.flowSchemaUid);
+      res.setHeader('x-kubernetes-pf-prioritylevel-uid', classification.priorityLevelUid);
+      const waitedMs = Number(process.hrtime.bigint() - ex.started) / 1e6;
+      let admission = flowControl.admit(classification, queueWaitLimitMs(deadlineMs) - waitedMs);
+      if ('cancel' in admission) {
+        ex.cancelWait = admission.cancel;
+        admission = await admission.admission;
+        ex.cancelWait = undefined;
+      }
+      if (!admission.admitted) {
+        if (admission.reason !== 'cancelled') this.tooManyRequests(res, ex, admission.retryAfterSeconds);
+        return false;
+      }
+      ex.releaseFlowSeat = admission.release;
+    } else if (probe) {
+      // Without Priority and Fairness, probes and /version skip the in-flight limit, so that a
+      // saturated server still answers its supervisor.
+      return true;
+    }
+    const kind = requestKind(ex.info);
+    if (!this.limiter.admit(kind, user)) {
+      this.tooManyRequests(res, ex, 1);
+      return false;
+    }
+    ex.seat = kind;
+    // A client that left while the request waited must not keep its seats: finish() has run already.
+    if (ex.closed) {
+      this.releaseSeats(ex);
+      return false;
+    }
+    return true;
+  }
+
+  private releaseSeats(ex: Exchange): void {
+    if (ex.seat) this.limiter.release(ex.seat);
+    ex.seat = undefined;
+    ex.releaseFlowSeat?.();
+    ex.releaseFlowSeat = undefined;
+  }
+
+  /** Upstream's answer to a request turned away by the in-flight limit or its priority level: plain text, with Retry-After. */
+  private tooManyRequests(res: AnyResponse, ex: Exchange, retryAfterSeconds: number): void {
     ex.terminated = true;
     this.opts.metrics.observeTermination(this.requestLabels(ex), 429);
     this.send(res, ex, 429, 'text/plain; charset=utf-8', tooManyRequestsBody, [], {
-      'retry-after': tooManyRequestsRetryAfter,
+      'retry-after': String(retryAfterSeconds),
       'x-content-type-options': 'nosniff',
     });
   }
@@ -676,7 +729,7 @@ export class ApiServer {
 
   /** Once the response closed: the seat, the log line, the metrics and the last audit event. */
   private finish(res: AnyResponse, ex: Exchange): void {
-    if (ex.seat) this.limiter.release(ex.seat);
+    this.releaseSeats(ex);
     const seconds = Number(process.hrtime.bigint() - ex.started) / 1e9;
     const code = res.statusCode;
     this.logRequest?.({ requestId: ex.requestId, verb: ex.info.verb, path: ex.info.path, user: ex.username, code, latencyMs: seconds * 1000 }, 'request');
