@@ -73,7 +73,8 @@ const usage = `Usage: npx tsx bench/node-leases.ts [flags]
   --replica-node-flags F  Node and V8 flags for both API server replicas, space-separated
                           (e.g. --replica-node-flags="--max-semi-space-size=64 --trace-gc-nvp"; their output goes to each replica's log)
   --replica-flags F       API server flags for both replicas, space-separated
-                          (e.g. --replica-flags="--max-mutating-requests-inflight=1000", as large clusters raise it)
+                          (e.g. --replica-flags="--max-mutating-requests-inflight=1000", as large clusters raise it,
+                          or --replica-flags="--enable-priority-and-fairness=false")
   --renewals-csv FILE     write every renewal of the window to FILE: end (ms into the window), latency (ms), replica
   --cpu-prof              write a CPU profile of API server replica 0 and summarize it
   --cpu-prof-dir DIR      where the profile goes (default: a new /tmp/corral-prof-* dir)
@@ -138,6 +139,11 @@ interface HistogramQuery {
 }
 
 const leasePut: HistogramQuery = { metric: 'apiserver_request_duration_seconds', labels: ['verb="PUT"', 'resource="leases"'] };
+/** The wait of nodes' lease and Node writes for a seat of their priority level (upstream's system-node-high flow schema). */
+const nodeHighWait: HistogramQuery = {
+  metric: 'apiserver_flowcontrol_request_wait_duration_seconds',
+  labels: ['flow_schema="system-node-high"', 'execute="true"'],
+};
 const etcdLeaseUpdate: HistogramQuery = { metric: 'etcd_request_duration_seconds', labels: ['operation="update"', 'type="leases.coordination.k8s.io"'] };
 /** etcd's own time for a transaction, from receiving it to answering. */
 const etcdTxn: HistogramQuery = { metric: 'grpc_server_handling_seconds', labels: ['grpc_method="Txn"'] };
@@ -601,18 +607,18 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   process.stdout.write(
     `watches that ended over the window: ${metricsAfter.apiservers.map((_, i) => `replica ${i}: ${watchesEnded.map(([resource, ended]) => `${resource} ${ended[i] ?? 0}`).join(', ')}`).join('; ')}\n`,
   );
-  // Beyond --max-mutating-requests-inflight a renewal is answered 429 with Retry-After: 1, and the
-  // agent (as client-go) waits that second and sends it again: one renewal, over a second.
+  // A renewal turned away (its priority level's queue full or its wait over; beyond
+  // --max-mutating-requests-inflight without priority and fairness) is answered 429 with a
+  // Retry-After, and the agent (as client-go) waits that long and sends it again.
   const turnedAway = grewBy('apiserver_request_terminations_total', ['verb="PUT"', 'resource="leases"', 'code="429"']);
-  process.stdout.write(
-    `lease renewals turned away over the window (429, Retry-After 1 s, beyond --max-mutating-requests-inflight): ${turnedAway.map((n, i) => `replica ${i}: ${n}`).join(', ')}\n`,
-  );
+  process.stdout.write(`lease renewals turned away over the window (429): ${turnedAway.map((n, i) => `replica ${i}: ${n}`).join(', ')}\n`);
   // Half of the agents on each replica, each with one connection as a kubelet has (plus a few of the controller manager and this bench).
   process.stdout.write(`connections per replica: ${connections.join(', ')} (${fixed(connections.reduce((a, b) => a + b, 0) / opts.nodes, 2)} per agent)\n`);
   // Where a renewal's time goes, from the bucket bounds of each layer's own histogram.
   process.stdout.write('\n');
   const layers: [string, 'apiservers' | 'etcd', HistogramQuery][] = [
     ['PUT lease at the API servers (apiserver_request_duration_seconds)', 'apiservers', leasePut],
+    ["nodes' writes waiting for a seat (apiserver_flowcontrol_request_wait_duration_seconds)", 'apiservers', nodeHighWait],
     ['lease update in etcd, seen by the API servers (etcd_request_duration_seconds)', 'apiservers', etcdLeaseUpdate],
     ["etcd's own transactions, all of them (grpc_server_handling_seconds)", 'etcd', etcdTxn],
     ["etcd's WAL fsync (etcd_disk_wal_fsync_duration_seconds)", 'etcd', walFsync],

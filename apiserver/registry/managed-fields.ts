@@ -41,6 +41,7 @@ import type { TimeSlice } from '../../shared/apply/time-slice.ts';
 import { parseJson } from '../../shared/codec/json.ts';
 import { goQuote, isGoPrint } from '../../shared/go/format.ts';
 import { formatTime, formatTimeOf, tryParseTime } from '../../shared/go/time.ts';
+import { compareManagedFieldsEntries, ownedUpdateManagedFields } from './owned-update.ts';
 
 /** Update entries kept before the oldest are merged (upstream DefaultMaxUpdateManagers). */
 export const maxUpdateManagers = 10;
@@ -254,14 +255,7 @@ function* encodeManagedFieldsSteps(managed: Managed): Steps<ManagedFieldsEntry[]
     entries.push(entry);
     yield;
   }
-  return entries.sort(
-    (p, q) =>
-      compareStrings(p.operation ?? '', q.operation ?? '') ||
-      timeSeconds(p.time) - timeSeconds(q.time) ||
-      compareStrings(p.manager ?? '', q.manager ?? '') ||
-      compareStrings(p.apiVersion ?? '', q.apiVersion ?? '') ||
-      compareStrings(p.subresource ?? '', q.subresource ?? ''),
-  );
+  return entries.sort(compareManagedFieldsEntries);
 }
 
 /**
@@ -541,6 +535,9 @@ function* refreshLastApplied(result: KubeObject, applied: KubeObject): Steps<voi
 // ---------------------------------------------------------------------------------------------
 
 class ManagedFieldsManager implements FieldManager {
+  /** `ownedUpdates`: record updates that rewrite only the writer's own fields without field sets (owned-update.ts). */
+  constructor(private readonly ownedUpdates: boolean) {}
+
   update(live: KubeObject | null, updated: KubeObject, request: FieldManagerRequest): Promise<KubeObject> {
     return run(this.updateSteps(live, updated, request), request);
   }
@@ -560,19 +557,24 @@ class ManagedFieldsManager implements FieldManager {
   }
 
   private *track(live: KubeObject | null, obj: KubeObject, request: FieldManagerRequest): Steps<KubeObject> {
+    const opts = updaterOptions(request);
+    const manager = request.manager || 'unknown';
+    const now = formatTimeOf(request.now);
+    if (live && this.ownedUpdates) {
+      const writer = { manager, apiVersion: opts.apiVersion, subresource: request.subresource };
+      const entries = ownedUpdateManagedFields(live, obj, writer, now, { subresource: request.subresource, resetsFields: opts.resetFields !== undefined });
+      if (entries) {
+        obj.metadata.managedFields = entries;
+        return obj;
+      }
+    }
     const managed = yield* managedForUpdate(live, obj, request.subresource);
     delete obj.metadata.managedFields;
     // An existing object without managedFields stays untracked until it is applied to.
     if (managed.fields.size === 0 && live?.metadata.uid) return obj;
-    const opts = updaterOptions(request);
-    const identifier = managerIdentifier({
-      manager: request.manager || 'unknown',
-      operation: 'Update',
-      apiVersion: opts.apiVersion,
-      subresource: request.subresource,
-    });
+    const identifier = managerIdentifier({ manager, operation: 'Update', apiVersion: opts.apiVersion, subresource: request.subresource });
     const liveValue = live ? withoutManagedFields(live) : {};
-    const recorded = yield* recordWrite(opts, liveValue, obj, managed, identifier, formatTimeOf(request.now));
+    const recorded = yield* recordWrite(opts, liveValue, obj, managed, identifier, now);
     yield* setManagedFields(obj, recorded);
     return obj;
   }
@@ -677,8 +679,9 @@ async function run<T>(steps: Steps<T>, request: FieldManagerRequest): Promise<T>
   return slice ? slice.run(steps) : runSteps(steps);
 }
 
-export function createFieldManager(): FieldManager {
-  return new ManagedFieldsManager();
+/** `ownedUpdates: false` records every update in full (tests compare the two). */
+export function createFieldManager(options: { ownedUpdates?: boolean } = {}): FieldManager {
+  return new ManagedFieldsManager(options.ownedUpdates ?? true);
 }
 
 // ---------------------------------------------------------------------------------------------

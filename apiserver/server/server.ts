@@ -620,6 +620,8 @@ export class ApiServer {
    * it was turned away (answered 429 here) or its client left.
    */
   private async takeSeat(res: AnyResponse, ex: Exchange, user: UserInfo, probe: boolean, deadlineMs: number): Promise<boolean> {
+    // A client that left during authentication gets no seat and no place in a queue.
+    if (ex.closed) return false;
     const flowControl = this.flowControl;
     const classification = flowControl?.classify(user, ex.info);
     if (flowControl && classification) {
