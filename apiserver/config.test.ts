@@ -17,6 +17,7 @@ describe('operational flags', () => {
     const c = config();
     assert.equal(c.maxRequestsInflight, 400);
     assert.equal(c.maxMutatingRequestsInflight, 200);
+    assert.equal(c.enablePriorityAndFairness, true);
     assert.equal(c.requestTimeoutMs, 60_000);
     assert.equal(c.livezGracePeriodMs, 0);
     assert.equal(c.shutdownDelayMs, 0);
@@ -60,6 +61,14 @@ describe('operational flags', () => {
       error('--max-requests-inflight=many'),
       'invalid argument "many" for "--max-requests-inflight" flag: strconv.ParseInt: parsing "many": invalid syntax',
     );
+    assert.equal(
+      error('--max-requests-inflight=0', '--max-mutating-requests-inflight=0'),
+      'invalid configuration: MaxRequestsInFlight=0 and MaxMutatingRequestsInFlight=0; they must add up to something positive',
+    );
+    assert.equal(
+      config('--max-requests-inflight=0', '--max-mutating-requests-inflight=0', '--enable-priority-and-fairness=false').enablePriorityAndFairness,
+      false,
+    );
     assert.equal(error('--request-timeout=-1s'), '--request-timeout can not be negative value');
     assert.equal(error('--request-timeout=60'), 'invalid argument "60" for "--request-timeout" flag: time: missing unit in duration "60"');
     assert.equal(error('--livez-grace-period=-1s'), '--livez-grace-period can not be a negative value');
@@ -91,6 +100,7 @@ describe('operational flags', () => {
     for (const line of [
       /--max-requests-inflight .*\(default "400"\)/,
       /--max-mutating-requests-inflight .*\(default "200"\)/,
+      /--enable-priority-and-fairness .*\(default "true"\)/,
       /--request-timeout .*\(default "1m0s"\)/,
       /--livez-grace-period .*\(default "0s"\)/,
       /--shutdown-delay-duration .*\(default "0s"\)/,

@@ -518,18 +518,6 @@ describe('priority and fairness', () => {
       1,
     );
   });
-
-  it('refuses to start when the two limits leave it no seats', () => {
-    assert.throws(
-      () => configFromFlags(parseFlags(['--max-requests-inflight=0', '--max-mutating-requests-inflight=0'])),
-      /invalid configuration: MaxRequestsInFlight=0 and MaxMutatingRequestsInFlight=0; they must add up to something positive/,
-    );
-    assert.equal(
-      configFromFlags(parseFlags(['--max-requests-inflight=0', '--max-mutating-requests-inflight=0', '--enable-priority-and-fairness=false']))
-        .maxRequestsInflight,
-      0,
-    );
-  });
 });
 
 describe('the audit log', () => {
