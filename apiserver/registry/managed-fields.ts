@@ -368,6 +368,28 @@ function* recordWrite(
   return result;
 }
 
+const namePathsCache = new WeakMap<FieldSet, readonly (readonly string[])[] | undefined>();
+
+/** The paths of `set` as field names (reset fields are fields), or undefined if one holds a key, value or index. */
+function fieldNamePaths(set: FieldSet | undefined): readonly (readonly string[])[] | undefined {
+  if (!set) return [];
+  if (namePathsCache.has(set)) return namePathsCache.get(set);
+  const paths: string[][] = [];
+  for (const path of set.paths()) {
+    const names: string[] = [];
+    for (const element of path) {
+      if (element.type !== 'field') {
+        namePathsCache.set(set, undefined);
+        return undefined;
+      }
+      names.push(element.name);
+    }
+    paths.push(names);
+  }
+  namePathsCache.set(set, paths);
+  return paths;
+}
+
 function updaterOptions(request: FieldManagerRequest): UpdaterOptions {
   return {
     schema: request.definition.schema,
@@ -562,7 +584,7 @@ class ManagedFieldsManager implements FieldManager {
     const now = formatTimeOf(request.now);
     if (live && this.ownedUpdates) {
       const writer = { manager, apiVersion: opts.apiVersion, subresource: request.subresource };
-      const entries = ownedUpdateManagedFields(live, obj, writer, now, { subresource: request.subresource, resetsFields: opts.resetFields !== undefined });
+      const entries = ownedUpdateManagedFields(live, obj, writer, now, { subresource: request.subresource, resetPaths: fieldNamePaths(opts.resetFields) });
       if (entries) {
         obj.metadata.managedFields = entries;
         return obj;

@@ -51,7 +51,7 @@ describe('updates that rewrite only the writer’s own fields', () => {
     const created = stored(await withShortcut.update(null, lease('2026-01-01T00:00:00.000000Z'), req('kubelet', '2026-01-01T00:00:00Z', leaseDef)));
     const renewal = { ...deepCopy(created), spec: { ...(created['spec'] as object), renewTime: '2026-01-01T00:00:10.000000Z' } };
     const writer = { manager: 'kubelet', apiVersion: 'coordination.k8s.io/v1', subresource: '' };
-    const entries = ownedUpdateManagedFields(created, renewal, writer, '2026-01-01T00:00:10Z', { subresource: '', resetsFields: false });
+    const entries = ownedUpdateManagedFields(created, renewal, writer, '2026-01-01T00:00:10Z', { subresource: '', resetPaths: [] });
     assert.equal(entries?.[0]?.time, '2026-01-01T00:00:10Z');
     assert.deepEqual(entries?.[0]?.fieldsV1, created.metadata.managedFields?.[0]?.fieldsV1);
     await sameBothWays(created, renewal, req('kubelet', '2026-01-01T00:00:10Z', leaseDef));
@@ -64,8 +64,8 @@ describe('updates that rewrite only the writer’s own fields', () => {
   it('leaves to the full recording what it cannot decide alone', async () => {
     const created = stored(await withShortcut.update(null, lease('2026-01-01T00:00:00.000000Z'), req('kubelet', '2026-01-01T00:00:00Z', leaseDef)));
     const writer = { manager: 'kubelet', apiVersion: 'coordination.k8s.io/v1', subresource: '' };
-    const decide = (updated: KubeObject, who = writer, resetsFields = false): unknown =>
-      ownedUpdateManagedFields(created, updated, who, '2026-01-01T00:00:10Z', { subresource: '', resetsFields });
+    const decide = (updated: KubeObject, who = writer, resetPaths: string[][] | undefined = []): unknown =>
+      ownedUpdateManagedFields(created, updated, who, '2026-01-01T00:00:10Z', { subresource: '', resetPaths });
     const renewed = lease('2026-01-01T00:00:10.000000Z');
     const withMeta = (obj: KubeObject): KubeObject => ({ ...obj, metadata: { ...deepCopy(created.metadata), ...obj.metadata } });
     const cases: [string, KubeObject, typeof writer?][] = [
@@ -79,13 +79,55 @@ describe('updates that rewrite only the writer’s own fields', () => {
       assert.equal(decide(updated, who), undefined, name);
       await sameBothWays(created, updated, req(who?.manager ?? 'kubelet', '2026-01-01T00:00:10Z', leaseDef));
     }
-    assert.equal(decide(withMeta(renewed), writer, true), undefined, 'fields the strategy resets');
+    assert.equal(decide(withMeta(renewed), writer, [['spec', 'renewTime']]), undefined, 'a change under a reset field');
+    assert.equal(decide(withMeta(renewed), writer, [['spec']]), undefined, "reset fields in the writer's entry");
+    assert.equal(
+      ownedUpdateManagedFields(created, withMeta(renewed), writer, '2026-01-01T00:00:10Z', { subresource: '', resetPaths: undefined }),
+      undefined,
+      'reset fields that are not plain fields',
+    );
+    assert.notEqual(decide(withMeta(renewed), writer, [['status']]), undefined, 'reset fields elsewhere');
   });
 
-  it('records a status update of a Node in full, as its strategy resets spec', async () => {
-    const node: KubeObject = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { phase: 'Running' } };
-    const created = stored(await withShortcut.update(null, node, req('kubelet', '2026-01-01T00:00:00Z', nodeDef)));
-    await sameBothWays(created, { ...deepCopy(created), status: { phase: 'Pending' } }, req('kubelet', '2026-01-01T00:00:10Z', nodeDef, 'status'));
+  it("agrees with the full recording on a Node's status and labels, whose writes reset spec or status", async () => {
+    const info = { kernelVersion: '6.1', osImage: 'Debian', kubeletVersion: 'v1.32.0', containerRuntimeVersion: 'none' };
+    const node: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'n1', labels: { zone: 'a' } },
+      spec: { podCIDR: '10.0.0.0/24' },
+      status: { phase: 'Running', nodeInfo: info },
+    };
+    const created = stored(await inFull.update(null, node, req('kubelet', '2026-01-01T00:00:00Z', nodeDef)));
+    const viaStatus = stored(
+      await inFull.update(
+        created,
+        { ...deepCopy(created), status: { phase: 'Pending', nodeInfo: info } },
+        req('kubelet', '2026-01-01T00:00:05Z', nodeDef, 'status'),
+      ),
+      '2',
+    );
+    // a status write that changes only what the kubelet's status entry owns takes the shortcut
+    const phaseOnly = { ...deepCopy(viaStatus), status: { phase: 'Running', nodeInfo: info } };
+    const writer = { manager: 'kubelet', apiVersion: 'v1', subresource: 'status' };
+    assert.notEqual(
+      ownedUpdateManagedFields(viaStatus, phaseOnly, writer, '2026-01-01T00:00:10Z', { subresource: 'status', resetPaths: [['spec']] }),
+      undefined,
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('kubelet', 'other'),
+        fc.constantFrom('', 'status'),
+        fc.record({ phase: fc.constantFrom('Running', 'Pending'), kernelVersion: fc.constantFrom('6.1', '6.2'), zone: fc.constantFrom('a', 'b') }),
+        async (manager, subresource, change) => {
+          const updated = deepCopy(viaStatus);
+          updated.metadata.labels = { zone: change.zone };
+          updated['status'] = { phase: change.phase, nodeInfo: { ...info, kernelVersion: change.kernelVersion } };
+          await sameBothWays(viaStatus, updated, req(manager, '2026-01-01T00:00:10Z', nodeDef, subresource));
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 
   it('agrees with the full recording on random rewrites of a ConfigMap shared by an updater and an applier', async () => {

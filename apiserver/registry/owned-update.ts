@@ -7,9 +7,9 @@
  * to typed values and field sets.
  *
  * Anything else is left to the full recording (undefined): a field added or removed, a list that
- * differs, a changed field that another entry owns or the writer does not, fields the write's
- * strategy resets, managedFields the request sets, a kind or API version that differs, or entries
- * that do not read as upstream's.
+ * differs, a changed field that another entry owns or the writer does not, a change under a field
+ * the write's strategy resets or a writer's entry holding one, managedFields the request sets, a
+ * kind or API version that differs, or entries that do not read as upstream's.
  */
 import { isObject, type KubeObject, type ManagedFieldsEntry } from '../../shared/api/types.ts';
 import { compareStrings, valuesEqual } from '../../shared/apply/fieldpath.ts';
@@ -82,6 +82,18 @@ function changes(live: KubeObject, updated: KubeObject): Changes {
   return out;
 }
 
+/** Whether a FieldsV1 set holds anything at `path` (the field, or fields below it). */
+function reaches(fieldsV1: Record<string, unknown>, path: readonly string[]): boolean {
+  let node: unknown = fieldsV1;
+  for (const name of path) {
+    if (!isObject(node)) return false;
+    node = node[`f:${name}`];
+  }
+  return node !== undefined;
+}
+
+const startsWith = (path: readonly string[], prefix: readonly string[]): boolean => prefix.length <= path.length && prefix.every((name, i) => path[i] === name);
+
 /** Whether a FieldsV1 set holds `path` as a field: its `f:` members all the way down. */
 function ownsField(fieldsV1: Record<string, unknown>, path: readonly string[]): boolean {
   let node: unknown = fieldsV1;
@@ -139,16 +151,18 @@ export function compareManagedFieldsEntries(p: ManagedFieldsEntry, q: ManagedFie
 /**
  * The managedFields of `updated` when the update only rewrites fields the writer alone owns, or
  * undefined when the full recording must decide. `now`: the write's time (RFC 3339, seconds).
- * `resetsFields`: the write's strategy resets some fields (the full recording handles those).
+ * `resetPaths`: the fields (paths of field names) the write's strategy resets, which nobody may own
+ * through it; undefined when the full recording must decide because they are not all plain fields.
  */
 export function ownedUpdateManagedFields(
   live: KubeObject,
   updated: KubeObject,
   writer: UpdateWriter,
   now: string,
-  opts: { subresource: string; resetsFields: boolean },
+  opts: { subresource: string; resetPaths: readonly (readonly string[])[] | undefined },
 ): ManagedFieldsEntry[] | undefined {
-  if (opts.resetsFields) return undefined;
+  const resetPaths = opts.resetPaths;
+  if (!resetPaths) return undefined;
   const entries = live.metadata.managedFields;
   if (!Array.isArray(entries) || entries.length === 0 || !entries.every(wellFormed)) return undefined;
   // The request's own managedFields count only on the main resource, and only when they differ from the live ones.
@@ -162,8 +176,12 @@ export function ownedUpdateManagedFields(
   if (changed === fallBack) return undefined;
   if (changed.length === 0) return entries.map((e) => ({ ...e }));
   if (writerIndex < 0) return undefined;
+  const writerFields = entries[writerIndex]!.fieldsV1;
+  // The full recording takes reset fields out of the writer's entry: it must hold none.
+  if (resetPaths.some((reset) => reaches(writerFields, reset))) return undefined;
   for (const path of changed) {
-    if (!ownsField(entries[writerIndex]!.fieldsV1, path)) return undefined;
+    if (resetPaths.some((reset) => startsWith(path, reset))) return undefined;
+    if (!ownsField(writerFields, path)) return undefined;
     if (entries.some((e, i) => i !== writerIndex && claimsField(e.fieldsV1, path))) return undefined;
   }
   return entries.map((e, i) => (i === writerIndex ? { ...e, time: now } : { ...e })).sort(compareManagedFieldsEntries);
