@@ -21,6 +21,13 @@ export const ANONYMOUS_USER = 'system:anonymous';
 export const noCredentialsReason = 'no credentials';
 /** Service accounts authenticate as `system:serviceaccount:<namespace>:<name>`. */
 export const SERVICE_ACCOUNT_USER_PREFIX = 'system:serviceaccount:';
+
+/** The namespace and name of a service account's user name, or undefined for any other user. */
+export function serviceAccountOf(username: string): { namespace: string; name: string } | undefined {
+  if (!username.startsWith(SERVICE_ACCOUNT_USER_PREFIX)) return undefined;
+  const [namespace, name, ...rest] = username.slice(SERVICE_ACCOUNT_USER_PREFIX.length).split(':');
+  return namespace && name && rest.length === 0 ? { namespace, name } : undefined;
+}
 export const ALL_AUTHENTICATED_GROUP = 'system:authenticated';
 export const ALL_UNAUTHENTICATED_GROUP = 'system:unauthenticated';
 

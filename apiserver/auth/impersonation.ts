@@ -22,7 +22,7 @@
 import { badRequest } from '../../shared/api/errors.ts';
 import { requireAllowed, resourceAttributes, type AuthorizationAttributes, type Authorizer } from '../authorization/authorizer.ts';
 import type { UserInfo } from '../registry/definition.ts';
-import { ALL_AUTHENTICATED_GROUP, ALL_UNAUTHENTICATED_GROUP, ANONYMOUS_USER, SERVICE_ACCOUNT_USER_PREFIX } from './authenticate.ts';
+import { ALL_AUTHENTICATED_GROUP, ALL_UNAUTHENTICATED_GROUP, ANONYMOUS_USER, serviceAccountOf } from './authenticate.ts';
 
 const userHeader = 'impersonate-user';
 const groupHeader = 'impersonate-group';
@@ -80,12 +80,6 @@ function checks(requested: Requested & { username: string }): AuthorizationAttri
   }
   if (requested.uid !== undefined) out.push(attributes('uids', requested.uid, { apiGroup: authenticationGroup }));
   return out;
-}
-
-function serviceAccountOf(username: string): { namespace: string; name: string } | undefined {
-  if (!username.startsWith(SERVICE_ACCOUNT_USER_PREFIX)) return undefined;
-  const [namespace, name, ...rest] = username.slice(SERVICE_ACCOUNT_USER_PREFIX.length).split(':');
-  return namespace && name && rest.length === 0 ? { namespace, name } : undefined;
 }
 
 /**

@@ -41,7 +41,8 @@ import type { TimeSlice } from '../../shared/apply/time-slice.ts';
 import { parseJson } from '../../shared/codec/json.ts';
 import { goQuote, isGoPrint } from '../../shared/go/format.ts';
 import { formatTime, formatTimeOf, tryParseTime } from '../../shared/go/time.ts';
-import { compareManagedFieldsEntries, ownedUpdateManagedFields } from './owned-update.ts';
+import { compareManagedFieldsEntries, entryTimeSeconds, unownedMetadataFields } from './managed-fields-entries.ts';
+import { ownedUpdateManagedFields } from './owned-update.ts';
 
 /** Update entries kept before the oldest are merged (upstream DefaultMaxUpdateManagers). */
 export const maxUpdateManagers = 10;
@@ -63,15 +64,7 @@ const strippedFields = FieldSet.of(
   makePath('apiVersion'),
   makePath('kind'),
   makePath('metadata'),
-  makePath('metadata', 'name'),
-  makePath('metadata', 'namespace'),
-  makePath('metadata', 'creationTimestamp'),
-  makePath('metadata', 'selfLink'),
-  makePath('metadata', 'uid'),
-  makePath('metadata', 'clusterName'),
-  makePath('metadata', 'generation'),
-  makePath('metadata', 'managedFields'),
-  makePath('metadata', 'resourceVersion'),
+  ...unownedMetadataFields.map((name) => makePath('metadata', name)),
 );
 
 /**
@@ -88,16 +81,28 @@ const resetFieldsByKind: Readonly<Record<string, Readonly<Record<string, readonl
   '/Namespace': { finalize: [['status']] },
 };
 
-const resetFieldsCache = new WeakMap<ResourceDefinition, Map<string, FieldSet | undefined>>();
+/** A write's reset fields, as paths of field names and as the set the full recording subtracts. */
+interface ResetFields {
+  paths: readonly (readonly string[])[];
+  set: FieldSet | undefined;
+}
+
+const resetFieldsCache = new WeakMap<ResourceDefinition, Map<string, ResetFields>>();
+
+/** The set of resetFieldsOf. */
+export function resetFieldsFor(definition: ResourceDefinition, subresource: string): FieldSet | undefined {
+  return resetFieldsOf(definition, subresource).set;
+}
 
 /**
  * What a write through `subresource` may not own because the strategy resets it: by default the
  * main resource of a kind with a status subresource resets `status`, and `status` resets `spec`.
  */
-export function resetFieldsFor(definition: ResourceDefinition, subresource: string): FieldSet | undefined {
+function resetFieldsOf(definition: ResourceDefinition, subresource: string): ResetFields {
   let bySubresource = resetFieldsCache.get(definition);
-  if (!bySubresource) resetFieldsCache.set(definition, (bySubresource = new Map<string, FieldSet | undefined>()));
-  if (bySubresource.has(subresource)) return bySubresource.get(subresource);
+  if (!bySubresource) resetFieldsCache.set(definition, (bySubresource = new Map<string, ResetFields>()));
+  const known = bySubresource.get(subresource);
+  if (known) return known;
   const declared = resetFieldsByKind[`${definition.group}/${definition.kind}`]?.[subresource];
   const paths =
     declared ??
@@ -108,9 +113,9 @@ export function resetFieldsFor(definition: ResourceDefinition, subresource: stri
       : subresource === 'status' && definition.schema.properties?.['spec']
         ? [['spec']]
         : []);
-  const set = paths.length ? FieldSet.of(...paths.map((p) => makePath(...p))) : undefined;
-  bySubresource.set(subresource, set);
-  return set;
+  const reset = { paths, set: paths.length ? FieldSet.of(...paths.map((p) => makePath(...p))) : undefined };
+  bySubresource.set(subresource, reset);
+  return reset;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -167,11 +172,6 @@ export class InvalidManagedFieldsError extends Error {
   override readonly name = 'InvalidManagedFieldsError';
 }
 
-/** Unix seconds of an entry's time; 0 when it has none, NaN when Go would not parse it. */
-function timeSeconds(time: string | undefined): number {
-  return time ? (tryParseTime(time)?.seconds ?? Number.NaN) : 0;
-}
-
 function stringField(entry: Record<string, unknown>, name: string, index: number): string {
   const value = entry[name];
   if (value === undefined || value === null) return '';
@@ -214,7 +214,7 @@ function* decodeManagedFieldsSteps(entries: unknown): Steps<Managed> {
     const time = stringField(entry, 'time', i);
     if (time && tryParseTime(time) === null) throw new InvalidManagedFieldsError(`invalid time ${goQuote(time)} in managed fields entry ${i}`);
     managed.fields.set(identifier, { set, apiVersion, applied: operation === 'Apply' });
-    managed.times.set(identifier, time ? formatTime(timeSeconds(time)) : undefined);
+    managed.times.set(identifier, time ? formatTime(entryTimeSeconds(time)) : undefined);
     yield;
   }
   return managed;
@@ -312,7 +312,7 @@ function* capUpdateManagers(managed: Managed): Steps<void> {
   const { fields, times } = managed;
   const updaters = [...fields].filter(([, owned]) => !owned.applied).map(([id]) => id);
   if (updaters.length <= maxUpdateManagers) return;
-  updaters.sort((a, b) => timeSeconds(times.get(a)) - timeSeconds(times.get(b)) || compareStrings(a, b));
+  updaters.sort((a, b) => entryTimeSeconds(times.get(a)) - entryTimeSeconds(times.get(b)) || compareStrings(a, b));
   const firstOfVersion = new Map<string, string>();
   let length = updaters.length;
   for (let i = 0; i < updaters.length && length > maxUpdateManagers; i++) {
@@ -366,28 +366,6 @@ function* recordWrite(
   const result = { fields, times };
   yield* capUpdateManagers(result);
   return result;
-}
-
-const namePathsCache = new WeakMap<FieldSet, readonly (readonly string[])[] | undefined>();
-
-/** The paths of `set` as field names (reset fields are fields), or undefined if one holds a key, value or index. */
-function fieldNamePaths(set: FieldSet | undefined): readonly (readonly string[])[] | undefined {
-  if (!set) return [];
-  if (namePathsCache.has(set)) return namePathsCache.get(set);
-  const paths: string[][] = [];
-  for (const path of set.paths()) {
-    const names: string[] = [];
-    for (const element of path) {
-      if (element.type !== 'field') {
-        namePathsCache.set(set, undefined);
-        return undefined;
-      }
-      names.push(element.name);
-    }
-    paths.push(names);
-  }
-  namePathsCache.set(set, paths);
-  return paths;
 }
 
 function updaterOptions(request: FieldManagerRequest): UpdaterOptions {
@@ -584,7 +562,8 @@ class ManagedFieldsManager implements FieldManager {
     const now = formatTimeOf(request.now);
     if (live && this.ownedUpdates) {
       const writer = { manager, apiVersion: opts.apiVersion, subresource: request.subresource };
-      const entries = ownedUpdateManagedFields(live, obj, writer, now, { subresource: request.subresource, resetPaths: fieldNamePaths(opts.resetFields) });
+      const resetPaths = resetFieldsOf(request.definition, request.subresource).paths;
+      const entries = ownedUpdateManagedFields(live, obj, writer, now, { subresource: request.subresource, resetPaths });
       if (entries) {
         obj.metadata.managedFields = entries;
         return obj;

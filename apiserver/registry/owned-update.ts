@@ -12,11 +12,12 @@
  * kind or API version that differs, or entries that do not read as upstream's.
  */
 import { isObject, type KubeObject, type ManagedFieldsEntry } from '../../shared/api/types.ts';
-import { compareStrings, valuesEqual } from '../../shared/apply/fieldpath.ts';
+import { valuesEqual } from '../../shared/apply/fieldpath.ts';
 import { tryParseTime } from '../../shared/go/time.ts';
+import { compareManagedFieldsEntries, unownedMetadataFields } from './managed-fields-entries.ts';
 
-/** Metadata fields nobody owns (upstream's strip set): their changes record nothing. */
-const unownedMetadata = new Set(['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'resourceVersion']);
+/** Metadata fields nobody owns: their changes record nothing. */
+const unownedMetadata = new Set(unownedMetadataFields);
 
 /** Which entry is the writer's: upstream's manager identifier of an Update. */
 export interface UpdateWriter {
@@ -32,10 +33,24 @@ type Changes = string[][] | typeof fallBack;
 
 const isScalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
-/** The paths of scalars whose values differ between two maps with the same keys; fallBack for any other difference. */
-function changedScalars(live: Record<string, unknown>, updated: Record<string, unknown>, path: string[], out: string[][]): Changes {
+/** What no one owns at the top of an object (its metadata's unowned fields are `unownedMetadata`). */
+const unownedTopLevel = new Set(['apiVersion', 'kind']);
+
+/**
+ * The paths of scalars whose values differ between two maps with the same keys, the `ignored` keys
+ * of this level left out; fallBack for any other difference. Nothing is copied: this runs on every
+ * update.
+ */
+function changedScalars(
+  live: Record<string, unknown>,
+  updated: Record<string, unknown>,
+  path: string[],
+  out: string[][],
+  ignored: ReadonlySet<string>,
+): Changes {
   let keys = 0;
   for (const key in live) {
+    if (ignored.has(key)) continue;
     keys++;
     if (!Object.hasOwn(updated, key)) return fallBack;
     const a = live[key];
@@ -50,39 +65,25 @@ function changedScalars(live: Record<string, unknown>, updated: Record<string, u
       return fallBack;
     }
     if (!isObject(a) || !isObject(b)) return fallBack;
-    if (changedScalars(a, b, [...path, key], out) === fallBack) return fallBack;
+    const below = path.length === 0 && key === 'metadata' ? unownedMetadata : nothingIgnored;
+    if (changedScalars(a, b, [...path, key], out, below) === fallBack) return fallBack;
   }
-  for (const _ in updated) keys--;
+  for (const key in updated) if (!ignored.has(key)) keys--;
   return keys === 0 ? out : fallBack;
 }
 
-/** The changed scalar paths of an update, metadata's unowned fields and managedFields left out. */
+const nothingIgnored: ReadonlySet<string> = new Set();
+
+/** The changed scalar paths of an update of the same kind and API version; fallBack for any other difference. */
 function changes(live: KubeObject, updated: KubeObject): Changes {
   if (live.apiVersion !== updated.apiVersion || live.kind !== updated.kind) return fallBack;
-  const out: string[][] = [];
-  for (const key of new Set([...Object.keys(live), ...Object.keys(updated)])) {
-    if (key === 'apiVersion' || key === 'kind') continue;
-    if (!Object.hasOwn(live, key) || !Object.hasOwn(updated, key)) return fallBack;
-    const a = live[key];
-    const b = updated[key];
-    if (key === 'metadata') {
-      if (!isObject(a) || !isObject(b)) return fallBack;
-      const strip = (m: Record<string, unknown>): Record<string, unknown> => {
-        const kept: Record<string, unknown> = {};
-        for (const k in m) if (k !== 'managedFields' && !unownedMetadata.has(k)) kept[k] = m[k];
-        return kept;
-      };
-      if (changedScalars(strip(a), strip(b), ['metadata'], out) === fallBack) return fallBack;
-    } else if (isObject(a) && isObject(b)) {
-      if (changedScalars(a, b, [key], out) === fallBack) return fallBack;
-    } else if (!valuesEqual(a, b)) {
-      return fallBack;
-    }
-  }
-  return out;
+  return changedScalars(live, updated, [], [], unownedTopLevel);
 }
 
-/** Whether a FieldsV1 set holds anything at `path` (the field, or fields below it). */
+/**
+ * Whether a FieldsV1 set holds anything at `path`: the field itself (a leaf is `{}`), or fields
+ * below it.
+ */
 function reaches(fieldsV1: Record<string, unknown>, path: readonly string[]): boolean {
   let node: unknown = fieldsV1;
   for (const name of path) {
@@ -93,16 +94,6 @@ function reaches(fieldsV1: Record<string, unknown>, path: readonly string[]): bo
 }
 
 const startsWith = (path: readonly string[], prefix: readonly string[]): boolean => prefix.length <= path.length && prefix.every((name, i) => path[i] === name);
-
-/** Whether a FieldsV1 set holds `path` as a field: its `f:` members all the way down. */
-function ownsField(fieldsV1: Record<string, unknown>, path: readonly string[]): boolean {
-  let node: unknown = fieldsV1;
-  for (const name of path) {
-    if (!isObject(node)) return false;
-    node = node[`f:${name}`];
-  }
-  return isObject(node);
-}
 
 /** Whether a set holds `path`, or an ancestor of it as a leaf (owned whole): any claim on the field. */
 function claimsField(fieldsV1: Record<string, unknown>, path: readonly string[]): boolean {
@@ -135,34 +126,19 @@ function wellFormed(entry: unknown): entry is ManagedFieldsEntry & { fieldsV1: R
   );
 }
 
-const timeSeconds = (time: string | undefined): number => (time ? (tryParseTime(time)?.seconds ?? 0) : 0);
-
-/** upstream's order of managedFields entries: operation (Apply first), time, manager, API version, subresource. */
-export function compareManagedFieldsEntries(p: ManagedFieldsEntry, q: ManagedFieldsEntry): number {
-  return (
-    compareStrings(p.operation ?? '', q.operation ?? '') ||
-    timeSeconds(p.time) - timeSeconds(q.time) ||
-    compareStrings(p.manager ?? '', q.manager ?? '') ||
-    compareStrings(p.apiVersion ?? '', q.apiVersion ?? '') ||
-    compareStrings(p.subresource ?? '', q.subresource ?? '')
-  );
-}
-
 /**
  * The managedFields of `updated` when the update only rewrites fields the writer alone owns, or
  * undefined when the full recording must decide. `now`: the write's time (RFC 3339, seconds).
- * `resetPaths`: the fields (paths of field names) the write's strategy resets, which nobody may own
- * through it; undefined when the full recording must decide because they are not all plain fields.
+ * `resetPaths`: the fields the write's strategy resets, which nobody may own through it.
  */
 export function ownedUpdateManagedFields(
   live: KubeObject,
   updated: KubeObject,
   writer: UpdateWriter,
   now: string,
-  opts: { subresource: string; resetPaths: readonly (readonly string[])[] | undefined },
+  opts: { subresource: string; resetPaths: readonly (readonly string[])[] },
 ): ManagedFieldsEntry[] | undefined {
-  const resetPaths = opts.resetPaths;
-  if (!resetPaths) return undefined;
+  const { resetPaths } = opts;
   const entries = live.metadata.managedFields;
   if (!Array.isArray(entries) || entries.length === 0 || !entries.every(wellFormed)) return undefined;
   // The request's own managedFields count only on the main resource, and only when they differ from the live ones.
@@ -181,7 +157,7 @@ export function ownedUpdateManagedFields(
   if (resetPaths.some((reset) => reaches(writerFields, reset))) return undefined;
   for (const path of changed) {
     if (resetPaths.some((reset) => startsWith(path, reset))) return undefined;
-    if (!ownsField(writerFields, path)) return undefined;
+    if (!reaches(writerFields, path)) return undefined;
     if (entries.some((e, i) => i !== writerIndex && claimsField(e.fieldsV1, path))) return undefined;
   }
   return entries.map((e, i) => (i === writerIndex ? { ...e, time: now } : { ...e })).sort(compareManagedFieldsEntries);

@@ -3,6 +3,7 @@
  * subjects, resource rules and non-resource rules, tried in order of matchingPrecedence and then
  * name, the first match winning.
  */
+import { serviceAccountOf } from '../../auth/authenticate.ts';
 import type { UserInfo } from '../../registry/definition.ts';
 import type { RequestInfo } from '../requestinfo.ts';
 import type { FlowSchema, NonResourcePolicyRule, PolicyRulesWithSubjects, ResourcePolicyRule, Subject } from './configuration.ts';
@@ -13,8 +14,6 @@ export interface FlowClassification {
   flowDistinguisher: string;
 }
 
-const serviceAccountPrefix = 'system:serviceaccount:';
-
 function matchesSubject(subject: Subject, user: UserInfo): boolean {
   switch (subject.kind) {
     case 'User':
@@ -22,12 +21,9 @@ function matchesSubject(subject: Subject, user: UserInfo): boolean {
     case 'Group':
       return subject.group.name === '*' || user.groups.includes(subject.group.name);
     case 'ServiceAccount': {
-      if (!user.username.startsWith(serviceAccountPrefix)) return false;
-      const rest = user.username.slice(serviceAccountPrefix.length);
-      const colon = rest.indexOf(':');
-      if (colon < 0) return false;
+      const account = serviceAccountOf(user.username);
       const { namespace, name } = subject.serviceAccount;
-      return namespace === rest.slice(0, colon) && (name === '*' || name === rest.slice(colon + 1));
+      return account !== undefined && account.namespace === namespace && (name === '*' || name === account.name);
     }
   }
 }

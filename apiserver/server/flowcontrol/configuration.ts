@@ -9,6 +9,9 @@
  * upstream's names, precedences, shares, queue shapes and rules.
  */
 import { createHash } from 'node:crypto';
+import { ALL_AUTHENTICATED_GROUP, ALL_UNAUTHENTICATED_GROUP } from '../../auth/authenticate.ts';
+import { systemPrivilegedGroup } from '../../authorization/privileged-groups.ts';
+import { nodesGroup } from '../../../shared/api/node-identity.ts';
 
 export type SubjectKind = 'User' | 'Group' | 'ServiceAccount';
 
@@ -91,6 +94,7 @@ const leaderElectionVerbs = ['get', 'create', 'update'];
 
 const group = (name: string): Subject => ({ kind: 'Group', group: { name } });
 const user = (name: string): Subject => ({ kind: 'User', user: { name } });
+const everyone = [group(ALL_UNAUTHENTICATED_GROUP), group(ALL_AUTHENTICATED_GROUP)];
 const kubeSystemServiceAccount = (name: string): Subject => ({ kind: 'ServiceAccount', serviceAccount: { namespace: 'kube-system', name } });
 
 function queuing(nominalConcurrencyShares: number, lendablePercent: number, queues: number, handSize: number): PriorityLevelConfiguration['spec'] {
@@ -143,9 +147,9 @@ export const bootstrapPriorityLevels: readonly PriorityLevelConfiguration[] = [
 
 /** Upstream's mandatory and suggested flow schemas. */
 export const bootstrapFlowSchemas: readonly FlowSchema[] = [
-  everythingOf('exempt', 'exempt', 1, undefined, [group('system:masters')]),
+  everythingOf('exempt', 'exempt', 1, undefined, [group(systemPrivilegedGroup)]),
   flowSchema('probes', 'exempt', 2, undefined, {
-    subjects: [group('system:unauthenticated'), group('system:authenticated')],
+    subjects: everyone,
     nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/readyz', '/livez'] }],
   }),
   flowSchema('system-leader-election', 'leader-election', 100, 'ByUser', {
@@ -168,17 +172,17 @@ export const bootstrapFlowSchemas: readonly FlowSchema[] = [
     ],
   }),
   flowSchema('system-node-high', 'node-high', 400, 'ByUser', {
-    subjects: [group('system:nodes')],
+    subjects: [group(nodesGroup)],
     resourceRules: [
       { verbs: everything, apiGroups: [''], resources: ['nodes', 'nodes/status'], namespaces: everything, clusterScope: true },
       { verbs: everything, apiGroups: ['coordination.k8s.io'], resources: ['leases'], namespaces: everything },
     ],
   }),
-  everythingOf('system-nodes', 'system', 500, 'ByUser', [group('system:nodes')]),
+  everythingOf('system-nodes', 'system', 500, 'ByUser', [group(nodesGroup)]),
   everythingOf('kube-controller-manager', 'workload-high', 800, 'ByNamespace', [user('system:kube-controller-manager')]),
   everythingOf('kube-scheduler', 'workload-high', 800, 'ByNamespace', [user('system:kube-scheduler')]),
   everythingOf('kube-system-service-accounts', 'workload-high', 900, 'ByNamespace', [kubeSystemServiceAccount('*')]),
   everythingOf('service-accounts', 'workload-low', 9000, 'ByUser', [group('system:serviceaccounts')]),
-  everythingOf('global-default', 'global-default', 9900, 'ByUser', [group('system:unauthenticated'), group('system:authenticated')]),
-  everythingOf('catch-all', 'catch-all', 10000, 'ByUser', [group('system:unauthenticated'), group('system:authenticated')]),
+  everythingOf('global-default', 'global-default', 9900, 'ByUser', everyone),
+  everythingOf('catch-all', 'catch-all', 10000, 'ByUser', everyone),
 ];
