@@ -83,6 +83,32 @@ describe('decodeChanges', () => {
     assert.equal(event?.previous, held);
   });
 
+  it("takes a 'held' previous value from the caller or the batch: an update, a delete, a create and a delete of a key never held", () => {
+    const held = decodeStoredObject(key('a'), text('a', { n: '1' }), 4);
+    const known = (k: string) => (k === key('a') ? held : undefined);
+    const events = decodeChanges(
+      [
+        { key: key('a'), revision: 6, value: text('a', { n: '2' }), previous: 'held' },
+        { key: key('a'), revision: 7, value: null, previous: 'held' },
+        { key: key('b'), revision: 8, value: text('b'), previous: 'held' },
+        { key: key('c'), revision: 9, value: null, previous: 'held' },
+      ],
+      { known },
+    );
+    assert.deepEqual(
+      events.map((e) => [e.type, e.key, e.revision]),
+      [
+        ['put', key('a'), 6],
+        ['delete', key('a'), 7],
+        ['put', key('b'), 8],
+      ],
+    );
+    assert.equal(events[0]?.previous, held, 'the caller holds it');
+    assert.equal(events[1]?.previous, events[0]?.value, 'the batch changed it before');
+    assert.deepEqual(events[1]?.value.object.data, { n: '2' });
+    assert.equal(events[2]?.previous, null, 'a create: nobody holds it');
+  });
+
   it('drops a delete of a value never seen, and skips a value that is not an object, reporting it', () => {
     const bad: unknown[] = [];
     const events = decodeChanges(

@@ -28,8 +28,12 @@ export interface StoredChange {
   revision: number;
   /** The new value's stored text; null for a delete. */
   value: string | null;
-  /** The value the change replaced, with the revision it was written at; null when there was none. */
-  previous: { text: string; modRevision: number } | null;
+  /**
+   * The value the change replaced, with the revision it was written at; null when there was none;
+   * 'held' when the feed does not carry it because its caller holds every current value of the
+   * keys it watches (`ChangeDecoding.known`, kept up to date by every earlier change).
+   */
+  previous: { text: string; modRevision: number } | null | 'held';
 }
 
 /** What a watch of a store's changes is told: its changes in order, undecoded; or its end (nothing follows). */
@@ -64,7 +68,9 @@ export function* decodeChangesSteps(changes: readonly StoredChange[], decoding: 
     const { key, revision } = change;
     try {
       let previous: StoredValue | null = null;
-      if (change.previous) {
+      if (change.previous === 'held') {
+        previous = decoded.get(key) ?? decoding.known?.(key) ?? null;
+      } else if (change.previous) {
         const { text, modRevision } = change.previous;
         const held = decoded.get(key) ?? decoding.known?.(key);
         previous = held?.modRevision === modRevision ? held : yield* decodeStoredObjectSteps(key, text, modRevision);

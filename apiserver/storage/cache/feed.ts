@@ -11,6 +11,8 @@
  *   newest revision of the whole store.
  * - A watch delivers every change after its start once, in order; `onCancel` means it ended for
  *   good (Compacted when the history it needed is gone).
+ * - A change's previous value may be left to the cache ('held', changes.ts): it holds every value
+ *   the listing and the changes before brought, so that is the one the change replaced.
  */
 import type { StoredChange } from '../changes.ts';
 import type { StorageError } from '../etcd/errors.ts';

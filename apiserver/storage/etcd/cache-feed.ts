@@ -3,6 +3,11 @@
  * (watchEtcd: it resumes across reconnects without gaps or repeats). A batch's revision is the
  * newest of its raw events, keys outside any resource included (the compactor's key), so the
  * cache follows etcd's revision.
+ *
+ * The watch asks for no previous values: the cache holds every current value under the root (the
+ * listing, then every change in order), so a change's previous value is the one it holds
+ * (changes.ts, 'held'). etcd would otherwise read each key at its revision before, once per event
+ * and replica, and send it along: at 5,000 nodes, every Lease renewal twice over.
  */
 import type { Etcd3 } from 'etcd3';
 import type { CacheFeed } from '../cache/feed.ts';
@@ -16,14 +21,20 @@ export function etcdCacheFeed(client: Etcd3): CacheFeed {
       return { revision: Number(res.header.revision), texts: res.kvs.map(storedText).filter((t) => accept(t.key)) };
     },
     watch(root, fromRevision, accept, handlers) {
-      const watch = watchEtcd(client, root, fromRevision, {
-        onEvents: (events) => {
-          let revision = 0;
-          for (const event of events) revision = Math.max(revision, Number(event.kv.mod_revision));
-          handlers.onChanges(toStoredChanges(events, accept), revision);
+      const watch = watchEtcd(
+        client,
+        root,
+        fromRevision,
+        {
+          onEvents: (events) => {
+            let revision = 0;
+            for (const event of events) revision = Math.max(revision, Number(event.kv.mod_revision));
+            handlers.onChanges(toStoredChanges(events, accept, 'held'), revision);
+          },
+          onCancel: (err) => handlers.onCancel(err),
         },
-        onCancel: (err) => handlers.onCancel(err),
-      });
+        false,
+      );
       return { cancel: () => watch.cancel() };
     },
   };

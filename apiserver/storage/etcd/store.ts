@@ -37,10 +37,10 @@ export function connectEtcd(opts: EtcdOptions): Etcd3 {
       'grpc.max_receive_message_length': 512 * 1024 * 1024,
       'grpc.max_send_message_length': 16 * 1024 * 1024,
       // Every call and every watch to one etcd member share one HTTP/2 connection. With HTTP/2's
-      // 64 KiB windows, a watch busy with events (every Lease renewal, twice: the new value and the
-      // previous) fills the connection's window whenever this process pauses to read it, and the
-      // answers to its writes then wait behind the watch. etcd's Go client (kube-apiserver's) grows
-      // its windows to 16 MiB as it measures the connection; grpc-js takes them as fixed sizes.
+      // 64 KiB windows, a watch busy with events (every Lease renewal) fills the connection's
+      // window whenever this process pauses to read it, and the answers to its writes then wait
+      // behind the watch. etcd's Go client (kube-apiserver's) grows its windows to 16 MiB as it
+      // measures the connection; grpc-js takes them as fixed sizes.
       'grpc-node.flow_control_window': etcdFlowControlWindowBytes,
     },
     defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeoutMs }),

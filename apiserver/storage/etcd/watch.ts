@@ -31,9 +31,14 @@ export interface StorageWatchHandlers {
 
 /**
  * etcd watch events (one response's, in revision order) as changes to decode (changes.ts). Keys
- * `accept` refuses are left out, undecoded.
+ * `accept` refuses are left out, undecoded. `previous: 'held'` is for a watch made without previous
+ * values (`withPreviousValues: false`): its caller holds them.
  */
-export function toStoredChanges(events: readonly IEvent[], accept: (key: string) => boolean = () => true): StoredChange[] {
+export function toStoredChanges(
+  events: readonly IEvent[],
+  accept: (key: string) => boolean = () => true,
+  previous: 'carried' | 'held' = 'carried',
+): StoredChange[] {
   const out: StoredChange[] = [];
   for (const event of events) {
     const key = event.kv.key.toString('utf8');
@@ -43,7 +48,7 @@ export function toStoredChanges(events: readonly IEvent[], accept: (key: string)
       key,
       revision: Number(event.kv.mod_revision),
       value: event.type === 'Delete' ? null : event.kv.value.toString('utf8'),
-      previous: prev && prev.value.length ? { text: prev.value.toString('utf8'), modRevision: Number(prev.mod_revision) } : null,
+      previous: previous === 'held' ? 'held' : prev && prev.value.length ? { text: prev.value.toString('utf8'), modRevision: Number(prev.mod_revision) } : null,
     });
   }
   return out;
@@ -69,9 +74,14 @@ export interface EtcdWatch {
 /**
  * Watches `prefix` for changes from `fromRevision` on, exactly once and in revision order for as
  * long as etcd keeps the history, however often the stream breaks. See `followWatcher`.
+ *
+ * With `withPreviousValues` (the default) each event carries the value it replaced. A watcher that
+ * holds every current value itself (the watch cache) turns it off: for each event and watcher etcd
+ * then spares a read of the key at the revision before, and the stream carries half the bytes.
  */
-export function watchEtcd(client: Etcd3, prefix: string, fromRevision: number, handlers: EtcdWatchHandlers): EtcdWatch {
-  const watcher = client.watch().prefix(prefix).startRevision(String(fromRevision)).withPreviousKV().watcher();
+export function watchEtcd(client: Etcd3, prefix: string, fromRevision: number, handlers: EtcdWatchHandlers, withPreviousValues = true): EtcdWatch {
+  const builder = client.watch().prefix(prefix).startRevision(String(fromRevision));
+  const watcher = (withPreviousValues ? builder.withPreviousKV() : builder).watcher();
   return followWatcher(client, prefix, watcher, fromRevision, handlers);
 }
 
