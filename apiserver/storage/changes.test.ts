@@ -109,6 +109,24 @@ describe('decodeChanges', () => {
     assert.equal(events[2]?.previous, null, 'a create: nobody holds it');
   });
 
+  it("takes no 'held' previous value for a key deleted earlier in the batch, though the caller still holds it", () => {
+    const held = decodeStoredObject(key('a'), text('a', { n: '1' }), 4);
+    const events = decodeChanges(
+      [
+        { key: key('a'), revision: 6, value: null, previous: 'held' },
+        { key: key('a'), revision: 7, value: text('a', { n: '2' }), previous: 'held' },
+      ],
+      { known: () => held },
+    );
+    assert.deepEqual(
+      events.map((e) => [e.type, e.revision, e.previous?.modRevision ?? null]),
+      [
+        ['delete', 6, 4],
+        ['put', 7, null],
+      ],
+    );
+  });
+
   it('drops a delete of a value never seen, and skips a value that is not an object, reporting it', () => {
     const bad: unknown[] = [];
     const events = decodeChanges(

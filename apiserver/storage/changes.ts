@@ -61,22 +61,25 @@ export interface ChangeDecoding {
  */
 export function* decodeChangesSteps(changes: readonly StoredChange[], decoding: ChangeDecoding = {}): Steps<StorageEvent[]> {
   const out: StorageEvent[] = [];
-  // Values decoded in this batch: a key changed twice in one batch has its first change as the second's previous.
-  const decoded = new Map<string, StoredValue>();
+  // Values decoded in this batch (null: deleted in it): a key changed twice in one batch has its
+  // first change as the second's previous, and a key deleted in it has none, whatever the caller
+  // still holds (the batch reaches the caller once decoded).
+  const decoded = new Map<string, StoredValue | null>();
+  const heldValue = (key: string): StoredValue | null | undefined => (decoded.has(key) ? decoded.get(key) : decoding.known?.(key));
   for (let i = 0; i < changes.length; i++) {
     const change = changes[i]!;
     const { key, revision } = change;
     try {
       let previous: StoredValue | null = null;
       if (change.previous === 'held') {
-        previous = decoded.get(key) ?? decoding.known?.(key) ?? null;
+        previous = heldValue(key) ?? null;
       } else if (change.previous) {
         const { text, modRevision } = change.previous;
-        const held = decoded.get(key) ?? decoding.known?.(key);
+        const held = heldValue(key);
         previous = held?.modRevision === modRevision ? held : yield* decodeStoredObjectSteps(key, text, modRevision);
       }
       if (change.value === null) {
-        decoded.delete(key);
+        decoded.set(key, null);
         if (previous) out.push({ type: 'delete', key, value: atRevision(previous, revision), previous, revision });
         continue;
       }
