@@ -117,6 +117,21 @@ describe('toGoShape: canonical quantities', () => {
     const untouched = { data: { a: '1000m' } };
     assert.deepEqual(toGoShape(untouched, plain), { data: { a: '1000m' } });
   });
+
+  it("shapes a map's own members that are no named property, in their order, `__proto__` included", () => {
+    const mixed: Schema = { ...object({ size: quantity(), note: string() }), additionalProperties: quantity() };
+    const value = JSON.parse('{"b":"2000m","size":"1024Mi","note":"1000m","__proto__":"1000","a":" 1 "}');
+    Object.setPrototypeOf(value, { inherited: '1000m' });
+    toGoShape(value, mixed);
+    assert.deepEqual(Object.entries(value), [
+      ['b', '2'],
+      ['size', '1Gi'],
+      ['note', '1000m'],
+      ['__proto__', '1k'],
+      ['a', '1'],
+    ]);
+    assert.equal(value.inherited, '1000m');
+  });
 });
 
 const timeSchema = kindSchema({

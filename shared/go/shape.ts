@@ -42,6 +42,22 @@ function isShaped(schema: Schema): boolean {
   return known;
 }
 
+/**
+ * A schema's properties as [name, property] pairs, in Object.entries' order (cached, as
+ * shapedSchemas is: schemas are long-lived and do not change once in use). shape() walks them for
+ * every object written; building the pairs on each call was a hot allocation.
+ */
+const propertyEntries = new WeakMap<Schema, readonly (readonly [name: string, property: Schema])[]>();
+
+function propertiesOf(schema: Schema): readonly (readonly [name: string, property: Schema])[] {
+  let entries = propertyEntries.get(schema);
+  if (entries === undefined) {
+    entries = Object.entries(schema.properties ?? {});
+    propertyEntries.set(schema, entries);
+  }
+  return entries;
+}
+
 function zeroOf(schema: Schema): false | 0 | '' {
   return schema.type === 'boolean' ? false : schema.type === 'integer' || schema.type === 'number' ? 0 : '';
 }
@@ -83,8 +99,7 @@ function shape(value: unknown, schema: Schema): unknown {
     return value;
   }
   if (!isObject(value)) return value;
-  const properties = schema.properties ?? {};
-  for (const [name, property] of Object.entries(properties)) {
+  for (const [name, property] of propertiesOf(schema)) {
     const present = value[name];
     if (present !== undefined) {
       const shaped = shape(present, property);
@@ -103,7 +118,16 @@ function shape(value: unknown, schema: Schema): unknown {
     }
   }
   const values = schema.additionalProperties;
-  if (values) for (const [key, present] of Object.entries(value)) if (!Object.hasOwn(properties, key)) value[key] = shape(present, values) ?? present;
+  if (values) {
+    const properties = schema.properties;
+    // Object.entries' members without building them: own enumerable keys, in its order. The loop
+    // only replaces values of keys it has met, which leaves the enumeration as it was.
+    for (const key in value) {
+      if (!Object.hasOwn(value, key) || (properties !== undefined && Object.hasOwn(properties, key))) continue;
+      const present = value[key];
+      value[key] = shape(present, values) ?? present;
+    }
+  }
   return value;
 }
 

@@ -8,6 +8,7 @@ import {
   formatTime,
   formatTimeOf,
   GoTimeParseError,
+  isZeroTime,
   parseGoTime,
   parseGoTimeByLayout,
   zeroTimeSeconds,
@@ -112,44 +113,46 @@ describe('formatting', () => {
   });
 });
 
-describe('parseGoTime on the canonical forms', () => {
-  /** What parsing gives: the instant, or the error's message. */
-  const outcome = (parse: (text: string, kind: TimeKind) => unknown, text: string, kind: TimeKind): unknown => {
-    try {
-      return parse(text, kind);
-    } catch (err) {
-      return err instanceof GoTimeParseError ? `error: ${err.message}` : err;
-    }
-  };
-  const digit = fc.integer({ min: 0, max: 9 }).map(String);
-  /** Texts of the types' exact form with any digits (out-of-range fields included), now and then one character changed. */
-  const nearlyCanonical = (kind: TimeKind) =>
-    fc
-      .tuple(
-        fc.array(digit, { minLength: 20, maxLength: 20 }),
-        fc.option(fc.tuple(fc.nat(), fc.constantFrom('x', '-', ':', '.', 'T', 'Z', '9', '+')), { freq: 4 }),
-      )
-      .map(([d, change]) => {
-        const [y1, y2, y3, y4, mo1, mo2, d1, d2, h1, h2, mi1, mi2, s1, s2, f1, f2, f3, f4, f5, f6] = d;
-        // Months, days and hours mostly in range, so that most texts are valid times.
-        const month = Number(`${mo1}${mo2}`) % 13;
-        const day = Number(`${d1}${d2}`) % 32;
-        const hour = Number(`${h1}${h2}`) % 25;
-        const two = (n: number): string => String(n).padStart(2, '0');
-        const fraction = kind === 'MicroTime' ? `.${f1}${f2}${f3}${f4}${f5}${f6}` : '';
-        let text = `${y1}${y2}${y3}${y4}-${two(month)}-${two(day)}T${two(hour)}:${mi1}${mi2}:${s1}${s2}${fraction}Z`;
-        if (change) {
-          const at = change[0] % text.length;
-          text = text.slice(0, at) + change[1] + text.slice(at + 1);
-        }
-        return text;
-      });
+/** What `run` gives: its result, or the error's message. */
+const outcome = (run: (text: string, kind: TimeKind) => unknown, text: string, kind: TimeKind): unknown => {
+  try {
+    return run(text, kind);
+  } catch (err) {
+    return err instanceof GoTimeParseError ? `error: ${err.message}` : err;
+  }
+};
+const digit = fc.integer({ min: 0, max: 9 }).map(String);
+/** Texts of the types' exact form with any digits (out-of-range fields included), now and then one character changed. */
+const nearlyCanonical = (kind: TimeKind) =>
+  fc
+    .tuple(
+      fc.array(digit, { minLength: 20, maxLength: 20 }),
+      fc.option(fc.tuple(fc.nat(), fc.constantFrom('x', '-', ':', '.', ',', 'T', 'Z', 'z', '9', '+')), { freq: 4 }),
+    )
+    .map(([d, change]) => {
+      const [y1, y2, y3, y4, mo1, mo2, d1, d2, h1, h2, mi1, mi2, s1, s2, f1, f2, f3, f4, f5, f6] = d;
+      // Months, days and hours mostly in range, so that most texts are valid times.
+      const month = Number(`${mo1}${mo2}`) % 13;
+      const day = Number(`${d1}${d2}`) % 32;
+      const hour = Number(`${h1}${h2}`) % 25;
+      const two = (n: number): string => String(n).padStart(2, '0');
+      const fraction = kind === 'MicroTime' ? `.${f1}${f2}${f3}${f4}${f5}${f6}` : '';
+      let text = `${y1}${y2}${y3}${y4}-${two(month)}-${two(day)}T${two(hour)}:${mi1}${mi2}:${s1}${s2}${fraction}Z`;
+      if (change) {
+        const at = change[0] % text.length;
+        text = text.slice(0, at) + change[1] + text.slice(at + 1);
+      }
+      return text;
+    });
+/** The kinds each form is read as: MicroTime's form is a valid Time too. */
+const kindsOfForms = [
+  ['Time', 'Time'],
+  ['MicroTime', 'MicroTime'],
+  ['Time', 'MicroTime'],
+] as const;
 
-  for (const [kind, form] of [
-    ['Time', 'Time'],
-    ['MicroTime', 'MicroTime'],
-    ['Time', 'MicroTime'],
-  ] as const) {
+describe('parseGoTime on the canonical forms', () => {
+  for (const [kind, form] of kindsOfForms) {
     it(`reads texts of ${form}'s exact form as ${kind} as Go's layout parse does, errors included`, () => {
       fc.assert(
         fc.property(nearlyCanonical(form), (text) => {
@@ -166,4 +169,59 @@ describe('parseGoTime on the canonical forms', () => {
     assert.deepEqual(parseGoTime('0001-01-01T00:00:00Z', 'Time'), { seconds: zeroTimeSeconds, nanos: 0 });
     assert.match(refused('2023-02-29T00:00:00Z', 'Time'), /day out of range/);
   });
+});
+
+describe('canonicalTime on the canonical forms', () => {
+  /** canonicalTime spelled out: Go's layout parse, then the type's MarshalJSON. */
+  const parsedAndFormatted = (text: string, kind: TimeKind): string | null => {
+    const instant = parseGoTimeByLayout(text, kind);
+    if (isZeroTime(instant, kind)) return null;
+    return kind === 'Time' ? formatTime(instant.seconds) : formatMicroTime(instant.seconds, instant.nanos);
+  };
+  /** 0000-01-01T00:00:00Z, the first instant with a four-digit year, in Unix seconds. */
+  const yearZeroSeconds = zeroTimeSeconds - 366 * 86400;
+  /** Instants of years 0000 to 9999 (Go's zero time and the ends now and then), any nanoseconds. */
+  const instant = fc.record({
+    seconds: fc.oneof(
+      fc.tuple(fc.integer({ min: 0, max: 3652424 }), fc.integer({ min: 0, max: 86399 })).map(([day, second]) => yearZeroSeconds + day * 86400 + second),
+      fc.constantFrom(zeroTimeSeconds, yearZeroSeconds, 253402300799),
+    ),
+    nanos: fc.oneof(fc.integer({ min: 0, max: 999_999_999 }), fc.constantFrom(0, 999, 1000, 999_999_999)),
+  });
+  /** The types' forms of an instant, written by the JavaScript Date rather than by formatTime. */
+  const forms = ({ seconds, nanos }: { seconds: number; nanos: number }): Record<'Time' | 'MicroTime', string> => {
+    const iso = new Date(seconds * 1000).toISOString();
+    assert.equal(iso.length, 24, iso);
+    const clock = iso.slice(0, 19);
+    return { Time: `${clock}Z`, MicroTime: `${clock}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` };
+  };
+
+  it("gives valid instants' texts what parsing then formatting gives: the text itself in the kind's own form", () => {
+    fc.assert(
+      fc.property(instant, (at) => {
+        const form = forms(at);
+        for (const [kind, formOf] of kindsOfForms) {
+          const text = form[formOf];
+          const canonical = canonicalTime(text, kind);
+          assert.equal(canonical, parsedAndFormatted(text, kind), `${text} as ${kind}`);
+          const zero = at.seconds === zeroTimeSeconds && (kind === 'Time' || at.nanos < 1000);
+          assert.equal(canonical, zero ? null : form[kind], `${text} as ${kind}`);
+        }
+        // Time's form is no MicroTime.
+        assert.match(String(outcome(canonicalTime, form.Time, 'MicroTime')), /^error: /);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  for (const [kind, form] of kindsOfForms) {
+    it(`gives texts of ${form}'s exact form read as ${kind} what parsing then formatting gives, errors included`, () => {
+      fc.assert(
+        fc.property(nearlyCanonical(form), (text) => {
+          assert.deepEqual(outcome(canonicalTime, text, kind), outcome(parsedAndFormatted, text, kind), text);
+        }),
+        { numRuns: 5000 },
+      );
+    });
+  }
 });

@@ -126,32 +126,39 @@ export function parseGoTime(text: string, kind: TimeKind): Instant {
 }
 
 /**
+ * The number `text[from:to]` spells in decimal digits, NaN if any of them is no digit. A function of
+ * its own rather than a closure over the text: canonicalUtcInstant runs for every time written.
+ */
+function digitsAt(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return NaN;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
+/**
  * The instant of a time in the exact form the types write (`2006-01-02T15:04:05Z`, MicroTime with
  * six fractional digits), read by position, as almost every time a client sends is; null for any
  * other text, which parseGoTimeByLayout reads (and where Go's errors come from). For every text
  * it accepts, the result is parseGoTimeByLayout's. Time's layout takes MicroTime's form too (Go
  * reads a fraction the layout lacks), as readers of either type's times (tryParseTime) ask it to.
+ * It accepts nothing else (every field in range, years 0000 to 9999): canonicalTime relies on a text
+ * it accepts being the canonical text of its instant.
  */
 function canonicalUtcInstant(text: string, kind: TimeKind): Instant | null {
   const micro = text.length === 27;
   if (!(micro || (text.length === 20 && kind === 'Time')) || text.charCodeAt(text.length - 1) !== 0x5a /* Z */) return null;
-  const digits = (from: number, to: number): number => {
-    let n = 0;
-    for (let i = from; i < to; i++) {
-      const c = text.charCodeAt(i) - 48;
-      if (c < 0 || c > 9) return NaN;
-      n = n * 10 + c;
-    }
-    return n;
-  };
   if (text[4] !== '-' || text[7] !== '-' || text[10] !== 'T' || text[13] !== ':' || text[16] !== ':' || (micro && text[19] !== '.')) return null;
-  const year = digits(0, 4);
-  const month = digits(5, 7);
-  const day = digits(8, 10);
-  const hour = digits(11, 13);
-  const minute = digits(14, 16);
-  const second = digits(17, 19);
-  const nanos = micro ? digits(20, 26) * 1000 : 0;
+  const year = digitsAt(text, 0, 4);
+  const month = digitsAt(text, 5, 7);
+  const day = digitsAt(text, 8, 10);
+  const hour = digitsAt(text, 11, 13);
+  const minute = digitsAt(text, 14, 16);
+  const second = digitsAt(text, 17, 19);
+  const nanos = micro ? digitsAt(text, 20, 26) * 1000 : 0;
   // NaN (a non-digit) fails every comparison below.
   if (!(month >= 1 && month <= 12 && hour < 24 && minute < 60 && second < 60 && nanos >= 0 && day >= 1 && year >= 0)) return null;
   if (day > daysIn(month, year)) return null;
@@ -352,8 +359,13 @@ export function formatMicroTimeOf(date: Date): string {
  * GoTimeParseError for text Go would not parse.
  */
 export function canonicalTime(text: string, kind: TimeKind): string | null {
-  const instant = parseGoTime(text, kind);
+  const exact = canonicalUtcInstant(text, kind);
+  const instant = exact ?? parseGoTimeByLayout(text, kind);
   if (isZeroTime(instant, kind)) return null;
+  // A text canonicalUtcInstant reads is already the type's own form, which formatting its instant
+  // would build again character for character: it is returned as it came. Not MicroTime's form
+  // read as a Time, whose fraction Time drops.
+  if (exact !== null && (kind === 'MicroTime' || text.length === 20)) return text;
   return kind === 'Time' ? formatTime(instant.seconds) : formatMicroTime(instant.seconds, instant.nanos);
 }
 
