@@ -9,17 +9,16 @@ import { after, before } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Etcd3 } from 'etcd3';
 import { skipUnlessEtcd } from '../../shared/etcd/availability.ts';
 import { startEtcd, type EtcdProcess } from '../../shared/etcd/process.ts';
 import { startProxy, type TcpProxy } from '../../shared/etcd/proxy.ts';
-import { connectEtcd } from '../storage/etcd/store.ts';
+import { connectEtcd, type EtcdClient } from '../storage/etcd/store.ts';
 
 export interface TestEtcd {
   /** The temp dir, which holds etcd's data in `etcd/`. */
   dir: string;
   process: EtcdProcess;
-  client: Etcd3;
+  client: EtcdClient;
 }
 
 async function startTestEtcd(name: string): Promise<TestEtcd> {
@@ -56,7 +55,7 @@ export interface ProxiedEtcd extends TestEtcd {
   /** A TCP proxy in front of etcd that tests cut and pause. */
   proxy: TcpProxy;
   /** A client through the proxy: what is under test. (`client` goes straight to etcd.) */
-  viaProxy: Etcd3;
+  viaProxy: EtcdClient;
 }
 
 /** As useEtcd, with a TCP proxy in front of etcd and a second client through it. */

@@ -9,16 +9,15 @@
  * (changes.ts, 'held'). etcd would otherwise read each key at its revision before, once per event
  * and replica, and send it along: at 5,000 nodes, every Lease renewal twice over.
  */
-import type { Etcd3 } from 'etcd3';
 import type { CacheFeed } from '../cache/feed.ts';
-import { prefixEnd, storedText } from './store.ts';
+import { prefixEnd, storedText, type EtcdClient } from './store.ts';
 import { toStoredChanges, watchEtcd } from './watch.ts';
 
-export function etcdCacheFeed(client: Etcd3): CacheFeed {
+export function etcdCacheFeed(client: EtcdClient): CacheFeed {
   return {
     async list(root, accept) {
-      const res = await client.kv.range({ key: Buffer.from(root), range_end: prefixEnd(root) });
-      return { revision: Number(res.header.revision), texts: res.kvs.map(storedText).filter((t) => accept(t.key)) };
+      const res = await client.kvCalls.range({ key: Buffer.from(root), rangeEnd: prefixEnd(root) });
+      return { revision: res.revision, texts: res.kvs.map(storedText).filter((t) => accept(t.key)) };
     },
     watch(root, fromRevision, accept, handlers) {
       const watch = watchEtcd(

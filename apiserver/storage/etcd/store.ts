@@ -9,11 +9,14 @@
  * A write is sent again only when it never left (isUndelivered): once sent, a failure leaves its
  * outcome unknown and is the caller's (a 504). Reads are repeated on any Unavailable (readRetry).
  */
-import { circuitBreaker, ConsecutiveBreaker, handleWhen, retry, type IBackoff, type IDefaultPolicyContext, type IPolicy } from 'cockatiel';
-import { Etcd3, isRecoverableError, type IKeyValue, type IRangeResponse, type ITxnResponse } from 'etcd3';
+import { handleWhen, retry, type IBackoff } from 'cockatiel';
+import { Etcd3, isRecoverableError, type IOptions } from 'etcd3';
 import type { KubeObject } from '../../../shared/api/types.ts';
-import { classifyEtcdError, isEtcdUnreachable, isUndelivered, requestFaultOf, StorageError } from './errors.ts';
+import { classifyEtcdError, StorageError } from './errors.ts';
+import { EtcdKvClient } from './kv-client.ts';
+import type { KeyValue, RangeResponse, TxnResponse } from './kv-messages.ts';
 import { LeaseManager } from './leases.ts';
+import { memberPolicy, undeliveredRetry } from './policies.ts';
 import { watchPrefix, type StorageWatch, type StorageWatchHandlers } from './watch.ts';
 import { timed } from '../request-timing.ts';
 import type { Storage, StorageRequestObserver } from '../storage.ts';
@@ -28,57 +31,63 @@ export interface EtcdOptions {
 /** The HTTP/2 window, per stream and per connection, of the connections to etcd (see connectEtcd). */
 const etcdFlowControlWindowBytes = 16 * 1024 * 1024;
 
-export function connectEtcd(opts: EtcdOptions): Etcd3 {
-  const timeoutMs = opts.requestTimeoutMs ?? 10_000;
-  return new Etcd3({
-    hosts: opts.endpoints,
-    grpcOptions: {
-      // Lists of thousands of 2 KiB objects exceed gRPC's 4 MiB default and then trip the breaker.
-      'grpc.max_receive_message_length': 512 * 1024 * 1024,
-      'grpc.max_send_message_length': 16 * 1024 * 1024,
-      // Every call and every watch to one etcd member share one HTTP/2 connection. With HTTP/2's
-      // 64 KiB windows, a watch busy with events (every Lease renewal) fills the connection's
-      // window whenever this process pauses to read it, and the answers to its writes then wait
-      // behind the watch. etcd's Go client (kube-apiserver's) grows its windows to 16 MiB as it
-      // measures the connection; grpc-js takes them as fixed sizes.
-      'grpc-node.flow_control_window': etcdFlowControlWindowBytes,
-    },
-    defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeoutMs }),
-    dialTimeout: 5_000,
-    faultHandling: {
-      // etcd3's defaults fail every call for 5 s after three errors and let a broken watch wait up
-      // to 30 s: after a restart or a leader change etcd would answer long before corral asked.
-      // The breaker counts only etcd being unreachable: a request etcd refuses (too large) is that
-      // request's failure, or one client could fail everyone's calls.
-      host: () => shieldRequestFaults(circuitBreaker(handleWhen(isEtcdUnreachable), { halfOpenAfter: 1_000, breaker: new ConsecutiveBreaker(3) })),
-      // etcd3's default repeats any call that failed recoverably, writes included, which is unsafe
-      // once sent (isUndelivered); reads are repeated by the store itself (readRetry).
-      global: retry(handleWhen(isUndelivered), { maxAttempts: 3 }),
-      watchBackoff: watchBackoff(50),
-    },
-  });
+/**
+ * An etcd client: the etcd3 library's, with the store's reads and writes (KV Range and Txn) on
+ * a lean client of their own (kv-client.ts); closing it closes both.
+ */
+export class EtcdClient extends Etcd3 {
+  constructor(
+    options: IOptions,
+    /** The store's unary KV calls. */
+    readonly kvCalls: EtcdKvClient,
+  ) {
+    super(options);
+  }
+
+  override close(): void {
+    this.kvCalls.close();
+    super.close();
+  }
 }
 
-/**
- * The host policy with every request fault (errors.ts) replaced by an EtcdRequestRejectedError
- * before etcd3 sees it: etcd3 retries an error marked recoverable three times and resets every
- * connection to the host (failing the calls and watches in flight on it), and a message over
- * gRPC's size limit is ResourceExhausted, which it marks recoverable.
- */
-function shieldRequestFaults(inner: IPolicy<IDefaultPolicyContext>): IPolicy<IDefaultPolicyContext> {
-  return {
-    _altReturn: inner._altReturn,
-    onSuccess: inner.onSuccess,
-    onFailure: inner.onFailure,
-    execute: <T>(fn: (context: IDefaultPolicyContext) => PromiseLike<T> | T, signal?: AbortSignal): Promise<T> =>
-      inner.execute(async (context) => {
-        try {
-          return await fn(context);
-        } catch (err) {
-          throw requestFaultOf(err) ?? err;
-        }
-      }, signal),
-  };
+/** gRPC's message limits, for both clients: lists of thousands of 2 KiB objects exceed gRPC's 4 MiB default. */
+const maxReceiveBytes = 512 * 1024 * 1024;
+const maxSendBytes = 16 * 1024 * 1024;
+
+export function connectEtcd(opts: EtcdOptions): EtcdClient {
+  const timeoutMs = opts.requestTimeoutMs ?? 10_000;
+  const kvCalls = new EtcdKvClient({
+    endpoints: opts.endpoints,
+    requestTimeoutMs: timeoutMs,
+    windowBytes: etcdFlowControlWindowBytes,
+    maxSendBytes,
+    maxReceiveBytes,
+  });
+  return new EtcdClient(
+    {
+      hosts: opts.endpoints,
+      grpcOptions: {
+        'grpc.max_receive_message_length': maxReceiveBytes,
+        'grpc.max_send_message_length': maxSendBytes,
+        // etcd3's calls and watches to one etcd member share one HTTP/2 connection (the store's
+        // reads and writes have their own, with the same windows). With HTTP/2's 64 KiB windows, a
+        // watch busy with events (every Lease renewal) fills the connection's window whenever this
+        // process pauses to read it, and the answers to calls then wait behind the watch. etcd's Go
+        // client (kube-apiserver's) grows its windows to 16 MiB as it measures the connection;
+        // grpc-js takes them as fixed sizes.
+        'grpc-node.flow_control_window': etcdFlowControlWindowBytes,
+      },
+      defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeoutMs }),
+      dialTimeout: 5_000,
+      faultHandling: {
+        // policies.ts; etcd3's default lets a broken watch wait up to 30 s.
+        host: memberPolicy,
+        global: undeliveredRetry,
+        watchBackoff: watchBackoff(50),
+      },
+    },
+    kvCalls,
+  );
 }
 
 /**
@@ -137,12 +146,12 @@ async function encode(obj: KubeObject): Promise<Buffer> {
 }
 
 /** A key-value as read from etcd, to decode (stored-value.ts). */
-export function storedText(kv: IKeyValue): StoredText {
-  return { key: kv.key.toString('utf8'), text: kv.value.toString('utf8'), modRevision: Number(kv.mod_revision) };
+export function storedText(kv: KeyValue): StoredText {
+  return { key: kv.key, text: kv.value, modRevision: kv.modRevision };
 }
 
 /** The stored objects of `kvs`, decoded without holding the loop long; a value that is not an object (foreign or corrupt data) is a StorageError. */
-async function decodeValues(kvs: readonly IKeyValue[]): Promise<StoredValue[]> {
+async function decodeValues(kvs: readonly KeyValue[]): Promise<StoredValue[]> {
   return (await decodeStoredTextsYielding(kvs.map(storedText))).map((entry) => entry.value);
 }
 
@@ -188,7 +197,7 @@ export class EtcdStore implements Storage {
   private leaseManager: LeaseManager | undefined;
 
   constructor(
-    readonly client: Etcd3,
+    readonly client: EtcdClient,
     readonly prefix: string,
   ) {}
 
@@ -224,27 +233,29 @@ export class EtcdStore implements Storage {
     const k = Buffer.from(key);
     const lease = await this.leaseFor(ttlSeconds, key);
     const value = await encode(obj);
-    let res: ITxnResponse;
+    let res: TxnResponse;
     try {
       res = await this.timed('create', key, () =>
-        this.client.kv.txn({
-          compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: 0 }],
-          success: [{ request_put: { key: k, value, ...lease } }],
+        this.client.kvCalls.txn({
+          compare: [{ key: k, modRevision: 0 }],
+          success: [{ put: { key: k, value, ...lease } }],
         }),
       );
     } catch (err) {
       throw classifyEtcdError(err, key);
     }
     if (!res.succeeded) throw new StorageError('Exists', key, `key ${key} already exists`);
-    const modRevision = Number(res.header.revision);
+    const modRevision = res.revision;
     obj.metadata.resourceVersion = String(modRevision);
     return { object: obj, modRevision };
   }
 
   async get(key: string, revision?: number): Promise<StoredValue | null> {
-    let res: IRangeResponse;
+    let res: RangeResponse;
     try {
-      res = await this.timed('get', key, () => readRetry.execute(() => this.client.kv.range({ key: Buffer.from(key), ...(revision ? { revision } : {}) })));
+      res = await this.timed('get', key, () =>
+        readRetry.execute(() => this.client.kvCalls.range({ key: Buffer.from(key), ...(revision ? { revision } : {}) })),
+      );
     } catch (err) {
       throw classifyEtcdError(err, key);
     }
@@ -253,13 +264,13 @@ export class EtcdStore implements Storage {
   }
 
   async range(prefix: string, opts: RangeOptions = {}): Promise<RangeResult> {
-    let res: IRangeResponse;
+    let res: RangeResponse;
     try {
       res = await this.timed('list', prefix, () =>
         readRetry.execute(() =>
-          this.client.kv.range({
+          this.client.kvCalls.range({
             key: Buffer.from(opts.startKey ?? prefix),
-            range_end: prefixEnd(prefix),
+            rangeEnd: prefixEnd(prefix),
             ...(opts.revision ? { revision: opts.revision } : {}),
             ...(opts.limit ? { limit: opts.limit } : {}),
           }),
@@ -269,14 +280,7 @@ export class EtcdStore implements Storage {
       throw classifyEtcdError(err, prefix);
     }
     const values = await decodeValues(res.kvs);
-    const last = res.kvs[res.kvs.length - 1];
-    return {
-      values,
-      revision: Number(res.header.revision),
-      more: res.more,
-      count: Number(res.count),
-      lastKey: last ? last.key.toString('utf8') : undefined,
-    };
+    return { values, revision: res.revision, more: res.more, count: res.count, lastKey: res.kvs[res.kvs.length - 1]?.key };
   }
 
   /**
@@ -324,27 +328,28 @@ export class EtcdStore implements Storage {
       const expected = current?.modRevision ?? 0;
       const operation =
         decision.action === 'put'
-          ? { request_put: { key: k, value: await encode(decision.object), ...(await this.leaseFor(ttlSeconds, key)) } }
-          : { request_delete_range: { key: k } };
-      let res: ITxnResponse;
+          ? { put: { key: k, value: await encode(decision.object), ...(await this.leaseFor(ttlSeconds, key)) } }
+          : { deleteRange: { key: k } };
+      let res: TxnResponse;
       try {
         res = await this.timed(decision.action === 'put' ? 'update' : 'delete', key, () =>
-          this.client.kv.txn({
-            compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: expected }],
+          this.client.kvCalls.txn({
+            compare: [{ key: k, modRevision: expected }],
             success: [operation],
-            failure: [{ request_range: { key: k } }],
+            failure: [{ range: { key: k } }],
           }),
         );
       } catch (err) {
         throw classifyEtcdError(err, key);
       }
       if (res.succeeded) {
-        const revision = Number(res.header.revision);
+        const revision = res.revision;
         if (decision.action === 'delete') return { object: current?.object ?? null, revision, created: false, deleted: true };
         decision.object.metadata.resourceVersion = String(revision);
         return { object: decision.object, revision, created: current === null, deleted: false };
       }
-      const [fresh] = await decodeValues(res.responses[0]?.response_range.kvs.slice(0, 1) ?? []);
+      const answer = res.responses[0];
+      const [fresh] = await decodeValues(answer && 'range' in answer ? answer.range.kvs.slice(0, 1) : []);
       current = fresh ?? null;
     }
   }
@@ -357,8 +362,8 @@ export class EtcdStore implements Storage {
   /** The cluster's current revision (a cheap range on one key). */
   async currentRevision(): Promise<number> {
     try {
-      const res = await readRetry.execute(() => this.client.kv.range({ key: Buffer.from(`${this.prefix}/`), count_only: true }));
-      return Number(res.header.revision);
+      const res = await readRetry.execute(() => this.client.kvCalls.range({ key: Buffer.from(`${this.prefix}/`), countOnly: true }));
+      return res.revision;
     } catch (err) {
       throw classifyEtcdError(err, this.prefix);
     }

@@ -1,0 +1,176 @@
+/**
+ * The store's own KV calls against a real etcd: what they write is what etcd3's client reads back
+ * (leases with IDs beyond 2^53, values whose lengths take three bytes, UTF-8 keys), what they read
+ * is etcd's, and their failures are the ones errors.ts classifies as before.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:net';
+import { describe, it } from 'node:test';
+import { isBrokenCircuitError } from 'cockatiel';
+import { skipUnlessEtcd } from '../../../shared/etcd/availability.ts';
+import { useProxiedEtcd } from '../../testing/etcd.ts';
+import { classifyEtcdError, isUndelivered } from './errors.ts';
+import { EtcdKvClient, type KvClientOptions } from './kv-client.ts';
+import { prefixEnd } from './store.ts';
+
+const options = (endpoints: string[], requestTimeoutMs = 5_000): KvClientOptions => ({
+  endpoints,
+  requestTimeoutMs,
+  windowBytes: 1024 * 1024,
+  maxSendBytes: 16 * 1024 * 1024,
+  maxReceiveBytes: 64 * 1024 * 1024,
+});
+
+/** A port nothing listens on (taken and released). */
+async function closedPort(): Promise<number> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (!address || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+describe('EtcdKvClient (real etcd)', { skip: skipUnlessEtcd() }, () => {
+  const etcd = useProxiedEtcd('kv-client');
+  const kv = (): EtcdKvClient => etcd().client.kvCalls;
+
+  it('writes what etcd3 reads back: a lease ID beyond 2^53, a value of 200 KiB, a UTF-8 key; and reads it back alike', async () => {
+    const { ID: lease } = await etcd().client.leaseClient.leaseGrant({ TTL: 600 });
+    assert.ok(BigInt(lease) > BigInt(Number.MAX_SAFE_INTEGER), `etcd's lease IDs use all 64 bits (${lease})`);
+    const key = Buffer.from('/registry/configmaps/ns/größe');
+    const value = Buffer.from(`{"data":"${'x'.repeat(200 * 1024)}"}`);
+    const res = await kv().txn({ compare: [{ key, modRevision: 0 }], success: [{ put: { key, value, lease } }] });
+    assert.equal(res.succeeded, true);
+    const [read] = (await etcd().client.kv.range({ key })).kvs;
+    assert.equal(read?.lease, lease);
+    assert.equal(read?.mod_revision, String(res.revision));
+    assert.ok(read?.value.equals(value));
+    const mine = await kv().range({ key });
+    assert.deepEqual(mine.kvs, [{ key: key.toString('utf8'), value: value.toString('utf8'), modRevision: res.revision }]);
+    assert.equal(mine.count, 1);
+    assert.equal(mine.more, false);
+  });
+
+  it('a failed compare answers with the failure branch: the current value', async () => {
+    const key = Buffer.from('/registry/configmaps/ns/cas');
+    const first = await kv().txn({ compare: [{ key, modRevision: 0 }], success: [{ put: { key, value: Buffer.from('{"v":1}') } }] });
+    const lost = await kv().txn({
+      compare: [{ key, modRevision: first.revision - 1 }],
+      success: [{ deleteRange: { key } }],
+      failure: [{ range: { key } }],
+    });
+    assert.equal(lost.succeeded, false);
+    const [answer] = lost.responses;
+    assert.ok(answer && 'range' in answer);
+    assert.deepEqual(answer.range.kvs, [{ key: key.toString('utf8'), value: '{"v":1}', modRevision: first.revision }]);
+    const deleted = await kv().txn({ compare: [{ key, modRevision: first.revision }], success: [{ deleteRange: { key } }] });
+    assert.equal(deleted.succeeded, true);
+    assert.deepEqual(deleted.responses, [{ deleteRange: true }]);
+    assert.equal((await kv().range({ key })).kvs.length, 0);
+  });
+
+  it('ranges with a limit, a past revision and counts only, as etcd3 reads them', async () => {
+    const prefix = '/registry/secrets/range/';
+    let revision = 0;
+    for (const name of ['a', 'b', 'c']) {
+      const key = Buffer.from(prefix + name);
+      revision = (await kv().txn({ compare: [{ key, modRevision: 0 }], success: [{ put: { key, value: Buffer.from(`"${name}"`) } }] })).revision;
+    }
+    const page = await kv().range({ key: Buffer.from(prefix), rangeEnd: prefixEnd(prefix), limit: 2 });
+    assert.deepEqual(
+      page.kvs.map((kv) => kv.value),
+      ['"a"', '"b"'],
+    );
+    assert.equal(page.more, true);
+    assert.equal(page.count, 3);
+    const before = await kv().range({ key: Buffer.from(prefix), rangeEnd: prefixEnd(prefix), revision: revision - 1 });
+    assert.equal(before.kvs.length, 2);
+    const counted = await kv().range({ key: Buffer.from(prefix), rangeEnd: prefixEnd(prefix), countOnly: true });
+    const theirs = await etcd().client.kv.range({ key: Buffer.from(prefix), range_end: prefixEnd(prefix), count_only: true });
+    assert.equal(counted.count, 3);
+    assert.equal(counted.kvs.length, 0);
+    assert.ok(counted.revision >= revision);
+    assert.equal(String(counted.revision), theirs.header.revision);
+  });
+
+  it("etcd's refusals keep their codes: too large, compacted, a future revision", async () => {
+    const key = Buffer.from('/registry/configmaps/ns/large');
+    const tooLarge = await kv()
+      .txn({ compare: [{ key, modRevision: 0 }], success: [{ put: { key, value: Buffer.alloc(2 * 1024 * 1024, 'x') } }] })
+      .catch((err: unknown) => err);
+    assert.equal(classifyEtcdError(tooLarge, 'k').code, 'TooLarge', String(tooLarge));
+    const written = await kv().txn({ compare: [{ key, modRevision: 0 }], success: [{ put: { key, value: Buffer.from('{}') } }] });
+    await etcd().client.kv.compact({ revision: written.revision });
+    const compacted = await kv()
+      .range({ key, revision: written.revision - 1 })
+      .catch((err: unknown) => err);
+    assert.equal(classifyEtcdError(compacted, 'k').code, 'Compacted', String(compacted));
+    const future = await kv()
+      .range({ key, revision: written.revision + 1000 })
+      .catch((err: unknown) => err);
+    assert.equal(classifyEtcdError(future, 'k').code, 'FutureRevision', String(future));
+    // None of that counted as etcd being unreachable.
+    assert.equal((await kv().range({ key })).kvs.length, 1);
+  });
+
+  it('a call that cannot connect is undelivered; three in a row open the breaker, which fails calls at once', async () => {
+    const client = new EtcdKvClient(options([`http://127.0.0.1:${await closedPort()}`]));
+    try {
+      const first = await client.range({ key: Buffer.from('/x') }).catch((err: unknown) => err);
+      assert.equal(isUndelivered(first), true, String(first));
+      assert.equal(classifyEtcdError(first, 'k').code, 'Unavailable');
+      const broken = await client.range({ key: Buffer.from('/x') }).catch((err: unknown) => err);
+      assert.equal(isBrokenCircuitError(broken), true, String(broken));
+      assert.equal(classifyEtcdError(broken, 'k').code, 'Unavailable');
+    } finally {
+      client.close();
+    }
+  });
+
+  it('a call goes to a member that answers when another cannot be reached', async () => {
+    const dead = `http://127.0.0.1:${await closedPort()}`;
+    const client = new EtcdKvClient(options([dead, ...etcd().process.endpoints]));
+    try {
+      for (let i = 0; i < 10; i++) assert.ok((await client.range({ key: Buffer.from('/x'), countOnly: true })).revision > 0);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('a call etcd does not answer ends at its deadline (Timeout); calls after the stall go through', async () => {
+    const client = new EtcdKvClient(options([etcd().proxy.url], 300));
+    try {
+      assert.ok((await client.range({ key: Buffer.from('/x'), countOnly: true })).revision > 0);
+      etcd().proxy.pause();
+      const started = Date.now();
+      const stalled = await client.range({ key: Buffer.from('/x') }).catch((err: unknown) => err);
+      assert.equal(classifyEtcdError(stalled, 'k').code, 'Timeout', String(stalled));
+      assert.ok(Date.now() - started < 5_000);
+      etcd().proxy.resume();
+      assert.ok((await client.range({ key: Buffer.from('/x'), countOnly: true })).revision > 0);
+    } finally {
+      etcd().proxy.resume();
+      client.close();
+    }
+  });
+
+  it('a connection cut under it: the call in flight fails as not undelivered, the next one connects afresh', async () => {
+    const client = new EtcdKvClient(options([etcd().proxy.url]));
+    try {
+      assert.ok((await client.range({ key: Buffer.from('/x'), countOnly: true })).revision > 0);
+      etcd().proxy.pause();
+      const inFlight = client.range({ key: Buffer.from('/x') }).catch((err: unknown) => err);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      etcd().proxy.cut();
+      etcd().proxy.resume();
+      const failed = await inFlight;
+      assert.equal(classifyEtcdError(failed, 'k').code, 'Unavailable', String(failed));
+      assert.equal(isUndelivered(failed), false, 'it may have reached etcd');
+      assert.ok((await client.range({ key: Buffer.from('/x'), countOnly: true })).revision > 0);
+    } finally {
+      etcd().proxy.resume();
+      client.close();
+    }
+  });
+});

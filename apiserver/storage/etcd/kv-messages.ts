@@ -1,0 +1,242 @@
+/**
+ * The etcd KV messages of the store's reads and writes (etcdserverpb's RangeRequest and TxnRequest,
+ * their answers, mvccpb's KeyValue), written and read with the codebase's protobuf writer and
+ * reader: the unary calls of kv-client.ts carry them. Field numbers are etcd's (rpc.proto,
+ * kv.proto); only the fields the store uses are written, and unknown fields are skipped when read.
+ *
+ * Why not the generated code the etcd3 library carries: it reads every message into plain objects
+ * with each 64-bit number as a decimal string made by long division (four of them in every
+ * answer's header), and every key and value as a Buffer that the store then turned into a string.
+ * Here a key and a value are read straight into the strings the store keeps, and revisions into
+ * numbers (etcd's revisions stay far below 2^53).
+ */
+import { decoding, readBool, readInt64, readLength, readUint32, skipField, type Reader } from '../../../shared/codec/protobuf/reader.ts';
+import { varintSize, WIRE_BYTES, WIRE_VARINT } from '../../../shared/codec/protobuf/wire.ts';
+import { withWriter, type Writer } from '../../../shared/codec/protobuf/writer.ts';
+
+/** A key's value as read (mvccpb.KeyValue), key and value as UTF-8 text. */
+export interface KeyValue {
+  key: string;
+  value: string;
+  modRevision: number;
+}
+
+export interface RangeRequest {
+  key: Buffer;
+  /** The end of the range (exclusive); only `key` without it. */
+  rangeEnd?: Buffer;
+  /** At most this many keys; 0 or unset for all. */
+  limit?: number;
+  /** Read at this revision; 0 or unset for the newest. */
+  revision?: number;
+  /** Only the count (and the header's revision), no key-values. */
+  countOnly?: boolean;
+}
+
+export interface RangeResponse {
+  /** The store's revision the range was read at (the header's). */
+  revision: number;
+  kvs: KeyValue[];
+  more: boolean;
+  count: number;
+}
+
+/** A compare-and-swap guard on a key's mod revision (0: the key does not exist). */
+export interface ModRevisionEquals {
+  key: Buffer;
+  modRevision: number;
+}
+
+export type RequestOp =
+  | { range: RangeRequest }
+  /** `lease`: the lease's ID in decimal (lease IDs use all 64 bits). */
+  | { put: { key: Buffer; value: Buffer; lease?: string } }
+  | { deleteRange: { key: Buffer } };
+
+export interface TxnRequest {
+  compare: ModRevisionEquals[];
+  success: RequestOp[];
+  failure?: RequestOp[];
+}
+
+/** One operation's answer; only a range's is read, the others are known by their kind. */
+export type ResponseOp = { range: RangeResponse } | { put: true } | { deleteRange: true };
+
+export interface TxnResponse {
+  revision: number;
+  succeeded: boolean;
+  responses: ResponseOp[];
+}
+
+// Compare's enums (rpc.proto): CompareResult.EQUAL = 0, CompareTarget.MOD = 2.
+const compareTargetMod = 2;
+
+/** The bytes of a RangeRequest. */
+export function encodeRangeRequest(req: RangeRequest): Buffer {
+  return withWriter((w) => writeRangeRequest(w, req));
+}
+
+/** The bytes of a TxnRequest. */
+export function encodeTxnRequest(req: TxnRequest): Buffer {
+  return withWriter((w) => {
+    for (const compare of req.compare) {
+      w.uint32((1 << 3) | WIRE_BYTES);
+      const at = w.begin();
+      // result EQUAL (0) is the default and not written.
+      w.uint32((2 << 3) | WIRE_VARINT);
+      w.uint32(compareTargetMod);
+      w.uint32((3 << 3) | WIRE_BYTES);
+      w.bytes(compare.key);
+      // mod_revision (6) is a member of a oneof: written even when 0.
+      w.uint32((6 << 3) | WIRE_VARINT);
+      w.int64(compare.modRevision);
+      w.end(at);
+    }
+    for (const op of req.success) writeRequestOp(w, 2, op);
+    for (const op of req.failure ?? []) writeRequestOp(w, 3, op);
+  });
+}
+
+function writeRangeRequest(w: Writer, req: RangeRequest): void {
+  w.uint32((1 << 3) | WIRE_BYTES);
+  w.bytes(req.key);
+  if (req.rangeEnd) {
+    w.uint32((2 << 3) | WIRE_BYTES);
+    w.bytes(req.rangeEnd);
+  }
+  if (req.limit) {
+    w.uint32((3 << 3) | WIRE_VARINT);
+    w.int64(req.limit);
+  }
+  if (req.revision) {
+    w.uint32((4 << 3) | WIRE_VARINT);
+    w.int64(req.revision);
+  }
+  if (req.countOnly) {
+    w.uint32((9 << 3) | WIRE_VARINT);
+    w.uint32(1);
+  }
+}
+
+function writeRequestOp(w: Writer, field: number, op: RequestOp): void {
+  // The room for the lengths: a value may be 1.5 MiB, whose length takes 3 bytes; a wrong guess costs a move (Writer.end).
+  const width = 'put' in op ? varintSize(op.put.key.length + op.put.value.length + 32) : 1;
+  w.uint32((field << 3) | WIRE_BYTES);
+  const at = w.begin(width);
+  if ('range' in op) {
+    w.uint32((1 << 3) | WIRE_BYTES);
+    const inner = w.begin();
+    writeRangeRequest(w, op.range);
+    w.end(inner);
+  } else if ('put' in op) {
+    w.uint32((2 << 3) | WIRE_BYTES);
+    const inner = w.begin(width);
+    w.uint32((1 << 3) | WIRE_BYTES);
+    w.bytes(op.put.key);
+    w.uint32((2 << 3) | WIRE_BYTES);
+    w.bytes(op.put.value);
+    if (op.put.lease !== undefined && op.put.lease !== '0') {
+      w.uint32((3 << 3) | WIRE_VARINT);
+      const id = BigInt.asUintN(64, BigInt(op.put.lease));
+      w.varint64(Number(id & 0xffffffffn), Number(id >> 32n));
+    }
+    w.end(inner, width);
+  } else {
+    w.uint32((3 << 3) | WIRE_BYTES);
+    const inner = w.begin();
+    w.uint32((1 << 3) | WIRE_BYTES);
+    w.bytes(op.deleteRange.key);
+    w.end(inner);
+  }
+  w.end(at, width);
+}
+
+/** A RangeResponse from its bytes. */
+export function decodeRangeResponse(bytes: Uint8Array): RangeResponse {
+  return decoding(bytes, (r) => readRangeResponse(r, r.buf.length));
+}
+
+/** A TxnResponse from its bytes. */
+export function decodeTxnResponse(bytes: Uint8Array): TxnResponse {
+  return decoding(bytes, (r) => {
+    const end = r.buf.length;
+    const res: TxnResponse = { revision: 0, succeeded: false, responses: [] };
+    while (r.pos < end) {
+      const tag = readUint32(r, end);
+      const field = tag >>> 3;
+      if (field === 1 && (tag & 7) === WIRE_BYTES) res.revision = readHeaderRevision(r, readLength(r, end));
+      else if (field === 2 && (tag & 7) === WIRE_VARINT) res.succeeded = readBool(r, end);
+      else if (field === 3 && (tag & 7) === WIRE_BYTES) res.responses.push(readResponseOp(r, readLength(r, end)));
+      else skipField(r, tag & 7, end, field);
+    }
+    return res;
+  });
+}
+
+function readResponseOp(r: Reader, end: number): ResponseOp {
+  let op: ResponseOp = { put: true };
+  while (r.pos < end) {
+    const tag = readUint32(r, end);
+    const field = tag >>> 3;
+    if (field === 1 && (tag & 7) === WIRE_BYTES) {
+      op = { range: readRangeResponse(r, readLength(r, end)) };
+      continue;
+    }
+    if (field === 3) op = { deleteRange: true };
+    skipField(r, tag & 7, end, field);
+  }
+  r.pos = end;
+  return op;
+}
+
+function readRangeResponse(r: Reader, end: number): RangeResponse {
+  const res: RangeResponse = { revision: 0, kvs: [], more: false, count: 0 };
+  while (r.pos < end) {
+    const tag = readUint32(r, end);
+    const field = tag >>> 3;
+    const wire = tag & 7;
+    if (field === 1 && wire === WIRE_BYTES) res.revision = readHeaderRevision(r, readLength(r, end));
+    else if (field === 2 && wire === WIRE_BYTES) res.kvs.push(readKeyValue(r, readLength(r, end)));
+    else if (field === 3 && wire === WIRE_VARINT) res.more = readBool(r, end);
+    else if (field === 4 && wire === WIRE_VARINT) res.count = readInt64(r, end);
+    else skipField(r, wire, end, field);
+  }
+  r.pos = end;
+  return res;
+}
+
+/** ResponseHeader's revision (field 3); the cluster, member and term are skipped. */
+function readHeaderRevision(r: Reader, end: number): number {
+  let revision = 0;
+  while (r.pos < end) {
+    const tag = readUint32(r, end);
+    if (tag === ((3 << 3) | WIRE_VARINT)) revision = readInt64(r, end);
+    else skipField(r, tag & 7, end, tag >>> 3);
+  }
+  r.pos = end;
+  return revision;
+}
+
+function readKeyValue(r: Reader, end: number): KeyValue {
+  const kv: KeyValue = { key: '', value: '', modRevision: 0 };
+  while (r.pos < end) {
+    const tag = readUint32(r, end);
+    const field = tag >>> 3;
+    const wire = tag & 7;
+    if (field === 1 && wire === WIRE_BYTES) {
+      const stop = readLength(r, end);
+      kv.key = r.buf.utf8Slice(r.pos, stop);
+      r.pos = stop;
+    } else if (field === 5 && wire === WIRE_BYTES) {
+      const stop = readLength(r, end);
+      kv.value = r.buf.utf8Slice(r.pos, stop);
+      r.pos = stop;
+    } else if (field === 3 && wire === WIRE_VARINT) {
+      kv.modRevision = readInt64(r, end);
+    } else {
+      skipField(r, wire, end, field);
+    }
+  }
+  r.pos = end;
+  return kv;
+}
