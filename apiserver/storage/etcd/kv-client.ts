@@ -287,11 +287,12 @@ export class EtcdKvClient {
         }
         if (settle()) resolve(body.subarray(5));
       });
-      const prefix = Buffer.allocUnsafe(5);
-      prefix[0] = 0;
-      prefix.writeUInt32BE(message.length, 1);
-      stream.write(prefix);
-      stream.end(message);
+      // One write: the message behind gRPC's prefix (uncompressed, its length) goes out as one DATA frame that ends the stream.
+      const framed = Buffer.allocUnsafe(5 + message.length);
+      framed[0] = 0;
+      framed.writeUInt32BE(message.length, 1);
+      message.copy(framed, 5);
+      stream.end(framed);
     });
   }
 }
