@@ -43,14 +43,15 @@ function parse(argv: string[]): Options | undefined {
 /** Writers at once: an API server replica's writes in flight under load. */
 const writers = 32;
 
-/** One compare-and-swap of `key` from `modRevision`; resolves to the new revision. */
-type Write = (key: Buffer, value: Buffer, modRevision: number) => Promise<number>;
+/** One compare-and-swap of `key` from `modRevision` to the stored text `value`; resolves to the new revision. */
+type Write = (key: Buffer, value: string, modRevision: number) => Promise<number>;
 
 function viaEtcd3(client: EtcdClient): Write {
   return async (key, value, modRevision) => {
     const res = await client.kv.txn({
       compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: modRevision }],
-      success: [{ request_put: { key, value } }],
+      // etcd3 takes the value as bytes, as the store once made them from the stored text.
+      success: [{ request_put: { key, value: Buffer.from(value) } }],
       failure: [{ request_range: { key } }],
     });
     if (!res.succeeded) throw new Error(`lost the compare on ${key.toString()}`);
@@ -66,15 +67,13 @@ function viaKvClient(client: EtcdClient): Write {
   };
 }
 
-const leaseValue = (n: number): Buffer =>
-  Buffer.from(
-    JSON.stringify({
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      metadata: { name: `node-${n}`, namespace: 'kube-node-lease', uid: '5c1e1f0e-2b1d-4f4e-9a53-2f3c7d1e0a11', creationTimestamp: '2026-01-01T00:00:00Z' },
-      spec: { holderIdentity: `node-${n}`, leaseDurationSeconds: 40, renewTime: new Date(Date.UTC(2026, 0, 1) + n).toISOString().replace('Z', '000Z') },
-    }),
-  );
+const leaseValue = (n: number): string =>
+  JSON.stringify({
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name: `node-${n}`, namespace: 'kube-node-lease', uid: '5c1e1f0e-2b1d-4f4e-9a53-2f3c7d1e0a11', creationTimestamp: '2026-01-01T00:00:00Z' },
+    spec: { holderIdentity: `node-${n}`, leaseDurationSeconds: 40, renewTime: new Date(Date.UTC(2026, 0, 1) + n).toISOString().replace('Z', '000Z') },
+  });
 
 interface Round {
   cpuUsPerWrite: number;

@@ -10,14 +10,14 @@
  * and replica, and send it along: at 5,000 nodes, every Lease renewal twice over.
  */
 import type { CacheFeed } from '../cache/feed.ts';
-import { prefixEnd, storedText, type EtcdClient } from './store.ts';
+import { prefixEnd, type EtcdClient } from './store.ts';
 import { toStoredChanges, watchEtcd } from './watch.ts';
 
 export function etcdCacheFeed(client: EtcdClient): CacheFeed {
   return {
     async list(root, accept) {
       const res = await client.kvCalls.range({ key: Buffer.from(root), rangeEnd: prefixEnd(root) });
-      return { revision: res.revision, texts: res.kvs.map(storedText).filter((t) => accept(t.key)) };
+      return { revision: res.revision, texts: res.kvs.filter((t) => accept(t.key)) };
     },
     watch(root, fromRevision, accept, handlers) {
       const watch = watchEtcd(

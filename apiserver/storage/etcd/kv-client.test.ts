@@ -35,26 +35,26 @@ describe('EtcdKvClient (real etcd)', { skip: skipUnlessEtcd() }, () => {
   const etcd = useProxiedEtcd('kv-client');
   const kv = (): EtcdKvClient => etcd().client.kvCalls;
 
-  it('writes what etcd3 reads back: a lease ID beyond 2^53, a value of 200 KiB, a UTF-8 key; and reads it back alike', async () => {
+  it('writes what etcd3 reads back: a lease ID beyond 2^53, a value of 200 KiB of two-byte characters, a UTF-8 key; and reads it back alike', async () => {
     const { ID: lease } = await etcd().client.leaseClient.leaseGrant({ TTL: 600 });
     assert.ok(BigInt(lease) > BigInt(Number.MAX_SAFE_INTEGER), `etcd's lease IDs use all 64 bits (${lease})`);
     const key = Buffer.from('/registry/configmaps/ns/größe');
-    const value = Buffer.from(`{"data":"${'x'.repeat(200 * 1024)}"}`);
+    const value = `{"data":"${'é'.repeat(100 * 1024)}"}`;
     const res = await kv().txn({ compare: [{ key, modRevision: 0 }], success: [{ put: { key, value, lease } }] });
     assert.equal(res.succeeded, true);
     const [read] = (await etcd().client.kv.range({ key })).kvs;
     assert.equal(read?.lease, lease);
     assert.equal(read?.mod_revision, String(res.revision));
-    assert.ok(read?.value.equals(value));
+    assert.equal(read?.value.toString('utf8'), value);
     const mine = await kv().range({ key });
-    assert.deepEqual(mine.kvs, [{ key: key.toString('utf8'), value: value.toString('utf8'), modRevision: res.revision }]);
+    assert.deepEqual(mine.kvs, [{ key: key.toString('utf8'), text: value, modRevision: res.revision }]);
     assert.equal(mine.count, 1);
     assert.equal(mine.more, false);
   });
 
   it('a failed compare answers with the failure branch: the current value', async () => {
     const key = Buffer.from('/registry/configmaps/ns/cas');
-    const first = await kv().txn({ compare: [{ key, modRevision: 0 }], success: [{ put: { key, value: Buffer.from('{"v":1}') } }] });
+    const first = await kv().txn({ compare: [{ key, modRevision: 0 }], success: [{ put: { key, value: '{"v":1}' } }] });
     const lost = await kv().txn({
       compare: [{ key, modRevision: first.revision - 1 }],
       success: [{ deleteRange: { key } }],
@@ -63,7 +63,7 @@ describe('EtcdKvClient (real etcd)', { skip: skipUnlessEtcd() }, () => {
     assert.equal(lost.succeeded, false);
     const [answer] = lost.responses;
     assert.ok(answer && 'range' in answer);
-    assert.deepEqual(answer.range.kvs, [{ key: key.toString('utf8'), value: '{"v":1}', modRevision: first.revision }]);
+    assert.deepEqual(answer.range.kvs, [{ key: key.toString('utf8'), text: '{"v":1}', modRevision: first.revision }]);
     const deleted = await kv().txn({ compare: [{ key, modRevision: first.revision }], success: [{ deleteRange: { key } }] });
     assert.equal(deleted.succeeded, true);
     assert.deepEqual(deleted.responses, [{ deleteRange: true }]);
@@ -75,11 +75,11 @@ describe('EtcdKvClient (real etcd)', { skip: skipUnlessEtcd() }, () => {
     let revision = 0;
     for (const name of ['a', 'b', 'c']) {
       const key = Buffer.from(prefix + name);
-      revision = (await kv().txn({ compare: [{ key, modRevision: 0 }], success: [{ put: { key, value: Buffer.from(`"${name}"`) } }] })).revision;
+      revision = (await kv().txn({ compare: [{ key, modRevision: 0 }], success: [{ put: { key, value: `"${name}"` } }] })).revision;
     }
     const page = await kv().range({ key: Buffer.from(prefix), rangeEnd: prefixEnd(prefix), limit: 2 });
     assert.deepEqual(
-      page.kvs.map((kv) => kv.value),
+      page.kvs.map((kv) => kv.text),
       ['"a"', '"b"'],
     );
     assert.equal(page.more, true);
@@ -97,10 +97,10 @@ describe('EtcdKvClient (real etcd)', { skip: skipUnlessEtcd() }, () => {
   it("etcd's refusals keep their codes: too large, compacted, a future revision", async () => {
     const key = Buffer.from('/registry/configmaps/ns/large');
     const tooLarge = await kv()
-      .txn({ compare: [{ key, modRevision: 0 }], success: [{ put: { key, value: Buffer.alloc(2 * 1024 * 1024, 'x') } }] })
+      .txn({ compare: [{ key, modRevision: 0 }], success: [{ put: { key, value: 'x'.repeat(2 * 1024 * 1024) } }] })
       .catch((err: unknown) => err);
     assert.equal(classifyEtcdError(tooLarge, 'k').code, 'TooLarge', String(tooLarge));
-    const written = await kv().txn({ compare: [{ key, modRevision: 0 }], success: [{ put: { key, value: Buffer.from('{}') } }] });
+    const written = await kv().txn({ compare: [{ key, modRevision: 0 }], success: [{ put: { key, value: '{}' } }] });
     await etcd().client.kv.compact({ revision: written.revision });
     const compacted = await kv()
       .range({ key, revision: written.revision - 1 })

@@ -33,6 +33,7 @@ import {
   decodeTxnResponse,
   encodeRangeRequest,
   encodeTxnRequest,
+  grpcPrefixBytes,
   type RangeRequest,
   type RangeResponse,
   type TxnRequest,
@@ -135,10 +136,6 @@ class Member {
     this.session = undefined;
     session?.destroy();
   }
-
-  close(): void {
-    this.reset();
-  }
 }
 
 export class EtcdKvClient {
@@ -159,7 +156,7 @@ export class EtcdKvClient {
 
   close(): void {
     this.closed = true;
-    for (const member of this.members) member.close();
+    for (const member of this.members) member.reset();
   }
 
   /**
@@ -167,7 +164,7 @@ export class EtcdKvClient {
    * repeated while it never left, each attempt on the member after the last one tried (see the
    * module's contracts).
    */
-  private call(path: string, message: Buffer): Promise<Buffer> {
+  private call(path: string, framed: Buffer): Promise<Buffer> {
     const count = this.members.length;
     let next = count > 1 ? Math.floor(Math.random() * count) : 0;
     /** The last failure of a call that went through: reported instead of a breaker that its failures opened. */
@@ -182,7 +179,7 @@ export class EtcdKvClient {
           try {
             return await member.policy.execute(() => {
               called = true;
-              return this.send(member, path, message);
+              return this.send(member, path, framed);
             });
           } catch (err) {
             if (called) {
@@ -202,11 +199,15 @@ export class EtcdKvClient {
       });
   }
 
-  /** The call on one member's connection: the message back, or the gRPC failure as etcd3's error. */
-  private send(member: Member, path: string, message: Buffer): Promise<Buffer> {
+  /**
+   * The call on one member's connection (`framed`: the message behind its gRPC prefix): the message
+   * back, or the gRPC failure as etcd3's error.
+   */
+  private send(member: Member, path: string, framed: Buffer): Promise<Buffer> {
     const { requestTimeoutMs, maxSendBytes, maxReceiveBytes } = this.options;
-    if (message.length > maxSendBytes) {
-      return Promise.reject(grpcError(RESOURCE_EXHAUSTED, `trying to send message larger than max (${message.length} vs. ${maxSendBytes})`));
+    const size = framed.length - grpcPrefixBytes;
+    if (size > maxSendBytes) {
+      return Promise.reject(grpcError(RESOURCE_EXHAUSTED, `trying to send message larger than max (${size} vs. ${maxSendBytes})`));
     }
     return new Promise<Buffer>((resolve, reject) => {
       const session = member.connection();
@@ -258,8 +259,8 @@ export class EtcdKvClient {
       stream.on('trailers', readStatus);
       stream.on('data', (chunk: Buffer) => {
         received += chunk.length;
-        if (received > maxReceiveBytes + 5) {
-          fail(grpcError(RESOURCE_EXHAUSTED, `Received message larger than max (${received - 5} vs. ${maxReceiveBytes})`));
+        if (received > maxReceiveBytes + grpcPrefixBytes) {
+          fail(grpcError(RESOURCE_EXHAUSTED, `Received message larger than max (${received - grpcPrefixBytes} vs. ${maxReceiveBytes})`));
           stream.close(constants.NGHTTP2_CANCEL);
           return;
         }
@@ -281,17 +282,13 @@ export class EtcdKvClient {
         }
         const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
         // One message: a compression flag (never set: no compression is offered), its length, its bytes.
-        if (body.length < 5 || body[0] !== 0 || body.readUInt32BE(1) !== body.length - 5) {
+        if (body.length < grpcPrefixBytes || body[0] !== 0 || body.readUInt32BE(1) !== body.length - grpcPrefixBytes) {
           fail(grpcError(INTERNAL, `malformed answer of ${body.length} bytes`));
           return;
         }
-        if (settle()) resolve(body.subarray(5));
+        if (settle()) resolve(body.subarray(grpcPrefixBytes));
       });
-      // One write: the message behind gRPC's prefix (uncompressed, its length) goes out as one DATA frame that ends the stream.
-      const framed = Buffer.allocUnsafe(5 + message.length);
-      framed[0] = 0;
-      framed.writeUInt32BE(message.length, 1);
-      message.copy(framed, 5);
+      // One write, one DATA frame that ends the stream: the message comes framed (kv-messages.ts).
       stream.end(framed);
     });
   }

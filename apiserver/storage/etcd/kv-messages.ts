@@ -7,19 +7,16 @@
  * Why not the generated code the etcd3 library carries: it reads every message into plain objects
  * with each 64-bit number as a decimal string made by long division (four of them in every
  * answer's header), and every key and value as a Buffer that the store then turned into a string.
- * Here a key and a value are read straight into the strings the store keeps, and revisions into
- * numbers (etcd's revisions stay far below 2^53).
+ * Here a key and a value are read straight into the StoredText the store decodes, a value is
+ * written straight from the stored text, and revisions are numbers (etcd's revisions stay far
+ * below 2^53). A request comes out framed for gRPC (kv-client.ts sends it as it is): its 5-byte
+ * prefix (uncompressed, the message's length) is written in front of it, not copied in later.
  */
+import { ProtobufError } from '../../../shared/codec/protobuf/errors.ts';
 import { decoding, readBool, readInt64, readLength, readUint32, skipField, type Reader } from '../../../shared/codec/protobuf/reader.ts';
 import { varintSize, WIRE_BYTES, WIRE_VARINT } from '../../../shared/codec/protobuf/wire.ts';
 import { withWriter, type Writer } from '../../../shared/codec/protobuf/writer.ts';
-
-/** A key's value as read (mvccpb.KeyValue), key and value as UTF-8 text. */
-export interface KeyValue {
-  key: string;
-  value: string;
-  modRevision: number;
-}
+import type { StoredText } from '../stored-value.ts';
 
 export interface RangeRequest {
   key: Buffer;
@@ -36,7 +33,8 @@ export interface RangeRequest {
 export interface RangeResponse {
   /** The store's revision the range was read at (the header's). */
   revision: number;
-  kvs: KeyValue[];
+  /** mvccpb.KeyValue's key, value (as `text`) and mod revision. */
+  kvs: StoredText[];
   more: boolean;
   count: number;
 }
@@ -49,8 +47,8 @@ export interface ModRevisionEquals {
 
 export type RequestOp =
   | { range: RangeRequest }
-  /** `lease`: the lease's ID in decimal (lease IDs use all 64 bits). */
-  | { put: { key: Buffer; value: Buffer; lease?: string } }
+  /** `value`: the stored text; `lease`: the lease's ID in decimal (lease IDs use all 64 bits). */
+  | { put: { key: Buffer; value: string; lease?: string } }
   | { deleteRange: { key: Buffer } };
 
 export interface TxnRequest {
@@ -71,14 +69,28 @@ export interface TxnResponse {
 // Compare's enums (rpc.proto): CompareResult.EQUAL = 0, CompareTarget.MOD = 2.
 const compareTargetMod = 2;
 
-/** The bytes of a RangeRequest. */
-export function encodeRangeRequest(req: RangeRequest): Buffer {
-  return withWriter((w) => writeRangeRequest(w, req));
+/** gRPC's message prefix: a compression flag (0) and the message's length, big-endian. */
+export const grpcPrefixBytes = 5;
+
+/** `write`'s message behind its gRPC prefix. */
+function grpcFramed(write: (w: Writer) => void): Buffer {
+  const framed = withWriter((w) => {
+    w.begin(grpcPrefixBytes);
+    write(w);
+  });
+  framed[0] = 0;
+  framed.writeUInt32BE(framed.length - grpcPrefixBytes, 1);
+  return framed;
 }
 
-/** The bytes of a TxnRequest. */
+/** A RangeRequest, framed for gRPC. */
+export function encodeRangeRequest(req: RangeRequest): Buffer {
+  return grpcFramed((w) => writeRangeRequest(w, req));
+}
+
+/** A TxnRequest, framed for gRPC. */
 export function encodeTxnRequest(req: TxnRequest): Buffer {
-  return withWriter((w) => {
+  return grpcFramed((w) => {
     for (const compare of req.compare) {
       w.uint32((1 << 3) | WIRE_BYTES);
       const at = w.begin();
@@ -134,7 +146,7 @@ function writeRequestOp(w: Writer, field: number, op: RequestOp): void {
     w.uint32((1 << 3) | WIRE_BYTES);
     w.bytes(op.put.key);
     w.uint32((2 << 3) | WIRE_BYTES);
-    w.bytes(op.put.value);
+    w.string(op.put.value);
     if (op.put.lease !== undefined && op.put.lease !== '0') {
       w.uint32((3 << 3) | WIRE_VARINT);
       const id = BigInt.asUintN(64, BigInt(op.put.lease));
@@ -174,7 +186,8 @@ export function decodeTxnResponse(bytes: Uint8Array): TxnResponse {
 }
 
 function readResponseOp(r: Reader, end: number): ResponseOp {
-  let op: ResponseOp = { put: true };
+  // A oneof: its one member's field number says which operation answered.
+  let op: ResponseOp | undefined;
   while (r.pos < end) {
     const tag = readUint32(r, end);
     const field = tag >>> 3;
@@ -182,10 +195,12 @@ function readResponseOp(r: Reader, end: number): ResponseOp {
       op = { range: readRangeResponse(r, readLength(r, end)) };
       continue;
     }
-    if (field === 3) op = { deleteRange: true };
+    if (field === 2) op = { put: true };
+    else if (field === 3) op = { deleteRange: true };
     skipField(r, tag & 7, end, field);
   }
   r.pos = end;
+  if (!op) throw new ProtobufError('a ResponseOp without a response');
   return op;
 }
 
@@ -217,8 +232,8 @@ function readHeaderRevision(r: Reader, end: number): number {
   return revision;
 }
 
-function readKeyValue(r: Reader, end: number): KeyValue {
-  const kv: KeyValue = { key: '', value: '', modRevision: 0 };
+function readKeyValue(r: Reader, end: number): StoredText {
+  const kv: StoredText = { key: '', text: '', modRevision: 0 };
   while (r.pos < end) {
     const tag = readUint32(r, end);
     const field = tag >>> 3;
@@ -229,7 +244,7 @@ function readKeyValue(r: Reader, end: number): KeyValue {
       r.pos = stop;
     } else if (field === 5 && wire === WIRE_BYTES) {
       const stop = readLength(r, end);
-      kv.value = r.buf.utf8Slice(r.pos, stop);
+      kv.text = r.buf.utf8Slice(r.pos, stop);
       r.pos = stop;
     } else if (field === 3 && wire === WIRE_VARINT) {
       kv.modRevision = readInt64(r, end);

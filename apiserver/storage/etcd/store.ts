@@ -14,7 +14,7 @@ import { Etcd3, isRecoverableError, type IOptions } from 'etcd3';
 import type { KubeObject } from '../../../shared/api/types.ts';
 import { classifyEtcdError, StorageError } from './errors.ts';
 import { EtcdKvClient } from './kv-client.ts';
-import type { KeyValue, RangeResponse, TxnResponse } from './kv-messages.ts';
+import type { RangeResponse, TxnResponse } from './kv-messages.ts';
 import { LeaseManager } from './leases.ts';
 import { memberPolicy, undeliveredRetry } from './policies.ts';
 import { watchPrefix, type StorageWatch, type StorageWatchHandlers } from './watch.ts';
@@ -141,18 +141,9 @@ export interface RangeResult {
 
 const encoder = new TextEncoder();
 
-async function encode(obj: KubeObject): Promise<Buffer> {
-  return Buffer.from(await encodeStoredObjectYielding(obj));
-}
-
-/** A key-value as read from etcd, to decode (stored-value.ts). */
-export function storedText(kv: KeyValue): StoredText {
-  return { key: kv.key, text: kv.value, modRevision: kv.modRevision };
-}
-
 /** The stored objects of `kvs`, decoded without holding the loop long; a value that is not an object (foreign or corrupt data) is a StorageError. */
-async function decodeValues(kvs: readonly KeyValue[]): Promise<StoredValue[]> {
-  return (await decodeStoredTextsYielding(kvs.map(storedText))).map((entry) => entry.value);
+async function decodeValues(kvs: readonly StoredText[]): Promise<StoredValue[]> {
+  return (await decodeStoredTextsYielding(kvs)).map((entry) => entry.value);
 }
 
 /** The first key after every key starting with `prefix` (etcd's range_end for a prefix). */
@@ -232,7 +223,7 @@ export class EtcdStore implements Storage {
   async create(key: string, obj: KubeObject, ttlSeconds?: number): Promise<StoredValue> {
     const k = Buffer.from(key);
     const lease = await this.leaseFor(ttlSeconds, key);
-    const value = await encode(obj);
+    const value = await encodeStoredObjectYielding(obj);
     let res: TxnResponse;
     try {
       res = await this.timed('create', key, () =>
@@ -328,7 +319,7 @@ export class EtcdStore implements Storage {
       const expected = current?.modRevision ?? 0;
       const operation =
         decision.action === 'put'
-          ? { put: { key: k, value: await encode(decision.object), ...(await this.leaseFor(ttlSeconds, key)) } }
+          ? { put: { key: k, value: await encodeStoredObjectYielding(decision.object), ...(await this.leaseFor(ttlSeconds, key)) } }
           : { deleteRange: { key: k } };
       let res: TxnResponse;
       try {
