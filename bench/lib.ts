@@ -6,7 +6,7 @@
  *
  * Benchmarks print figures; they never assert timings.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { connect as connectHttp2, type ClientHttp2Session, type IncomingHttpHeaders, type IncomingHttpStatusHeader } from 'node:http2';
@@ -16,6 +16,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Http2Windows } from '../shared/client/connection.ts';
 import { freePort } from '../shared/net/free-ports.ts';
+import { poolSizeFlag, sharedHostNodeFlags } from '../shared/process/shared-host.ts';
 
 /** The repository root (this file lives in `<root>/bench`). */
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -382,6 +383,18 @@ export interface HeapReading {
   heapUsed: number;
   external: number;
   arrayBuffers: number;
+}
+
+/**
+ * Runs this benchmark again in a child started with the shared host's Node flags
+ * (shared/process/shared-host.ts), unless this process was started with a V8 pool size of its own,
+ * and exits with the child's status: for a benchmark whose own process does part of the work (the
+ * simulated agents) beside the processes it starts. Returns only in the process that runs the benchmark.
+ */
+export function rerunAsSharedHostProcess(): void {
+  if (poolSizeFlag() !== undefined) return;
+  const child = spawnSync(process.execPath, [...sharedHostNodeFlags(), ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
+  process.exit(child.status ?? 1);
 }
 
 export interface ApiServerProcessOptions {

@@ -41,6 +41,7 @@ import { OsHost } from '../nodeagent/node/host.ts';
 import { NodeLease } from '../nodeagent/node/lease.ts';
 import { Simulation } from '../nodeagent/simulation.ts';
 import { useSmallBufferPool } from '../shared/process/buffer-pool.ts';
+import { poolSizeFlag, sharedHostNodeFlags } from '../shared/process/shared-host.ts';
 import { noRuntimeVersion } from '../nodeagent/main.ts';
 import { benchMain, positiveInt, profileDir, profileFlags } from './cli.ts';
 import { reportProfile } from './cluster.ts';
@@ -56,6 +57,7 @@ import {
   percentile,
   readProcess,
   repoRoot,
+  rerunAsSharedHostProcess,
   startApiServerProcess,
   type ApiServerProcess,
   type Cleanup,
@@ -350,7 +352,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
       dataDir,
       logFile: join(dir, `apiserver-${i}.log`),
       flags: ['--enable-bootstrap-token-auth=true', ...opts.replicaFlags],
-      nodeFlags: opts.replicaNodeFlags,
+      nodeFlags: [...sharedHostNodeFlags(), ...opts.replicaNodeFlags],
       ...(i === 0 && opts.cpuProfileDir ? { cpuProfileDir: opts.cpuProfileDir } : {}),
     });
     cleanup.push(() => api.stop());
@@ -377,6 +379,7 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   const manager = spawn(
     process.execPath,
     [
+      ...sharedHostNodeFlags(),
       ...managerEntry,
       `--kubeconfig=${join(dataDir, 'controller-manager.kubeconfig')}`,
       `--cluster-signing-cert-file=${join(dataDir, 'pki', 'ca.crt')}`,
@@ -539,7 +542,8 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
 
   process.stdout.write(
     `\n${opts.nodes} simulated nodes speaking ${opts.contentType} (joined in ${fixed(joinSeconds, 1)} s), lease renewals over ${fixed(elapsedMs / 1000, 0)} s; ` +
-      `node ${process.version} (every process of the run), ${availableParallelism()} CPUs shared by all of them` +
+      `node ${process.version} (every process of the run), ${availableParallelism()} CPUs shared by all of them, ` +
+      `this process with ${poolSizeFlag() ?? "Node's default V8 pool"}, the others with ${sharedHostNodeFlags().join(' ')}` +
       (opts.replicaNodeFlags.length ? `; replicas started with ${opts.replicaNodeFlags.join(' ')}` : '') +
       (opts.replicaFlags.length ? `; replicas' flags ${opts.replicaFlags.join(' ')}` : '') +
       '\n\n',
@@ -667,4 +671,5 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   return true;
 }
 
+rerunAsSharedHostProcess();
 void benchMain(usage, parse, run);

@@ -28,6 +28,7 @@ import { stringify as toYaml } from 'yaml';
 import { findExecutable } from '../shared/etcd/availability.ts';
 import { startEtcdCluster, type EtcdCluster } from '../shared/etcd/process.ts';
 import { freePorts } from '../shared/net/free-ports.ts';
+import { sharedHostNodeFlags } from '../shared/process/shared-host.ts';
 import { startProxyGroup, type TcpProxyGroup } from '../shared/etcd/proxy.ts';
 import { backendStatus, renderHaproxyConfig } from './haproxy.ts';
 import { ManagedProcess } from './managed-process.ts';
@@ -114,9 +115,10 @@ export const repoRoot = ((): string => {
   return basename(parent) === 'dist' ? dirname(parent) : parent;
 })();
 
-/** The node command line that runs `corral <subcommand>` in `runtime`. */
+/** The node command line that runs `corral <subcommand>` in `runtime`, as a process sharing this host with the others (shared-host.ts). */
 function corralCommand(runtime: Runtime, subcommand: string): string[] {
-  return runtime === 'built' ? [join(repoRoot, 'dist', 'cli.js'), subcommand] : ['--import', 'tsx', join(repoRoot, 'cli.ts'), subcommand];
+  const entry = runtime === 'built' ? [join(repoRoot, 'dist', 'cli.js')] : ['--import', 'tsx', join(repoRoot, 'cli.ts')];
+  return [...sharedHostNodeFlags(), ...entry, subcommand];
 }
 
 /**

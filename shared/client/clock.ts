@@ -17,8 +17,13 @@ const maxTimerMs = 2 ** 31 - 1;
 export const realClock: Clock = {
   now: () => Date.now(),
   after(ms, fn) {
+    if (ms <= maxTimerMs) {
+      const timer = setTimeout(fn, Math.max(0, ms));
+      timer.unref();
+      return () => clearTimeout(timer);
+    }
     // A deadline beyond setTimeout's range waits in legs, so that a far requeue never fires early.
-    const due = Date.now() + Math.max(0, ms);
+    const due = Date.now() + ms;
     let timer: NodeJS.Timeout;
     const arm = (): void => {
       const left = due - Date.now();
@@ -39,19 +44,49 @@ export function jittered(ms: number, maxFactor: number, random: () => number = M
   return ms + random() * maxFactor * ms;
 }
 
+/**
+ * The sleeps waiting on each signal, woken together when it aborts: one 'abort' listener per
+ * signal, not one per sleep. Thousands of simulated agents sleep a thousand times a second, each
+ * sleep living ten seconds, so what a sleep holds is promoted and collected again at that rate;
+ * an EventTarget listener apiece was the largest part of it.
+ */
+const sleepers = new WeakMap<AbortSignal, Set<() => void>>();
+
+function sleepersOf(signal: AbortSignal): Set<() => void> {
+  let waiting = sleepers.get(signal);
+  if (!waiting) {
+    const created = new Set<() => void>();
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const wake of created) wake();
+        created.clear();
+      },
+      { once: true },
+    );
+    sleepers.set(signal, (waiting = created));
+  }
+  return waiting;
+}
+
 /** Resolves after `ms` on `clock`, or at once when `signal` aborts. */
 export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const onAbort = (): void => {
+    if (!signal) {
+      clock.after(ms, resolve);
+      return;
+    }
+    if (signal.aborted) return resolve();
+    const waiting = sleepersOf(signal);
+    const wake = (): void => {
       cancel();
       resolve();
     };
     const cancel = clock.after(ms, () => {
-      signal?.removeEventListener('abort', onAbort);
+      waiting.delete(wake);
       resolve();
     });
-    signal?.addEventListener('abort', onAbort, { once: true });
+    waiting.add(wake);
   });
 }
 

@@ -102,6 +102,8 @@ describe('formatting', () => {
     assert.equal(formatTime(1704096000), '2024-01-01T08:00:00Z');
     assert.equal(formatTime(zeroTimeSeconds), '0001-01-01T00:00:00Z');
     assert.equal(formatMicroTime(1704096000, 500_000_999), '2024-01-01T08:00:00.500000Z');
+    assert.equal(formatTime(Date.UTC(10000, 0, 1) / 1000), '10000-01-01T00:00:00Z');
+    assert.equal(formatMicroTime(Date.UTC(-1, 11, 31, 23, 59, 59) / 1000, 7_000), '-0001-12-31T23:59:59.000007Z');
     assert.equal(formatTimeOf(new Date('2024-01-01T08:00:00.999Z')), '2024-01-01T08:00:00Z');
     assert.equal(formatMicroTimeOf(new Date('2024-01-01T08:00:00.123Z')), '2024-01-01T08:00:00.123000Z');
   });
