@@ -301,10 +301,8 @@ export function isZeroTime(instant: Instant, kind: TimeKind): boolean {
   return instant.seconds === zeroTimeSeconds && (kind === 'Time' || instant.nanos < 1000);
 }
 
-const two = (n: number): string => (n < 10 ? `0${n}` : String(n));
-
-/** Where a time of a year in 0..9999 is written before it becomes a string (civilText). */
-const scratch = Buffer.allocUnsafe(32);
+/** Where a time is written before it becomes a string (civilText): room for any year a Go time holds (12 digits and a sign). */
+const scratch = Buffer.allocUnsafe(48);
 
 function putDigits(at: number, value: number, width: number): void {
   for (let i = at + width - 1; i >= at; i--) {
@@ -317,9 +315,9 @@ function putDigits(at: number, value: number, width: number): void {
  * `2006-01-02T15:04:05` in UTC (Howard Hinnant's civil_from_days), then `.` and six digits of
  * `micros` when given, then `Z`; years beyond 0..9999 as Go writes them.
  *
- * The common years are written as bytes and read back as one flat string: a string joined from
- * pieces is a tree of them, and a time kept in an object held for long (a lease an agent renews
- * every ten seconds) would keep every piece, hundreds of bytes for a 27-character time.
+ * Written as bytes and read back as one flat string: a string joined from pieces is a tree of
+ * them, and a time kept in an object held for long (a lease an agent renews every ten seconds)
+ * would keep every piece, hundreds of bytes for a 27-character time.
  */
 function civilText(seconds: number, micros: number | undefined): string {
   const days = Math.floor(seconds / 86400);
@@ -337,23 +335,21 @@ function civilText(seconds: number, micros: number | undefined): string {
   rest -= hour * 3600;
   const minute = Math.floor(rest / 60);
   const second = rest - minute * 60;
-  if (year < 0 || year > 9999) {
-    const yearText = year < 0 ? `-${String(-year).padStart(4, '0')}` : String(year);
-    const fraction = micros === undefined ? '' : `.${String(micros).padStart(6, '0')}`;
-    return `${yearText}-${two(month)}-${two(day)}T${two(hour)}:${two(minute)}:${two(second)}${fraction}Z`;
-  }
-  putDigits(0, year, 4);
-  scratch[4] = 0x2d; // -
-  putDigits(5, month, 2);
-  scratch[7] = 0x2d;
-  putDigits(8, day, 2);
-  scratch[10] = 0x54; // T
-  putDigits(11, hour, 2);
-  scratch[13] = 0x3a; // :
-  putDigits(14, minute, 2);
-  scratch[16] = 0x3a;
-  putDigits(17, second, 2);
-  let end = 19;
+  // Four digits, as Go writes years 0..9999; others with a sign or more digits.
+  let at = 4;
+  if (year >= 0 && year <= 9999) putDigits(0, year, 4);
+  else at = scratch.write(year < 0 ? `-${String(-year).padStart(4, '0')}` : String(year), 0, 'latin1');
+  scratch[at] = 0x2d; // -
+  putDigits(at + 1, month, 2);
+  scratch[at + 3] = 0x2d;
+  putDigits(at + 4, day, 2);
+  scratch[at + 6] = 0x54; // T
+  putDigits(at + 7, hour, 2);
+  scratch[at + 9] = 0x3a; // :
+  putDigits(at + 10, minute, 2);
+  scratch[at + 12] = 0x3a;
+  putDigits(at + 13, second, 2);
+  let end = at + 15;
   if (micros !== undefined) {
     scratch[end++] = 0x2e; // .
     putDigits(end, micros, 6);
