@@ -1,10 +1,14 @@
 /**
- * The store's write to etcd, a compare-and-swap of a Lease-sized value (what every lease renewal
- * sends), through the etcd3 library (the baseline: the client the store used before) and through
- * the store's own KV client (apiserver/storage/etcd/kv-client.ts), from 32 writers at once against
- * a real etcd. Rounds alternate between the two; the table shows each one's median CPU time of this
- * process per write, its writes per second, and the ratios. etcd's own CPU is not counted: it does
- * the same work for both.
+ * The store's calls to etcd through the etcd3 library (the baseline: the client the store used
+ * before) and through the store's own client (apiserver/storage/etcd/kv-client.ts, watch.ts),
+ * against a real etcd, in alternating rounds; each table shows the median CPU time of this process
+ * per operation, the rate, and the ratios. etcd's own CPU is not counted: it does the same work for
+ * both.
+ * - Writes: a compare-and-swap of a Lease-sized value (what every lease renewal sends), from 32
+ *   writers at once.
+ * - Watch events: a watch from before that many Lease updates, read until it has them all (etcd
+ *   sends them in responses of up to 1,000), each turned into the store's change (key, value and
+ *   revision as the store reads them).
  *
  * Usage: npx tsx bench/etcd-client.ts [--writes N] [--rounds R] [--keep]
  */
@@ -14,7 +18,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { startEtcd } from '../shared/etcd/process.ts';
-import { connectEtcd, type EtcdClient } from '../apiserver/storage/etcd/store.ts';
+import { connectEtcd, prefixEnd, type EtcdClient } from '../apiserver/storage/etcd/store.ts';
+import type { StoredChange } from '../apiserver/storage/changes.ts';
+import { watchEtcd } from '../apiserver/storage/etcd/watch.ts';
 import { benchMain, keepFlag, positiveInt } from './cli.ts';
 import { fixed, formatTable, loadAverageAtStart, type Cleanup } from './lib.ts';
 
@@ -76,7 +82,9 @@ const leaseValue = (n: number): string =>
   });
 
 interface Round {
+  /** CPU µs of this process per operation (a write, a watch event). */
   cpuUsPerWrite: number;
+  /** Operations per second. */
   writesPerSecond: number;
 }
 
@@ -95,6 +103,66 @@ async function round(write: Write, keys: Buffer[], revisions: number[], writes: 
   );
   const used = process.cpuUsage(cpu);
   return { cpuUsPerWrite: (used.user + used.system) / started, writesPerSecond: (started * 1000) / (performance.now() - wall) };
+}
+
+/** Reads every change of `prefix` from `fromRevision` through `toRevision`; resolves once it has them. */
+type WatchUntil = (prefix: string, fromRevision: number, toRevision: number) => Promise<number>;
+
+function watchViaEtcd3(client: EtcdClient): WatchUntil {
+  return async (prefix, fromRevision, toRevision) => {
+    const watcher = await client.watch().prefix(prefix).startRevision(String(fromRevision)).create();
+    let count = 0;
+    await new Promise<void>((resolve) =>
+      watcher.on('data', (res) => {
+        for (const e of res.events) {
+          // As the store turned etcd3's events into changes.
+          const change: StoredChange = {
+            key: e.kv.key.toString('utf8'),
+            revision: Number(e.kv.mod_revision),
+            value: e.kv.value.toString('utf8'),
+            previous: 'held',
+          };
+          count++;
+          if (change.revision >= toRevision) resolve();
+        }
+      }),
+    );
+    await watcher.cancel();
+    return count;
+  };
+}
+
+function watchViaStoreClient(client: EtcdClient): WatchUntil {
+  return async (prefix, fromRevision, toRevision) => {
+    let count = 0;
+    let stop = (): void => {};
+    const reached = new Promise<void>((resolve) => (stop = resolve));
+    const watch = watchEtcd(
+      client,
+      prefix,
+      fromRevision,
+      {
+        onChanges: (changes) => {
+          count += changes.length;
+          if (changes[changes.length - 1]!.revision >= toRevision) stop();
+        },
+        onCancel: (err) => console.error(err),
+      },
+      false,
+    );
+    await reached;
+    await watch.cancel();
+    return count;
+  };
+}
+
+/** One watch of `events` changes: this process's CPU per event and events per second. */
+async function watchRound(watch: WatchUntil, prefix: string, fromRevision: number, toRevision: number): Promise<Round> {
+  const cpu = process.cpuUsage();
+  const wall = performance.now();
+  const count = await watch(prefix, fromRevision, toRevision);
+  const used = process.cpuUsage(cpu);
+  return { cpuUsPerWrite: (used.user + used.system) / count, writesPerSecond: (count * 1000) / (performance.now() - wall) };
 }
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -119,12 +187,39 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   for (let r = 0; r < opts.rounds; r++) {
     for (let c = 0; c < clients.length; c++) results[c]!.push(await round(clients[c]![1], keys, revisions, opts.writes));
   }
-  const cpu = results.map((rounds) => median(rounds.map((x) => x.cpuUsPerWrite)));
-  const rate = results.map((rounds) => median(rounds.map((x) => x.writesPerSecond)));
-  const rows = clients.map(([name], c) => [name, fixed(cpu[c]!, 1), fixed(cpu[c]! / cpu[0]!, 2), fixed(rate[c]!, 0), fixed(rate[c]! / rate[0]!, 2)]);
+  // The watches read the writes of one more round, made once: every round reads the same history.
+  const prefix = '/registry/leases/kube-node-lease/';
+  const { revision: before } = await client.kvCalls.range({ key: Buffer.from(prefix), rangeEnd: prefixEnd(prefix), countOnly: true });
+  await round(clients[1]![1], keys, revisions, opts.writes);
+  const { revision: after } = await client.kvCalls.range({ key: Buffer.from(prefix), rangeEnd: prefixEnd(prefix), countOnly: true });
+  const watches: [string, WatchUntil][] = [
+    ['etcd3 and grpc-js (baseline)', watchViaEtcd3(client)],
+    ['the store’s watch', watchViaStoreClient(client)],
+  ];
+  for (const [, watch] of watches) await watchRound(watch, prefix, before + 1, after);
+  const watchResults = watches.map((): Round[] => []);
+  for (let r = 0; r < opts.rounds; r++) {
+    for (let c = 0; c < watches.length; c++) watchResults[c]!.push(await watchRound(watches[c]![1], prefix, before + 1, after));
+  }
+  const table = (names: string[], rounds: Round[][], what: string): string => {
+    const cpu = rounds.map((r) => median(r.map((x) => x.cpuUsPerWrite)));
+    const rate = rounds.map((r) => median(r.map((x) => x.writesPerSecond)));
+    const rows = names.map((name, c) => [name, fixed(cpu[c]!, 1), fixed(cpu[c]! / cpu[0]!, 2), fixed(rate[c]!, 0), fixed(rate[c]! / rate[0]!, 2)]);
+    return formatTable(['client', `CPU µs per ${what}`, '/ baseline', `${what}s per second`, '/ baseline'], rows);
+  };
   process.stdout.write(
     `a Lease-sized compare-and-swap, ${writers} writers, median of ${opts.rounds} rounds of ${opts.writes}; ${cpus().length} CPUs, ${loadAverageAtStart(load)}\n\n` +
-      formatTable(['client', 'CPU µs per write', '/ baseline', 'writes per second', '/ baseline'], rows) +
+      table(
+        clients.map(([name]) => name),
+        results,
+        'write',
+      ) +
+      `\n\na watch reading ${after - before} Lease updates from etcd's history, median of ${opts.rounds} rounds\n\n` +
+      table(
+        watches.map(([name]) => name),
+        watchResults,
+        'event',
+      ) +
       '\n',
   );
   return true;

@@ -10,7 +10,7 @@ import { isBrokenCircuitError } from 'cockatiel';
 import { skipUnlessEtcd } from '../../../shared/etcd/availability.ts';
 import { useProxiedEtcd } from '../../testing/etcd.ts';
 import { classifyEtcdError, isUndelivered } from './errors.ts';
-import { EtcdKvClient, type KvClientOptions } from './kv-client.ts';
+import { EtcdKvClient, GrpcMessageReader, type KvClientOptions } from './kv-client.ts';
 import { prefixEnd } from './store.ts';
 
 const options = (endpoints: string[], requestTimeoutMs = 5_000): KvClientOptions => ({
@@ -172,5 +172,31 @@ describe('EtcdKvClient (real etcd)', { skip: skipUnlessEtcd() }, () => {
       etcd().proxy.resume();
       client.close();
     }
+  });
+});
+
+describe('GrpcMessageReader', () => {
+  const frame = (body: string, flag = 0): Buffer => {
+    const bytes = Buffer.from(body);
+    const prefix = Buffer.alloc(5);
+    prefix[0] = flag;
+    prefix.writeUInt32BE(bytes.length, 1);
+    return Buffer.concat([prefix, bytes]);
+  };
+
+  it('reads several messages from one chunk and one message from several, byte by byte too', () => {
+    const stream = Buffer.concat([frame('first'), frame(''), frame('a longer third message'), frame('4')]);
+    for (const cut of [stream.length, 7, 1]) {
+      const reader = new GrpcMessageReader(1024);
+      const seen: string[] = [];
+      for (let at = 0; at < stream.length; at += cut) reader.push(stream.subarray(at, at + cut), (m) => void seen.push(m.toString()));
+      assert.deepEqual(seen, ['first', '', 'a longer third message', '4'], `chunks of ${cut} bytes`);
+    }
+  });
+
+  it('refuses a compressed message and one beyond its limit, before reading it whole', () => {
+    assert.throws(() => new GrpcMessageReader(1024).push(frame('x', 1), () => {}), /compressed/);
+    const big = frame('y'.repeat(2000));
+    assert.throws(() => new GrpcMessageReader(1024).push(big.subarray(0, 10), () => {}), /larger than max \(2000 vs\. 1024\)/);
   });
 });

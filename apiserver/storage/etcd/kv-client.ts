@@ -1,7 +1,8 @@
 /**
- * The store's unary calls to etcd (KV Range and Txn: every read and write of an object) as gRPC
- * over node:http2, one HTTP/2 connection per member, the messages in kv-messages.ts. Everything
- * else (watches, leases, compaction, the migration tool) goes through the etcd3 library.
+ * The store's calls to etcd as gRPC over node:http2, one HTTP/2 connection per member: the unary
+ * KV calls (Range and Txn: every read and write of an object, messages in kv-messages.ts) and the
+ * streams of its watches (`stream`; watch.ts drives them, messages in watch-messages.ts).
+ * Everything else (leases, compaction, the migration tool) goes through the etcd3 library.
  *
  * Why hand-written: through etcd3 and grpc-js, one compare-and-swap cost its caller about 190 µs of
  * CPU (etcd3's pool and cockatiel policies, grpc-js's interceptors, resolving, load-balancing and
@@ -23,6 +24,8 @@
  * - A call has a deadline (sent to etcd as grpc-timeout too); past it, it is cancelled and fails
  *   with DeadlineExceeded.
  * - A connection that failed (or that etcd is closing) is dropped; the next call connects afresh.
+ * - A stream is opened on the members in turn (each one after the last one tried) and reports its
+ *   end once, as the same errors; it is never repeated here: its caller resumes it (watch.ts).
  */
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
 import { isBrokenCircuitError } from 'cockatiel';
@@ -86,6 +89,25 @@ function percentDecoded(text: string): string {
   }
 }
 
+/** The gRPC status of a call, once its stream brought one. */
+class GrpcStatus {
+  code: number | undefined;
+  details = '';
+
+  constructor(stream: ClientHttp2Stream) {
+    const read = (headers: IncomingHttpHeaders): void => {
+      const code = headers['grpc-status'];
+      if (typeof code !== 'string') return;
+      this.code = Number(code);
+      const text = headers['grpc-message'];
+      this.details = typeof text === 'string' ? percentDecoded(text) : '';
+    };
+    // A call etcd answers at once with its status (a trailers-only answer) has it in the headers.
+    stream.on('response', read);
+    stream.on('trailers', read);
+  }
+}
+
 /** A failed call as etcd3 reports it: its typed error for the gRPC status. */
 function grpcError(code: number, details: string): Error {
   return castGrpcError(Object.assign(new Error(`${code} ${statusNames[code] ?? 'UNKNOWN'}: ${details}`), { code }));
@@ -138,9 +160,24 @@ class Member {
   }
 }
 
+/** What a stream's owner is told: each message, then its end (once; not after `close`). */
+export interface GrpcStreamHandlers {
+  /** One message, without its gRPC prefix: a view of the stream's chunk, to be read before returning. */
+  onMessage(message: Buffer): void;
+  /** The stream ended: etcd's status when it sent one (etcd3's typed error), or the failed connection's. */
+  onEnd(err: Error): void;
+}
+
+export interface GrpcStream {
+  /** Ends the stream at once (RST_STREAM CANCEL); no handler is called afterwards. */
+  close(): void;
+}
+
 export class EtcdKvClient {
   private readonly members: Member[];
   private closed = false;
+  /** The member the next stream is opened on (they take turns). */
+  private nextStreamMember = 0;
 
   constructor(private readonly options: KvClientOptions) {
     this.members = options.endpoints.map((url) => new Member(url, options));
@@ -157,6 +194,70 @@ export class EtcdKvClient {
   close(): void {
     this.closed = true;
     for (const member of this.members) member.reset();
+  }
+
+  /**
+   * A streaming call (`framed`: its first message, framed; `headers`: gRPC metadata) on the next
+   * member's connection, kept open for etcd's messages. A failure to open it is reported through
+   * `onEnd`, asynchronously, as a failure later would be.
+   */
+  stream(path: string, framed: Buffer, headers: Record<string, string>, handlers: GrpcStreamHandlers): GrpcStream {
+    const member = this.members[this.nextStreamMember++ % this.members.length]!;
+    let ended = false;
+    const end = (err: Error): void => {
+      if (ended) return;
+      ended = true;
+      handlers.onEnd(err);
+    };
+    if (this.closed) {
+      queueMicrotask(() => end(new ClientClosedError('Watch')));
+      return { close: () => void (ended = true) };
+    }
+    const session = member.connection();
+    let stream: ClientHttp2Stream;
+    try {
+      stream = session.request({
+        [constants.HTTP2_HEADER_METHOD]: 'POST',
+        [constants.HTTP2_HEADER_PATH]: path,
+        [constants.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
+        [constants.HTTP2_HEADER_TE]: 'trailers',
+        ...headers,
+      });
+    } catch (err) {
+      member.reset();
+      queueMicrotask(() => end(grpcError(UNAVAILABLE, `No connection established. Last error: ${err instanceof Error ? err.message : String(err)}`)));
+      return { close: () => void (ended = true) };
+    }
+    const { maxReceiveBytes } = this.options;
+    const reader = new GrpcMessageReader(maxReceiveBytes);
+    const onMessage = (message: Buffer): void => handlers.onMessage(message);
+    const status = new GrpcStatus(stream);
+    let failure: Error | undefined;
+    stream.on('data', (chunk: Buffer) => {
+      if (ended) return;
+      try {
+        reader.push(chunk, onMessage);
+      } catch (err) {
+        end(err instanceof Error ? err : new Error(String(err)));
+        stream.close(constants.NGHTTP2_CANCEL);
+      }
+    });
+    stream.on('error', (err: Error) => void (failure ??= err));
+    stream.on('close', () => {
+      if (status.code !== undefined && status.code !== 0) end(grpcError(status.code, status.details));
+      else if (status.code === 0) end(grpcError(UNAVAILABLE, 'the stream ended'));
+      else {
+        const cause = failure?.message ?? `the stream closed with code ${stream.rstCode ?? 0}`;
+        end(grpcError(UNAVAILABLE, member.wasConnected(session) ? `Connection dropped: ${cause}` : `No connection established. Last error: ${cause}`));
+      }
+    });
+    stream.write(framed);
+    return {
+      close: () => {
+        ended = true;
+        if (!stream.closed && !stream.destroyed) stream.close(constants.NGHTTP2_CANCEL);
+      },
+    };
   }
 
   /**
@@ -230,8 +331,7 @@ export class EtcdKvClient {
       }
       const chunks: Buffer[] = [];
       let received = 0;
-      let status: number | undefined;
-      let details = '';
+      const status = new GrpcStatus(stream);
       let failure: Error | undefined;
       let settled = false;
       const settle = (): boolean => {
@@ -247,16 +347,7 @@ export class EtcdKvClient {
         fail(grpcError(DEADLINE_EXCEEDED, 'Deadline exceeded'));
         stream.close(constants.NGHTTP2_CANCEL);
       }, requestTimeoutMs);
-      const readStatus = (headers: IncomingHttpHeaders): void => {
-        const code = headers['grpc-status'];
-        if (typeof code !== 'string') return;
-        status = Number(code);
-        const text = headers['grpc-message'];
-        details = typeof text === 'string' ? percentDecoded(text) : '';
-      };
-      // A call etcd answers at once with its status (a trailers-only answer) has it in the headers.
-      stream.on('response', readStatus);
-      stream.on('trailers', readStatus);
+
       stream.on('data', (chunk: Buffer) => {
         received += chunk.length;
         if (received > maxReceiveBytes + grpcPrefixBytes) {
@@ -269,15 +360,15 @@ export class EtcdKvClient {
       stream.on('error', (err: Error) => void (failure ??= err));
       stream.on('close', () => {
         if (settled) return;
-        if (status === undefined) {
+        if (status.code === undefined) {
           const cause = failure?.message ?? `the stream closed with code ${stream.rstCode ?? 0}`;
           // Until its connection was made, nothing of the call can have reached etcd.
           const delivered = member.wasConnected(session);
           fail(grpcError(UNAVAILABLE, delivered ? `Connection dropped: ${cause}` : `No connection established. Last error: ${cause}`));
           return;
         }
-        if (status !== 0) {
-          fail(grpcError(status, details));
+        if (status.code !== 0) {
+          fail(grpcError(status.code, status.details));
           return;
         }
         const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
@@ -291,5 +382,53 @@ export class EtcdKvClient {
       // One write, one DATA frame that ends the stream: the message comes framed (kv-messages.ts).
       stream.end(framed);
     });
+  }
+}
+
+/**
+ * gRPC's messages out of a stream's chunks: each a compression flag (never set: no compression is
+ * offered), a 4-byte big-endian length and the message. A chunk may hold several messages and a
+ * message may span several chunks; those are kept as they came and joined once, when the last
+ * one is there (a catch-up response of 1,000 events is hundreds of KiB in 16 KiB chunks).
+ */
+export class GrpcMessageReader {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** The length of the message begun in `pending`, prefix included, once its prefix is there; 0 before. */
+  private wanted = 0;
+
+  constructor(private readonly maxMessageBytes: number) {}
+
+  /** Hands every message `chunk` completes to `onMessage`; throws (etcd3's error) on a malformed or oversized one. */
+  push(chunk: Buffer, onMessage: (message: Buffer) => void): void {
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    if (this.pendingBytes < grpcPrefixBytes || this.pendingBytes < this.wanted) return;
+    const buf = this.pending.length === 1 ? chunk : Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.wanted = 0;
+    let at = 0;
+    while (buf.length - at >= grpcPrefixBytes) {
+      const stop = at + grpcPrefixBytes + this.messageLength(buf, at);
+      if (stop > buf.length) {
+        this.wanted = stop - at;
+        break;
+      }
+      onMessage(buf.subarray(at + grpcPrefixBytes, stop));
+      at = stop;
+    }
+    if (at < buf.length) {
+      this.pending.push(buf.subarray(at));
+      this.pendingBytes = buf.length - at;
+    }
+  }
+
+  /** The length of the message whose prefix is at `at`. */
+  private messageLength(buf: Buffer, at: number): number {
+    if (buf[at] !== 0) throw grpcError(INTERNAL, 'a compressed message, which was not asked for');
+    const size = buf.readUInt32BE(at + 1);
+    if (size > this.maxMessageBytes) throw grpcError(RESOURCE_EXHAUSTED, `Received message larger than max (${size} vs. ${this.maxMessageBytes})`);
+    return size;
   }
 }

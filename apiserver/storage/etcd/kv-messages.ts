@@ -73,7 +73,7 @@ const compareTargetMod = 2;
 export const grpcPrefixBytes = 5;
 
 /** `write`'s message behind its gRPC prefix. */
-function grpcFramed(write: (w: Writer) => void): Buffer {
+export function grpcFramed(write: (w: Writer) => void): Buffer {
   const framed = withWriter((w) => {
     w.begin(grpcPrefixBytes);
     write(w);
@@ -221,7 +221,7 @@ function readRangeResponse(r: Reader, end: number): RangeResponse {
 }
 
 /** ResponseHeader's revision (field 3); the cluster, member and term are skipped. */
-function readHeaderRevision(r: Reader, end: number): number {
+export function readHeaderRevision(r: Reader, end: number): number {
   let revision = 0;
   while (r.pos < end) {
     const tag = readUint32(r, end);
@@ -232,7 +232,8 @@ function readHeaderRevision(r: Reader, end: number): number {
   return revision;
 }
 
-function readKeyValue(r: Reader, end: number): StoredText {
+/** mvccpb.KeyValue's key, value (as `text`) and mod revision; the other fields are skipped. */
+export function readKeyValue(r: Reader, end: number): StoredText {
   const kv: StoredText = { key: '', text: '', modRevision: 0 };
   while (r.pos < end) {
     const tag = readUint32(r, end);

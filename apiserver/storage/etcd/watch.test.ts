@@ -1,18 +1,20 @@
 /**
  * Etcd watches across broken streams, against a real etcd reached through a TCP proxy that the
- * tests cut and pause: every change exactly once, in revision order, whatever the etcd3 client's
- * own reconnect logic does; a compaction while cut off ends the watch with Compacted.
+ * tests cut and pause: every change exactly once, in revision order, however often the stream is
+ * opened again; a compaction while cut off ends the watch with Compacted. The bookkeeping that
+ * drops re-deliveries (WatchFollower) is tested on its own.
  *
  * Waits have generous deadlines that only turn a hang into a failure.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { IWatchResponse } from 'etcd3';
 import { skipUnlessEtcd } from '../../../shared/etcd/availability.ts';
 import { useProxiedEtcd } from '../../testing/etcd.ts';
 import { waitFor } from '../../testing/wait-for.ts';
 import { StorageError } from './errors.ts';
-import { followWatcher, watchEtcd, watchPrefix } from './watch.ts';
+import { connectEtcd } from './store.ts';
+import type { StoredChange } from '../changes.ts';
+import { watchEtcd, WatchFollower, watchPrefix } from './watch.ts';
 
 /** More revisions than etcd sends in one catch-up response (watchBatchMaxRevs = 1000). */
 const BEYOND_ONE_BATCH = 1200;
@@ -52,8 +54,8 @@ describe('watchEtcd across broken streams', { skip: skipUnlessEtcd() }, () => {
     // No cut until the first write is seen.
     let marker = Infinity;
     const watch = watchEtcd(env().viaProxy, prefix, start, {
-      onEvents(events) {
-        for (const e of events) seen.push(Number(e.kv.mod_revision));
+      onChanges(changes) {
+        for (const c of changes) seen.push(c.revision);
         // The first response of the catch-up holds at most 1000 revisions: break the stream there.
         if (!cutDuringCatchUp && seen.some((r) => r > marker)) {
           cutDuringCatchUp = true;
@@ -81,25 +83,22 @@ describe('watchEtcd across broken streams', { skip: skipUnlessEtcd() }, () => {
     }
   });
 
-  it('drops events at or below the last delivered revision (a re-delivery)', async () => {
-    const prefix = '/redelivery/';
-    const start = (await currentRevision()) + 1;
-    const responses: IWatchResponse[] = [];
-    const watcher = env().client.watch().prefix(prefix).startRevision(String(start)).withPreviousKV().watcher();
-    watcher.on('data', (res: IWatchResponse) => void responses.push(res));
+  it('a watch whose client is closed under it ends with Unavailable instead of retrying', async () => {
+    const client = connectEtcd({ endpoints: env().process.endpoints });
+    const prefix = '/closed-client/';
     const seen: number[] = [];
-    const watch = followWatcher(env().client, prefix, watcher, start, {
-      onEvents: (events) => seen.push(...events.map((e) => Number(e.kv.mod_revision))),
-      onCancel: () => {},
+    let cancelled: StorageError | undefined;
+    const watch = watchEtcd(client, prefix, (await currentRevision()) + 1, {
+      onChanges: (changes) => seen.push(...changes.map((c) => c.revision)),
+      onCancel: (err) => void (cancelled = err),
     });
     try {
-      const written = await writeMany(prefix, 3);
-      await waitFor('3 events', () => seen.length >= 3);
-      // The same responses again, older first, as a client that resumed too early delivers them.
-      for (const res of [...responses].reverse()) watcher.emit('data', res);
-      const more = await writeMany(prefix, 1);
-      await waitFor('4 events', () => seen.length >= 4);
-      assert.deepEqual(seen, [...written, ...more]);
+      const first = await writeMany(prefix, 1);
+      await waitFor('first event', () => seen.length === 1);
+      client.close();
+      await waitFor('cancellation', () => cancelled !== undefined);
+      assert.equal(cancelled?.code, 'Unavailable');
+      assert.deepEqual(seen, first);
     } finally {
       await watch.cancel();
     }
@@ -111,7 +110,7 @@ describe('watchEtcd across broken streams', { skip: skipUnlessEtcd() }, () => {
     const seen: number[] = [];
     let cancelled: StorageError | undefined;
     const watch = watchEtcd(env().viaProxy, prefix, start, {
-      onEvents: (events) => seen.push(...events.map((e) => Number(e.kv.mod_revision))),
+      onChanges: (changes) => seen.push(...changes.map((c) => c.revision)),
       onCancel: (err) => void (cancelled = err),
     });
     try {
@@ -133,5 +132,43 @@ describe('watchEtcd across broken streams', { skip: skipUnlessEtcd() }, () => {
       watchPrefix(env().viaProxy, prefix, start, { onEvents: () => {}, onError: () => {} }),
       (err: unknown) => err instanceof StorageError && err.code === 'Compacted',
     );
+  });
+});
+
+describe('WatchFollower', () => {
+  const change = (revision: number): StoredChange => ({ key: `/k${revision}`, revision, value: '{}', previous: null });
+  const revisions = (changes: StoredChange[]): number[] => changes.map((c) => c.revision);
+
+  it('hands on only the changes after the last delivered revision, and nothing for a batch of old ones', () => {
+    const batches: number[][] = [];
+    const follower = new WatchFollower(10, { onChanges: (changes) => void batches.push(revisions(changes)), onCancel: () => {} });
+    assert.equal(follower.revision, 9);
+    follower.deliver([change(9), change(10), change(12)]);
+    // A member behind the last one, or a stream that resumed too early, sends them again.
+    follower.deliver([change(10), change(12)]);
+    follower.deliver([change(11), change(12), change(13)]);
+    assert.deepEqual(batches, [[10, 12], [13]]);
+    assert.equal(follower.revision, 13);
+  });
+
+  it('reports a cancellation once it is not released, and nothing after release', () => {
+    const ended: StorageError[] = [];
+    const delivered: number[] = [];
+    const handlers = {
+      onChanges: (changes: StoredChange[]) => void delivered.push(...revisions(changes)),
+      onCancel: (err: StorageError) => void ended.push(err),
+    };
+    const cancelled = new WatchFollower(1, handlers);
+    cancelled.cancel(new StorageError('Compacted', '/p', 'compacted'));
+    cancelled.deliver([change(5)]);
+    assert.equal(ended.length, 1);
+    assert.equal(ended[0]?.code, 'Compacted');
+
+    const released = new WatchFollower(1, handlers);
+    released.release();
+    released.deliver([change(6)]);
+    released.cancel(new StorageError('Internal', '/p', 'late'));
+    assert.equal(ended.length, 1);
+    assert.deepEqual(delivered, []);
   });
 });
