@@ -292,5 +292,26 @@ describe('statusChanged', () => {
     assert.equal(statusChanged(first, computeNodeStatus(inputs({ nodeIP: '10.0.0.9' }))), true);
     assert.equal(statusChanged(first, computeNodeStatus(inputs({ facts: { ...facts, memoryBytes: 16 * Gi } }))), true);
     assert.equal(statusChanged(first, { ...first, conditions: first.conditions.map((c) => ({ ...c, lastTransitionTime: '2025-01-01T00:00:00Z' })) }), true);
+    // The order of keys is not a change; a key more or less is.
+    const reordered = { ...first, nodeInfo: Object.fromEntries(Object.entries(first.nodeInfo).reverse()) };
+    assert.equal(statusChanged(first, reordered), false);
+    assert.equal(statusChanged(first, { ...first, nodeInfo: { ...first.nodeInfo, extra: '' } }), true);
+    const { bootID: _bootID, ...withoutBootID } = first.nodeInfo;
+    assert.equal(statusChanged(first, { ...first, nodeInfo: withoutBootID }), true);
+    assert.equal(statusChanged(first, { ...first, conditions: first.conditions.slice(1) }), true);
+  });
+
+  it('computes capacity once for statuses of the same configuration and host facts, again for new facts', () => {
+    const config = inputs().config;
+    const a = computeNodeStatus(inputs({ config }));
+    const b = computeNodeStatus(inputs({ config, now: t0 + 10_000 }));
+    assert.equal(a.capacity, b.capacity, 'one record for both');
+    // Another configuration in between (the agents of two simulations in one process) keeps its own.
+    const other = computeNodeStatus(inputs({ config: { ...config, maxPods: 7 } }));
+    assert.equal(other.capacity['pods'], '7');
+    assert.equal(computeNodeStatus(inputs({ config })).capacity, a.capacity);
+    const bigger = computeNodeStatus(inputs({ config, facts: { ...facts, memoryBytes: 16 * Gi } }));
+    assert.notEqual(bigger.capacity, a.capacity);
+    assert.notEqual(bigger.capacity['memory'], a.capacity['memory']);
   });
 });

@@ -134,11 +134,9 @@ interface ConditionState {
   falseMessage: string;
 }
 
-function pressureConditions(config: KubeletConfiguration, facts: HostFacts, usage: HostUsage): ConditionState[] {
-  const memory = usage.memoryAvailableBytes < thresholdValue(config.evictionHard['memory.available'], facts.memoryBytes);
-  const disk =
-    usage.diskAvailableBytes < thresholdValue(config.evictionHard['nodefs.available'], facts.diskBytes) ||
-    usage.diskAvailableBytes < thresholdValue(config.evictionHard['imagefs.available'], facts.diskBytes);
+function pressureConditions(config: KubeletConfiguration, figures: HostFigures, usage: HostUsage): ConditionState[] {
+  const memory = usage.memoryAvailableBytes < figures.memoryEviction;
+  const disk = usage.diskAvailableBytes < figures.nodefsEviction || usage.diskAvailableBytes < figures.imagefsEviction;
   const pid = usage.pidMax > 0 && usage.pidMax - usage.processes < thresholdValue(config.evictionHard['pid.available'], usage.pidMax);
   return [
     {
@@ -176,7 +174,8 @@ export function computeNodeStatus(inputs: StatusInputs): NodeStatus {
     const transition = before && before.status === status ? before.lastTransitionTime : stamp;
     return { type, status, lastHeartbeatTime: stamp, lastTransitionTime: transition, reason, message };
   };
-  const conditions = pressureConditions(config, facts, usage).map((c) =>
+  const figures = hostFigures(config, facts);
+  const conditions = pressureConditions(config, figures, usage).map((c) =>
     c.pressure ? condition(c.type, 'True', c.trueReason, c.trueMessage) : condition(c.type, 'False', c.falseReason, c.falseMessage),
   );
   conditions.push(condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'));
@@ -184,7 +183,8 @@ export function computeNodeStatus(inputs: StatusInputs): NodeStatus {
   for (const ip of (inputs.nodeIP ?? facts.defaultAddress).split(',').filter(Boolean)) addresses.push({ type: 'InternalIP', address: ip.trim() });
   addresses.push({ type: 'Hostname', address: inputs.hostname });
   return {
-    ...computeCapacity(config, facts),
+    capacity: figures.capacity,
+    allocatable: figures.allocatable,
     conditions,
     addresses,
     daemonEndpoints: { kubeletEndpoint: { Port: config.port } },
@@ -202,10 +202,59 @@ export function computeNodeStatus(inputs: StatusInputs): NodeStatus {
   };
 }
 
+/** What a configuration makes of the host's facts: capacity, allocatable and the hard eviction thresholds in bytes. */
+interface HostFigures extends ReturnType<typeof computeCapacity> {
+  memoryEviction: number;
+  nodefsEviction: number;
+  imagefsEviction: number;
+}
+
+/**
+ * HostFigures for a configuration and the host facts they were last computed with, when they are
+ * the same objects: the agents of a simulation share both (and the host's facts are read once a
+ * second at most), so that 5,000 agents computing their status every 10 s do the arithmetic and
+ * parse the quantities once per configuration. The capacity records are shared between the
+ * statuses made from them: statuses are read, never changed.
+ */
+const figuresByConfig = new WeakMap<KubeletConfiguration, { facts: HostFacts; figures: HostFigures }>();
+
+function hostFigures(config: KubeletConfiguration, facts: HostFacts): HostFigures {
+  const known = figuresByConfig.get(config);
+  if (known?.facts === facts) return known.figures;
+  const figures: HostFigures = {
+    ...computeCapacity(config, facts),
+    memoryEviction: thresholdValue(config.evictionHard['memory.available'], facts.memoryBytes),
+    nodefsEviction: thresholdValue(config.evictionHard['nodefs.available'], facts.diskBytes),
+    imagefsEviction: thresholdValue(config.evictionHard['imagefs.available'], facts.diskBytes),
+  };
+  figuresByConfig.set(config, { facts, figures });
+  return figures;
+}
+
 /** Whether two statuses differ in anything but heartbeat times (upstream reports on change, else every nodeStatusReportFrequency). */
 export function statusChanged(a: NodeStatus, b: NodeStatus): boolean {
-  const strip = (s: NodeStatus): unknown => ({ ...s, conditions: s.conditions.map((c) => ({ ...c, lastHeartbeatTime: '' })) });
-  return JSON.stringify(strip(a)) !== JSON.stringify(strip(b));
+  return !sameButHeartbeats(a, b);
+}
+
+/** Deep equality of two statuses' JSON values, conditions' lastHeartbeatTime left out; no copies made (every agent asks every 10 s). */
+function sameButHeartbeats(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameButHeartbeats(a[i], b[i])) return false;
+    return true;
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let keys = 0;
+  for (const key in left) {
+    keys++;
+    if (key === 'lastHeartbeatTime') continue;
+    if (!Object.hasOwn(right, key) || !sameButHeartbeats(left[key], right[key])) return false;
+  }
+  for (const _ in right) keys--;
+  return keys === 0;
 }
 
 /** The addresses of a Node as stored (InternalIP, Hostname...), for its serving certificate's names. */

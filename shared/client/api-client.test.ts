@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { statusSchema } from '../api/schema.ts';
 import { encodeObject } from '../codec/protobuf/object.ts';
 import { encodeWatchFrame } from '../codec/protobuf/watch.ts';
-import { contentTypeFrom, HttpApiClient, readProtobufEvents } from './api-client.ts';
+import { contentTypeFrom, HttpApiClient, readProtobufEvents, type Query } from './api-client.ts';
 import { clientSchemaOf } from './kinds.ts';
 
 describe('HttpApiClient', () => {
@@ -18,10 +18,12 @@ describe('HttpApiClient', () => {
   const answers: { code: number; retryAfter?: string; body?: string }[] = [];
   let requests = 0;
   let lastHeaders: { accept?: string; contentType?: string } = {};
+  let lastTarget = '';
 
   before(async () => {
     server = createServer((req, res) => {
       requests++;
+      lastTarget = req.url ?? '';
       lastHeaders = {
         ...(req.headers.accept ? { accept: req.headers.accept } : {}),
         ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}),
@@ -72,6 +74,24 @@ describe('HttpApiClient', () => {
     for (let i = 0; i < 11; i++) answers.push({ code: 429, retryAfter: '0' });
     await assert.rejects(client.get('/x'), (err) => isStatusError(err, 'TooManyRequests'));
     assert.equal(requests, 11);
+  });
+
+  it('sends each path as given, with its query when it has one, however often the same path is asked for', async () => {
+    const path = '/api/v1/namespaces/kube-system/configmaps/a%20b';
+    const cases: [Query | undefined, string][] = [
+      [undefined, path],
+      [{ resourceVersion: '0' }, `${path}?resourceVersion=0`],
+      [undefined, path],
+      [{}, path],
+      [{ limit: 5, continue: undefined }, `${path}?limit=5`],
+      [undefined, path],
+    ];
+    for (const [query, expected] of cases) {
+      await client.get(path, query);
+      assert.equal(lastTarget, expected, JSON.stringify(query));
+    }
+    await client.get('/api/v1/namespaces/default/configmaps/../secrets/s');
+    assert.equal(lastTarget, '/api/v1/namespaces/default/secrets/s', 'dot segments resolved as a URL resolves them');
   });
 
   it('sends and accepts JSON by default, whatever the kind', async () => {
