@@ -27,6 +27,8 @@ describe('FieldsV1', () => {
       '{}',
       '{"f:data":{".":{},"f:a":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}',
       '{"k:{\\"name\\":\\"c\\"}":{".":{}}}',
+      '{"f:metadata":{"f:ownerReferences":{".":{},"k:{\\"uid\\":\\"5c1e1f0e-2b1d-4f4e-9a53-2f3c7d1e0a11\\"}":{}}},"f:spec":{"f:renewTime":{}}}',
+      '{"f:a\\\\":{},"k:\\"":{"f:\\/\\b\\t":{}}}',
       '{ "f:spaced" : { } }',
       '{"f:é✓𝄞":{},"f:\\u00e9":{}}',
       '{"__proto__":{"f:x":{}}}',
@@ -41,7 +43,8 @@ describe('FieldsV1', () => {
       assert.equal(JSON.stringify(decoded), JSON.stringify(parsed), text.slice(0, 60));
     }
     assert.equal(Object.getPrototypeOf(decodeRaw('{"__proto__":{}}')), Object.prototype);
-    for (const text of ['{"f:a":{}', '{"f:a":{}}}', '{"f:a" {}}', '{"f:\u0001":{}}', '{"f:a":{},}']) {
+    assert.equal(Object.getPrototypeOf(decodeRaw('{"\\u005f_proto__":{}}')), Object.prototype);
+    for (const text of ['{"f:a":{}', '{"f:a":{}}}', '{"f:a" {}}', '{"f:\u0001":{}}', '{"f:a":{},}', '{"f:\\x":{}}', '{"f:\\u12":{}}', '{"f:a\\":{}}']) {
       assert.throws(() => decodeRaw(text), /FieldsV1 holds bytes that are not JSON/, text);
     }
   });

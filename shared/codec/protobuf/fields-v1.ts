@@ -36,9 +36,11 @@ export function fieldsV1Message(v: Record<string, unknown>): Uint8Array {
 }
 
 /**
- * FieldsV1 JSON as apimachinery writes it: objects of objects, no whitespace, keys without
- * escapes; undefined for anything else (JSON.parse then reads it). The same result as JSON.parse,
- * cheaper, as the keys (`f:metadata`, `.`, …) come from the string cache.
+ * FieldsV1 JSON as apimachinery writes it: objects of objects, no whitespace; undefined for
+ * anything else (JSON.parse then reads it). The same result as JSON.parse, cheaper, as the keys
+ * (`f:metadata`, `.`, …) come from the string cache. A key with escapes (every list item's key,
+ * `k:{\"uid\":\"…\"}`, and so every owned Lease, Node condition or container) is read by
+ * JSON.parse alone, not the whole tree.
  */
 export function parseFieldsV1(r: Reader, start: number, end: number): Record<string, unknown> | undefined {
   fieldsPos = start;
@@ -71,10 +73,19 @@ function readFieldsObject(r: Reader, end: number, depth: number): Record<string,
   for (;;) {
     if (p >= end || buf[p] !== 0x22) return undefined; // "
     const keyStart = ++p;
-    // Escapes and control characters (invalid JSON) are left to JSON.parse.
-    while (p < end && buf[p] !== 0x22 && buf[p] !== 0x5c && buf[p]! >= 0x20) p++;
+    let escaped = false;
+    while (p < end && buf[p] !== 0x22) {
+      // Control characters (invalid JSON) are left to JSON.parse of the whole tree.
+      if (buf[p]! < 0x20) return undefined;
+      if (buf[p] === 0x5c) {
+        // \ and the character it escapes (of \uXXXX, the u: the hex digits follow as plain ones).
+        escaped = true;
+        p += 2;
+      } else p++;
+    }
     if (p >= end || buf[p] !== 0x22) return undefined;
-    const key = textAt(r, keyStart, p);
+    const key = escaped ? escapedKey(buf, keyStart - 1, p + 1) : textAt(r, keyStart, p);
+    if (key === undefined) return undefined;
     // An assignment to __proto__ would set the prototype, where JSON.parse makes a property.
     if (key === '__proto__') return undefined;
     p++;
@@ -93,6 +104,16 @@ function readFieldsObject(r: Reader, end: number, depth: number): Record<string,
       fieldsPos = p + 1;
       return out;
     }
+    return undefined;
+  }
+}
+
+/** The JSON string literal from `start` (its opening quote) to `stop` (after its closing one); undefined when it is not one. */
+function escapedKey(buf: Reader['buf'], start: number, stop: number): string | undefined {
+  try {
+    const key: unknown = JSON.parse(buf.utf8Slice(start, stop));
+    return typeof key === 'string' ? key : undefined;
+  } catch {
     return undefined;
   }
 }
