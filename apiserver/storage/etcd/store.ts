@@ -32,13 +32,14 @@ export interface EtcdOptions {
 const etcdFlowControlWindowBytes = 16 * 1024 * 1024;
 
 /**
- * An etcd client: the etcd3 library's, with the store's reads and writes (KV Range and Txn) on
- * a lean client of their own (kv-client.ts); closing it closes both.
+ * An etcd client: the etcd3 library's (leases, compaction, the migration tool), with the store's
+ * reads, writes and watches (KV Range and Txn, Watch) on a lean client of their own (kv-client.ts,
+ * watch.ts); closing it closes both.
  */
 export class EtcdClient extends Etcd3 {
   constructor(
     options: IOptions,
-    /** The store's unary KV calls. */
+    /** The store's KV calls and watch streams. */
     readonly kvCalls: EtcdKvClient,
   ) {
     super(options);
@@ -69,12 +70,11 @@ export function connectEtcd(opts: EtcdOptions): EtcdClient {
       grpcOptions: {
         'grpc.max_receive_message_length': maxReceiveBytes,
         'grpc.max_send_message_length': maxSendBytes,
-        // etcd3's calls and watches to one etcd member share one HTTP/2 connection (the store's
-        // reads and writes have their own, with the same windows). With HTTP/2's 64 KiB windows, a
-        // watch busy with events (every Lease renewal) fills the connection's window whenever this
-        // process pauses to read it, and the answers to calls then wait behind the watch. etcd's Go
-        // client (kube-apiserver's) grows its windows to 16 MiB as it measures the connection;
-        // grpc-js takes them as fixed sizes.
+        // The same windows as the store's own connections (kv-client.ts), where a watch busy with
+        // events (every Lease renewal) shares one HTTP/2 connection with the calls: with HTTP/2's
+        // 64 KiB windows it fills the connection's window whenever this process pauses to read it,
+        // and the answers to calls then wait behind it. etcd's Go client (kube-apiserver's) grows
+        // its windows to 16 MiB as it measures the connection; grpc-js takes them as fixed sizes.
         'grpc-node.flow_control_window': etcdFlowControlWindowBytes,
       },
       defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeoutMs }),
@@ -91,7 +91,8 @@ export function connectEtcd(opts: EtcdOptions): EtcdClient {
 }
 
 /**
- * Delays between attempts to re-establish a broken etcd watch, doubling to at most 2 s. etcd3 asks
+ * Delays between attempts to re-establish a broken watch made through etcd3's own watch API (tools
+ * and tests; the store's watches back off in watch.ts, alike), doubling to at most 2 s. etcd3 asks
  * the backoff it is given for its next step before the first wait, so 50 ms makes 100 ms first.
  */
 function watchBackoff(delayMs: number): IBackoff<unknown> {
