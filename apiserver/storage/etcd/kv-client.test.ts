@@ -4,12 +4,14 @@
  * is etcd's, and their failures are the ones errors.ts classifies as before.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:net';
+import { createServer as createHttp2Server } from 'node:http2';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { describe, it } from 'node:test';
 import { isBrokenCircuitError } from 'cockatiel';
 import { skipUnlessEtcd } from '../../../shared/etcd/availability.ts';
 import { useProxiedEtcd } from '../../testing/etcd.ts';
-import { classifyEtcdError, isUndelivered } from './errors.ts';
+import { waitFor } from '../../testing/wait-for.ts';
+import { classifyEtcdError, isEtcdUnreachable, isUndelivered } from './errors.ts';
 import { EtcdKvClient, GrpcMessageReader, type KvClientOptions } from './kv-client.ts';
 import { prefixEnd } from './store.ts';
 
@@ -198,5 +200,86 @@ describe('GrpcMessageReader', () => {
     assert.throws(() => new GrpcMessageReader(1024).push(frame('x', 1), () => {}), /compressed/);
     const big = frame('y'.repeat(2000));
     assert.throws(() => new GrpcMessageReader(1024).push(big.subarray(0, 10), () => {}), /larger than max \(2000 vs\. 1024\)/);
+  });
+});
+
+describe('EtcdKvClient.stream (an HTTP/2 server in etcd’s place)', () => {
+  const framed = (body: string): Buffer => {
+    const bytes = Buffer.from(body);
+    const prefix = Buffer.alloc(5);
+    prefix.writeUInt32BE(bytes.length, 1);
+    return Buffer.concat([prefix, bytes]);
+  };
+
+  /** A server answering every stream with `answer`'s bytes in one DATA frame, then `status` in the trailers (or holding it open). */
+  async function server(
+    answer: Buffer,
+    status: { code: number; message: string } | undefined,
+  ): Promise<{ url: string; headers: Record<string, string | string[] | undefined>[]; close(): void }> {
+    const seen: Record<string, string | string[] | undefined>[] = [];
+    const h2 = createHttp2Server();
+    h2.on('stream', (stream, headers) => {
+      seen.push(headers);
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: status !== undefined });
+      if (status)
+        stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': String(status.code), 'grpc-message': encodeURIComponent(status.message) }));
+      stream.write(answer);
+      if (status) stream.end();
+    });
+    await new Promise<void>((resolve) => h2.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(h2.address() as AddressInfo).port}`, headers: seen, close: () => h2.close() };
+  }
+
+  it("sends the first message with the call's metadata, hands on each message, and stops at once when closed by one of them", async () => {
+    const etcd = await server(Buffer.concat([framed('one'), framed('two'), framed('three')]), undefined);
+    const client = new EtcdKvClient(options([etcd.url]));
+    try {
+      const got: string[] = [];
+      const ended: Error[] = [];
+      const stream = client.stream(
+        '/etcdserverpb.Watch/Watch',
+        framed('create'),
+        { hasleader: 'true' },
+        {
+          onMessage: (m) => {
+            got.push(m.toString());
+            if (got.length === 2) stream.close();
+          },
+          onEnd: (err) => void ended.push(err),
+        },
+      );
+      await waitFor('two messages', () => got.length === 2);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.deepEqual(got, ['one', 'two']);
+      assert.deepEqual(ended, []);
+      assert.equal(etcd.headers[0]?.[':path'], '/etcdserverpb.Watch/Watch');
+      assert.equal(etcd.headers[0]?.['hasleader'], 'true');
+    } finally {
+      client.close();
+      etcd.close();
+    }
+  });
+
+  it("ends with etcd's status as etcd3's error, or as Unavailable when nothing answers", async () => {
+    const etcd = await server(framed('x'), { code: 14, message: 'etcdserver: no leader' });
+    const client = new EtcdKvClient(options([etcd.url]));
+    const refused = new EtcdKvClient(options([`http://127.0.0.1:${await closedPort()}`]));
+    try {
+      const ends: Error[] = [];
+      const handlers = { onMessage: () => {}, onEnd: (err: Error) => void ends.push(err) };
+      client.stream('/etcdserverpb.Watch/Watch', framed('create'), {}, handlers);
+      refused.stream('/etcdserverpb.Watch/Watch', framed('create'), {}, handlers);
+      await waitFor('both ended', () => ends.length === 2);
+      const answered = ends.find((e) => e.message.includes('no leader'));
+      const unanswered = ends.find((e) => e !== answered);
+      assert.equal(answered?.message, '14 UNAVAILABLE: etcdserver: no leader');
+      assert.ok(isEtcdUnreachable(answered));
+      assert.match(unanswered?.message ?? '', /^14 UNAVAILABLE: No connection established/);
+      assert.ok(isUndelivered(unanswered));
+    } finally {
+      client.close();
+      refused.close();
+      etcd.close();
+    }
   });
 });

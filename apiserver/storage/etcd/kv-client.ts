@@ -230,7 +230,10 @@ export class EtcdKvClient {
     }
     const { maxReceiveBytes } = this.options;
     const reader = new GrpcMessageReader(maxReceiveBytes);
-    const onMessage = (message: Buffer): void => handlers.onMessage(message);
+    // A chunk may hold several messages: none is handed on once the stream was closed by one before it.
+    const onMessage = (message: Buffer): void => {
+      if (!ended) handlers.onMessage(message);
+    };
     const status = new GrpcStatus(stream);
     let failure: Error | undefined;
     stream.on('data', (chunk: Buffer) => {
