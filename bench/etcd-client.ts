@@ -82,10 +82,9 @@ const leaseValue = (n: number): string =>
   });
 
 interface Round {
-  /** CPU µs of this process per operation (a write, a watch event). */
-  cpuUsPerWrite: number;
-  /** Operations per second. */
-  writesPerSecond: number;
+  /** CPU µs of this process per operation: a write, or a watch event. */
+  cpuUsPerOperation: number;
+  operationsPerSecond: number;
 }
 
 /** `writes` writes by `writers` concurrent writers, each on a key of its own. */
@@ -102,7 +101,7 @@ async function round(write: Write, keys: Buffer[], revisions: number[], writes: 
     }),
   );
   const used = process.cpuUsage(cpu);
-  return { cpuUsPerWrite: (used.user + used.system) / started, writesPerSecond: (started * 1000) / (performance.now() - wall) };
+  return { cpuUsPerOperation: (used.user + used.system) / started, operationsPerSecond: (started * 1000) / (performance.now() - wall) };
 }
 
 /** Reads every change of `prefix` from `fromRevision` through `toRevision`; resolves once it has them. */
@@ -162,7 +161,7 @@ async function watchRound(watch: WatchUntil, prefix: string, fromRevision: numbe
   const wall = performance.now();
   const count = await watch(prefix, fromRevision, toRevision);
   const used = process.cpuUsage(cpu);
-  return { cpuUsPerWrite: (used.user + used.system) / count, writesPerSecond: (count * 1000) / (performance.now() - wall) };
+  return { cpuUsPerOperation: (used.user + used.system) / count, operationsPerSecond: (count * 1000) / (performance.now() - wall) };
 }
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -202,8 +201,8 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
     for (let c = 0; c < watches.length; c++) watchResults[c]!.push(await watchRound(watches[c]![1], prefix, before + 1, after));
   }
   const table = (names: string[], rounds: Round[][], what: string): string => {
-    const cpu = rounds.map((r) => median(r.map((x) => x.cpuUsPerWrite)));
-    const rate = rounds.map((r) => median(r.map((x) => x.writesPerSecond)));
+    const cpu = rounds.map((r) => median(r.map((x) => x.cpuUsPerOperation)));
+    const rate = rounds.map((r) => median(r.map((x) => x.operationsPerSecond)));
     const rows = names.map((name, c) => [name, fixed(cpu[c]!, 1), fixed(cpu[c]! / cpu[0]!, 2), fixed(rate[c]!, 0), fixed(rate[c]! / rate[0]!, 2)]);
     return formatTable(['client', `CPU µs per ${what}`, '/ baseline', `${what}s per second`, '/ baseline'], rows);
   };

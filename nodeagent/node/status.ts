@@ -15,6 +15,7 @@
  * Ready is True: the agent is up and reporting. That pods cannot run here (no container runtime)
  * is said on the pods themselves, where it is true, not by making the node NotReady.
  */
+import { valuesEqual } from '../../shared/apply/fieldpath.ts';
 import { formatTimeOf } from '../../shared/go/time.ts';
 import { canonicalQuantity, parseQuantity } from '../../shared/api/quantity.ts';
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
@@ -233,28 +234,10 @@ function hostFigures(config: KubeletConfiguration, facts: HostFacts): HostFigure
 
 /** Whether two statuses differ in anything but heartbeat times (upstream reports on change, else every nodeStatusReportFrequency). */
 export function statusChanged(a: NodeStatus, b: NodeStatus): boolean {
-  return !sameButHeartbeats(a, b);
-}
-
-/** Deep equality of two statuses' JSON values, conditions' lastHeartbeatTime left out; no copies made (every agent asks every 10 s). */
-function sameButHeartbeats(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    if (a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameButHeartbeats(a[i], b[i])) return false;
-    return true;
-  }
-  const left = a as Record<string, unknown>;
-  const right = b as Record<string, unknown>;
-  let keys = 0;
-  for (const key in left) {
-    keys++;
-    if (key === 'lastHeartbeatTime') continue;
-    if (!Object.hasOwn(right, key) || !sameButHeartbeats(left[key], right[key])) return false;
-  }
-  for (const _ in right) keys--;
-  return keys === 0;
+  const { conditions: before, ...restA } = a;
+  const { conditions: after, ...restB } = b;
+  if (!valuesEqual(restA, restB) || before.length !== after.length) return true;
+  return before.some((condition, i) => !valuesEqual({ ...condition, lastHeartbeatTime: '' }, { ...after[i], lastHeartbeatTime: '' }));
 }
 
 /** The addresses of a Node as stored (InternalIP, Hostname...), for its serving certificate's names. */

@@ -113,6 +113,11 @@ function grpcError(code: number, details: string): Error {
   return castGrpcError(Object.assign(new Error(`${code} ${statusNames[code] ?? 'UNKNOWN'}: ${details}`), { code }));
 }
 
+/** A call that never reached etcd, as grpc-js words it (isUndelivered: it may be repeated). */
+function unconnected(cause: string): Error {
+  return grpcError(UNAVAILABLE, `No connection established. Last error: ${cause}`);
+}
+
 class Member {
   private session: ClientHttp2Session | undefined;
   /** The connections that were made (their 'connect' came): calls on them may have reached etcd. */
@@ -147,9 +152,37 @@ class Member {
     return session;
   }
 
-  /** Whether `session` was ever connected: until then, nothing sent on it can have reached etcd. */
-  wasConnected(session: ClientHttp2Session): boolean {
-    return this.established.has(session);
+  /**
+   * A call's stream on the member's connection (made when there is none), with `metadata` beside
+   * gRPC's own headers; throws `unconnected` when none can be opened.
+   */
+  request(path: string, metadata: Record<string, string>): { stream: ClientHttp2Stream; session: ClientHttp2Session } {
+    const session = this.connection();
+    try {
+      const stream = session.request(
+        {
+          [constants.HTTP2_HEADER_METHOD]: 'POST',
+          [constants.HTTP2_HEADER_PATH]: path,
+          [constants.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
+          [constants.HTTP2_HEADER_TE]: 'trailers',
+          ...metadata,
+        },
+        { endStream: false },
+      );
+      return { stream, session };
+    } catch (err) {
+      this.reset();
+      throw unconnected(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  /**
+   * Why a call's stream on `session` closed without a gRPC status: its connection dropped, or was
+   * never made, and then nothing of the call can have reached etcd.
+   */
+  lost(session: ClientHttp2Session, stream: ClientHttp2Stream, failure: Error | undefined): Error {
+    const cause = failure?.message ?? `the stream closed with code ${stream.rstCode ?? 0}`;
+    return this.established.has(session) ? grpcError(UNAVAILABLE, `Connection dropped: ${cause}`) : unconnected(cause);
   }
 
   /** Drops the connection (after a failure etcd3 would have reset its connections for). */
@@ -213,21 +246,14 @@ export class EtcdKvClient {
       queueMicrotask(() => end(new ClientClosedError('Watch')));
       return { close: () => void (ended = true) };
     }
-    const session = member.connection();
-    let stream: ClientHttp2Stream;
+    let opened: { stream: ClientHttp2Stream; session: ClientHttp2Session };
     try {
-      stream = session.request({
-        [constants.HTTP2_HEADER_METHOD]: 'POST',
-        [constants.HTTP2_HEADER_PATH]: path,
-        [constants.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
-        [constants.HTTP2_HEADER_TE]: 'trailers',
-        ...headers,
-      });
+      opened = member.request(path, headers);
     } catch (err) {
-      member.reset();
-      queueMicrotask(() => end(grpcError(UNAVAILABLE, `No connection established. Last error: ${err instanceof Error ? err.message : String(err)}`)));
+      queueMicrotask(() => end(err instanceof Error ? err : new Error(String(err))));
       return { close: () => void (ended = true) };
     }
+    const { stream, session } = opened;
     const { maxReceiveBytes } = this.options;
     const reader = new GrpcMessageReader(maxReceiveBytes);
     // A chunk may hold several messages: none is handed on once the stream was closed by one before it.
@@ -249,10 +275,7 @@ export class EtcdKvClient {
     stream.on('close', () => {
       if (status.code !== undefined && status.code !== 0) end(grpcError(status.code, status.details));
       else if (status.code === 0) end(grpcError(UNAVAILABLE, 'the stream ended'));
-      else {
-        const cause = failure?.message ?? `the stream closed with code ${stream.rstCode ?? 0}`;
-        end(grpcError(UNAVAILABLE, member.wasConnected(session) ? `Connection dropped: ${cause}` : `No connection established. Last error: ${cause}`));
-      }
+      else end(member.lost(session, stream, failure));
     });
     stream.write(framed);
     return {
@@ -296,7 +319,7 @@ export class EtcdKvClient {
             refused = err;
           }
         }
-        throw refused ?? grpcError(UNAVAILABLE, 'No connection established. Last error: no etcd endpoints');
+        throw refused ?? unconnected('no etcd endpoints');
       })
       .catch((err: unknown) => {
         throw isBrokenCircuitError(err) && lastFailure ? lastFailure : err;
@@ -314,24 +337,14 @@ export class EtcdKvClient {
       return Promise.reject(grpcError(RESOURCE_EXHAUSTED, `trying to send message larger than max (${size} vs. ${maxSendBytes})`));
     }
     return new Promise<Buffer>((resolve, reject) => {
-      const session = member.connection();
-      let stream: ClientHttp2Stream;
+      let opened: { stream: ClientHttp2Stream; session: ClientHttp2Session };
       try {
-        stream = session.request(
-          {
-            [constants.HTTP2_HEADER_METHOD]: 'POST',
-            [constants.HTTP2_HEADER_PATH]: path,
-            [constants.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
-            [constants.HTTP2_HEADER_TE]: 'trailers',
-            'grpc-timeout': `${requestTimeoutMs}m`,
-          },
-          { endStream: false },
-        );
+        opened = member.request(path, { 'grpc-timeout': `${requestTimeoutMs}m` });
       } catch (err) {
-        member.reset();
-        reject(grpcError(UNAVAILABLE, `No connection established. Last error: ${err instanceof Error ? err.message : String(err)}`));
+        reject(err instanceof Error ? err : new Error(String(err)));
         return;
       }
+      const { stream, session } = opened;
       const chunks: Buffer[] = [];
       let received = 0;
       const status = new GrpcStatus(stream);
@@ -350,7 +363,6 @@ export class EtcdKvClient {
         fail(grpcError(DEADLINE_EXCEEDED, 'Deadline exceeded'));
         stream.close(constants.NGHTTP2_CANCEL);
       }, requestTimeoutMs);
-
       stream.on('data', (chunk: Buffer) => {
         received += chunk.length;
         if (received > maxReceiveBytes + grpcPrefixBytes) {
@@ -364,10 +376,7 @@ export class EtcdKvClient {
       stream.on('close', () => {
         if (settled) return;
         if (status.code === undefined) {
-          const cause = failure?.message ?? `the stream closed with code ${stream.rstCode ?? 0}`;
-          // Until its connection was made, nothing of the call can have reached etcd.
-          const delivered = member.wasConnected(session);
-          fail(grpcError(UNAVAILABLE, delivered ? `Connection dropped: ${cause}` : `No connection established. Last error: ${cause}`));
+          fail(member.lost(session, stream, failure));
           return;
         }
         if (status.code !== 0) {
