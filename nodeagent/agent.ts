@@ -63,6 +63,17 @@ export interface AgentDependencies {
   leasePhase?: number;
 }
 
+/**
+ * The Node as the agent keeps it: without its managedFields, which the agent never reads (it reads
+ * the uid, the addresses and the conditions). A Node's field sets are some eighty small objects;
+ * a simulation keeps a Node per agent, renewed with every status write.
+ */
+export function keptNode(node: KubeObject): KubeObject {
+  if (node.metadata.managedFields === undefined) return node;
+  const { managedFields: _dropped, ...metadata } = node.metadata;
+  return { ...node, metadata };
+}
+
 /** The client certificate's usages when rotating: no key encipherment for an ECDSA key (upstream's kubelet). */
 const rotatedClientUsages = ['digital signature', 'client auth'];
 
@@ -147,7 +158,7 @@ export class NodeAgent {
       architecture: facts.architecture,
     };
     const register = (): Promise<KubeObject> =>
-      registerNode(initialNode(identity, kubelet, flags.nodeLabels), identity, { api, clock, logger, signal }).then((node) => (this.node = node));
+      registerNode(initialNode(identity, kubelet, flags.nodeLabels), identity, { api, clock, logger, signal }).then((node) => (this.node = keptNode(node)));
     await register();
 
     const statusUpdater = new NodeStatusUpdater({
@@ -170,7 +181,7 @@ export class NodeAgent {
           now: clock.now(),
         }),
       reregister: register,
-      written: (node) => (this.node = node),
+      written: (node) => (this.node = keptNode(node)),
     });
     if (this.node) statusUpdater.seed(this.node);
     this.loops.push(statusUpdater.run(signal));

@@ -40,6 +40,33 @@ describe('sleep', () => {
     assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
   });
 
+  it('forgets a sleeper in the middle of the list whose wait ended, and wakes the rest on abort', async () => {
+    const clock = new FakeClock();
+    const controller = new AbortController();
+    const woke: number[] = [];
+    const sleeps = [10_000, 5_000, 30_000].map((ms) => sleep(clock, ms, controller.signal).then(() => woke.push(ms)));
+    clock.step(5_000);
+    await sleeps[1];
+    assert.deepEqual(woke, [5_000]);
+    controller.abort();
+    await Promise.all(sleeps);
+    assert.deepEqual(
+      woke.sort((a, b) => a - b),
+      [5_000, 10_000, 30_000],
+    );
+    assert.equal(clock.pending, 0);
+  });
+
+  it('on the real clock: a short sleep ends on its timer; a long one ends at once when its signal aborts', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    await sleep(realClock, 5, controller.signal);
+    const long = sleep(realClock, 60_000, controller.signal);
+    controller.abort();
+    await long;
+    assert.ok(Date.now() - started < 30_000, 'the long sleep did not wait for its timer');
+  });
+
   it('resolves at once on a signal already aborted, setting no timer', async () => {
     const clock = new FakeClock();
     const controller = new AbortController();
