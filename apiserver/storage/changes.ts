@@ -87,7 +87,7 @@ export function* decodeChangesSteps(changes: readonly StoredChange[], decoding: 
       // What did not change is the previous version's (share-unchanged.ts); a large value is left whole, as comparing it would hold the loop.
       if (decoding.shareUnchanged && previous && change.value.length <= shareMaxTextLength) shareUnchanged(value.object, previous.object);
       decoded.set(key, value);
-      out.push({ type: 'put', key, value, previous, revision });
+      out.push({ type: 'put', key, value, previous, revision, text: change.value });
     } catch (err) {
       decoding.onBadValue?.(err);
     }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { StoredValue } from '../etcd/store.ts';
 import type { StorageEvent } from '../etcd/watch.ts';
+import { decodeStoredObject, encodeStoredObject } from '../stored-value.ts';
 import { EventHistory } from './event-history.ts';
 
 const event = (revision: number): StorageEvent => {
@@ -62,5 +64,92 @@ describe('the watch cache’s event history', () => {
     assert.equal(h.length, 0);
     assert.equal(h.lastRevision, undefined);
     assert.equal(h.startRevision, 20_000);
+  });
+
+  describe('superseded values held as text', () => {
+    const key = '/registry/leases/kube-node-lease/node-1';
+    /** A put of the lease at `revision` as the cache's feed hands it: decoded, with its stored text. */
+    const put = (revision: number, renewTime: string, previous: StoredValue | null, text = true): StorageEvent => {
+      const stored = encodeStoredObject({
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: 'node-1', namespace: 'kube-node-lease' },
+        spec: { renewTime },
+      });
+      return { type: 'put', key, value: decodeStoredObject(key, stored, revision), previous, revision, ...(text ? { text: stored } : {}) };
+    };
+    const replay = (h: EventHistory, after = 0): StorageEvent[] => {
+      const out: StorageEvent[] = [];
+      h.forEachAfter(after, (e) => out.push(e));
+      return out;
+    };
+    const renewTimeOf = (value: StoredValue | null | undefined): unknown => (value?.object['spec'] as Record<string, unknown> | undefined)?.['renewTime'];
+
+    it('replays a superseded put from its text, equal to what was pushed, with the earlier value as its previous', () => {
+      const { history: h } = history({ freshMs: 75_000, lowerBound: 2, upperBound: 100 });
+      h.reset(1);
+      const first = put(2, 't2', null);
+      const second = put(3, 't3', first.value);
+      h.push(first);
+      h.push(second);
+      // The cache's objects are shared and never changed; a change here shows what the history still holds.
+      (first.value.object['spec'] as Record<string, unknown>)['renewTime'] = 'changed after it was superseded';
+      const [a, b] = replay(h);
+      assert.deepEqual(a?.value.object, { ...first.value.object, spec: { renewTime: 't2' } });
+      assert.equal(a?.value.object.metadata.resourceVersion, '2');
+      assert.equal(a?.previous, null);
+      assert.equal(b?.value, second.value, 'the newest event of a key keeps its object');
+      assert.equal(renewTimeOf(b?.previous), 't2');
+      assert.equal(b?.previous?.modRevision, 2);
+    });
+
+    it('keeps the previous value of the oldest held event of a key once the event before it is dropped', () => {
+      const { history: h, at } = history({ freshMs: 75_000, lowerBound: 1, upperBound: 100 });
+      h.reset(1);
+      const events: StorageEvent[] = [];
+      for (let r = 2; r <= 4; r++) {
+        at(r * 40_000);
+        const event = put(r, `t${r}`, events.at(-1)?.value ?? null);
+        events.push(event);
+        h.push(event);
+      }
+      assert.equal(h.startRevision, 2, 'the event at 2 is dropped');
+      const replayed = replay(h, 2);
+      assert.deepEqual(
+        replayed.map((e) => [e.revision, renewTimeOf(e.value), renewTimeOf(e.previous)]),
+        [
+          [3, 't3', 't2'],
+          [4, 't4', 't3'],
+        ],
+      );
+    });
+
+    it('keeps the object of a put without text, and of a delete', () => {
+      const { history: h } = history({ freshMs: 75_000, lowerBound: 2, upperBound: 100 });
+      h.reset(1);
+      const untexted = put(2, 't2', null, false);
+      h.push(untexted);
+      const deleted: StorageEvent = { type: 'delete', key, value: { ...untexted.value, modRevision: 3 }, previous: untexted.value, revision: 3 };
+      h.push(deleted);
+      const recreated = put(4, 't4', null);
+      h.push(recreated);
+      const [a, b, c] = replay(h);
+      assert.equal(a?.value, untexted.value);
+      assert.equal(b?.value, deleted.value);
+      assert.equal(b?.previous, untexted.value);
+      assert.equal(c?.value, recreated.value);
+      assert.equal(c?.previous, null);
+    });
+
+    it('keeps the object of a value too large to decode in one call', () => {
+      const { history: h } = history({ freshMs: 75_000, lowerBound: 2, upperBound: 100 });
+      h.reset(1);
+      const large = put(2, 'x'.repeat(300 * 1024), null);
+      h.push(large);
+      h.push(put(3, 't3', large.value));
+      const [a, b] = replay(h);
+      assert.equal(a?.value, large.value);
+      assert.equal(b?.previous, large.value);
+    });
   });
 });

@@ -24,6 +24,11 @@ export interface StorageEvent {
   /** The value before this change, when there was one. */
   previous: StoredValue | null;
   revision: number;
+  /**
+   * A put's value as stored text, when the backend read it as text: the watch cache's history
+   * keeps this instead of the object once a later change of the key supersedes it.
+   */
+  text?: string;
 }
 
 export interface StorageWatch {
