@@ -33,19 +33,6 @@ describe('decodeChanges', () => {
     assert.deepEqual(bad, []);
   });
 
-  it('shares with the previous value the parts of an update that did not change, so that history holds only what did', () => {
-    const held = decodeStoredObject(key('a'), text('a', { same: 'x' }), 5);
-    const change: StoredChange = { key: key('a'), revision: 7, value: text('a', { same: 'x' }), previous: { text: '', modRevision: 5 } };
-    const [event] = decodeChanges([change], { known: () => held, shareUnchanged: true });
-    assert.equal(event?.value.object.data, held.object.data, 'the unchanged data is the previous object');
-    const [unshared] = decodeChanges([change], { known: () => held });
-    assert.notEqual(unshared?.value.object.data, held.object.data, 'a caller that does not ask keeps values whole');
-    assert.deepEqual(unshared?.value.object.data, held.object.data);
-    assert.notEqual(event?.value.object.metadata, held.object.metadata, 'metadata differs: its resourceVersion');
-    assert.equal(event?.value.object.metadata.resourceVersion, '7');
-    assert.equal(held.object.metadata.resourceVersion, '5');
-  });
-
   it('decodes a previous value the caller holds at another revision', () => {
     const held = decodeStoredObject(key('a'), text('a'), 4);
     const [event] = decodeChanges([{ key: key('a'), revision: 7, value: text('a'), previous: { text: text('a', { old: '1' }), modRevision: 5 } }], {

@@ -15,11 +15,7 @@ import { TimeSlice } from '../../shared/apply/time-slice.ts';
 import { StorageError } from './etcd/errors.ts';
 import type { StoredValue } from './etcd/store.ts';
 import type { StorageEvent, StorageWatch, StorageWatchHandlers } from './etcd/watch.ts';
-import { shareUnchanged } from './share-unchanged.ts';
 import { atRevision, decodeStoredObjectSteps } from './stored-value.ts';
-
-/** Values up to this long (the text) share what did not change with their previous version. */
-const shareMaxTextLength = 64 * 1024;
 
 /** One change to one key, undecoded. */
 export interface StoredChange {
@@ -47,12 +43,6 @@ export interface ChangeDecoding {
   known?: (key: string) => StoredValue | undefined;
   /** A value that is not an object (foreign or corrupt data): its change is skipped, so one bad key never stops a stream. */
   onBadValue?: (err: unknown) => void;
-  /**
-   * Whether an update's value takes its previous value's unchanged parts (share-unchanged.ts): for
-   * a caller that keeps both versions, as the watch cache's history does; for one that passes
-   * events on and drops them, the comparison would be work for nothing.
-   */
-  shareUnchanged?: boolean;
 }
 
 /**
@@ -84,8 +74,6 @@ export function* decodeChangesSteps(changes: readonly StoredChange[], decoding: 
         continue;
       }
       const value = yield* decodeStoredObjectSteps(key, change.value, revision);
-      // What did not change is the previous version's (share-unchanged.ts); a large value is left whole, as comparing it would hold the loop.
-      if (decoding.shareUnchanged && previous && change.value.length <= shareMaxTextLength) shareUnchanged(value.object, previous.object);
       decoded.set(key, value);
       out.push({ type: 'put', key, value, previous, revision, text: change.value });
     } catch (err) {

@@ -11,15 +11,16 @@
  * most of it.
  *
  * Superseded values are held as text. 75 s of 5,000 nodes' lease renewals are 37,500 events; held
- * as decoded objects (graphs of small objects, partly shared with the version before, and the
- * served form beside each), every major collection of a replica had to trace them all: with 10 s
- * of history its old space was 133 MB, against 167-241 MB with 75 s. So a put whose key changed
- * again since keeps only its value's stored text (one flat string, already read from the backend,
- * which the collector marks without tracing into), and is decoded again only when a watch resumes
- * from before it. The newest event of each key keeps its object, which
- * is the cache's current one anyway; so does an event whose backend gave no text, and a delete.
- * An event's previous value is the held event before it of the same key when there is one (so
- * it is not held twice), else the value the event came with.
+ * as decoded objects (graphs of small objects, with the served form beside each), every major
+ * collection of a replica had to trace them all: with 10 s of history its old space was 133 MB,
+ * against 167-241 MB with 75 s. (Sharing each version's unchanged parts with the version before,
+ * as the cache once did, saved memory only while both were held as objects.) So a put whose key
+ * changed again since keeps only its value's stored text (one flat string, already read from the
+ * backend, which the collector marks without tracing into), and is decoded again only when a
+ * watch resumes from before it. The newest event of each key keeps its object, which is the
+ * cache's current one anyway; so does an event whose backend gave no text, and a delete. An
+ * event's previous value is the held event before it of the same key when there is one (so it
+ * is not held twice), else the value the event came with.
  */
 import { slicedParseMinLength } from '../../../shared/codec/json-sliced.ts';
 import { decodeStoredObject } from '../stored-value.ts';

@@ -321,7 +321,7 @@ export class WatchCache {
    * of its own, with the values the cache holds as previous values (changes.ts).
    */
   private watch(fromRevision: number): void {
-    const decoder = new ChangeDecoder({ known: this.known, onBadValue: this.onError, shareUnchanged: true }, this.onError);
+    const decoder = new ChangeDecoder({ known: this.known, onBadValue: this.onError }, this.onError);
     // Set before the feed can report anything, so that its end is recognised as this watch's.
     const feed: { watch?: { cancel(): Promise<void> } } = {};
     const watch = {

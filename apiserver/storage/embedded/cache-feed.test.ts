@@ -67,24 +67,29 @@ describe('the watch cache over the embedded backend', () => {
     }
   });
 
-  it("keeps in an update's event the parts of the previous version that did not change, not copies of them", async () => {
-    const store = new EmbeddedStore(join(dir, 'shared-parts'));
+  it('replays an update superseded since from its stored text, and the newest as the object the cache holds', async () => {
+    const store = new EmbeddedStore(join(dir, 'superseded'));
     const cache = new WatchCache(embeddedCacheFeed(store), '/registry');
     const key = store.key('configmaps', 'ns', 'a');
     const cm = (v: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns', labels: { tier: 'x' } }, data: { v } });
     try {
       await cache.start();
       const configMaps = cache.resource('configmaps');
+      const from = cache.revision;
       const seen: CacheEvent[] = [];
-      configMaps.subscribe(configMaps.prefix, cache.revision, { onEvent: (e) => void seen.push(e), onClose: () => undefined });
+      configMaps.subscribe(configMaps.prefix, from, { onEvent: (e) => void seen.push(e), onClose: () => undefined });
       for (const v of ['1', '2']) {
         const written = await store.guaranteedUpdate(key, () => ({ action: 'put', object: cm(v) }));
         assert.equal(await cache.waitFor(written.revision, 5000), true);
       }
-      const [first, second] = seen;
-      assert.equal(second?.value.object.metadata.labels, first?.value.object.metadata.labels, "the unchanged labels are the previous version's");
-      assert.notEqual(second?.value.object['data'], first?.value.object['data']);
-      assert.deepEqual(second?.value.object['data'], { v: '2' });
+      const replayed: CacheEvent[] = [];
+      configMaps.subscribe(configMaps.prefix, from, { onEvent: (e) => void replayed.push(e), onClose: () => undefined });
+      const [first, second] = replayed;
+      assert.deepEqual(first?.value.object, seen[0]?.value.object);
+      assert.notEqual(first?.value, seen[0]?.value, 'the superseded version is decoded again from its text');
+      assert.equal(second?.value, configMaps.get(key), 'the newest version is the object the cache holds');
+      assert.deepEqual(second?.previous?.object, seen[0]?.value.object);
+      assert.equal(second?.value.object.metadata.resourceVersion, String(second?.revision));
     } finally {
       await cache.stop();
       await store.close();
