@@ -14,7 +14,7 @@ import { contentTypeFrom, HttpApiClient } from '../shared/client/api-client.ts';
 import { ApiEventRecorder } from '../shared/client/events.ts';
 import { SharedInformerFactory } from '../shared/client/informer-factory.ts';
 import type { Clock } from '../shared/client/clock.ts';
-import type { KubeObject } from '../shared/api/types.ts';
+import { withoutManagedFields, type KubeObject } from '../shared/api/types.ts';
 import { nodeCertificateSubject } from '../shared/api/node-identity.ts';
 import { kubernetesVersion } from '../shared/version.ts';
 import type { NodeAgentConfig } from './config/load.ts';
@@ -63,17 +63,6 @@ export interface AgentDependencies {
   leasePhase?: number;
 }
 
-/**
- * The Node as the agent keeps it: without its managedFields, which the agent never reads (it reads
- * the uid, the addresses and the conditions). A Node's field sets are some eighty small objects;
- * a simulation keeps a Node per agent, renewed with every status write.
- */
-export function keptNode(node: KubeObject): KubeObject {
-  if (node.metadata.managedFields === undefined) return node;
-  const { managedFields: _dropped, ...metadata } = node.metadata;
-  return { ...node, metadata };
-}
-
 /** The client certificate's usages when rotating: no key encipherment for an ECDSA key (upstream's kubelet). */
 const rotatedClientUsages = ['digital signature', 'client auth'];
 
@@ -83,6 +72,10 @@ export class NodeAgent {
   /** What start() started beside the loops, stopped in reverse order. */
   private readonly stops: (() => Promise<void>)[] = [];
   private api: HttpApiClient | undefined;
+  /**
+   * The Node last written, without its managedFields: the agent reads its uid, addresses and
+   * conditions, and a Node's field sets are some eighty small objects (a simulation keeps one per agent).
+   */
   private node: KubeObject | undefined;
 
   constructor(
@@ -158,7 +151,9 @@ export class NodeAgent {
       architecture: facts.architecture,
     };
     const register = (): Promise<KubeObject> =>
-      registerNode(initialNode(identity, kubelet, flags.nodeLabels), identity, { api, clock, logger, signal }).then((node) => (this.node = keptNode(node)));
+      registerNode(initialNode(identity, kubelet, flags.nodeLabels), identity, { api, clock, logger, signal }).then(
+        (node) => (this.node = withoutManagedFields(node)),
+      );
     await register();
 
     const statusUpdater = new NodeStatusUpdater({
@@ -181,7 +176,7 @@ export class NodeAgent {
           now: clock.now(),
         }),
       reregister: register,
-      written: (node) => (this.node = keptNode(node)),
+      written: (node) => (this.node = withoutManagedFields(node)),
     });
     if (this.node) statusUpdater.seed(this.node);
     this.loops.push(statusUpdater.run(signal));

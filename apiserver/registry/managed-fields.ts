@@ -15,7 +15,7 @@
  */
 import { StatusError, badRequest } from '../../shared/api/errors.ts';
 import { FieldPath, forbidden, required, type FieldError } from '../../shared/api/field.ts';
-import { deepCopy, isObject, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../../shared/api/types.ts';
+import { deepCopy, isObject, withoutManagedFields, type KubeObject, type ManagedFieldsEntry, type StatusCause } from '../../shared/api/types.ts';
 import { FieldSet, compareStrings, fromFieldsV1Steps, goJSON, makePath, pathString, toFieldsV1Steps, valuesEqual } from '../../shared/apply/fieldpath.ts';
 import {
   ApplyConflictError,
@@ -269,19 +269,6 @@ function isResetManagedFields(entries: unknown): boolean {
   if (entries.length !== 1) return false;
   const entry: unknown = entries[0];
   return isObject(entry) && Object.values(entry).every((v) => v === undefined || v === null || v === '');
-}
-
-/**
- * The object without metadata.managedFields, for reading: a copy of its top level and metadata
- * only, the rest shared with `obj` (a deep copy of 100,000 labels costs a second).
- */
-function withoutManagedFields(obj: KubeObject): Record<string, unknown> {
-  const copy: Record<string, unknown> = { ...obj };
-  if (isObject(obj.metadata)) {
-    const { managedFields: _dropped, ...metadata } = obj.metadata;
-    copy['metadata'] = metadata;
-  }
-  return copy;
 }
 
 function* setManagedFields(obj: KubeObject, managed: Managed): Steps<void> {

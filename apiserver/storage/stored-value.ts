@@ -4,6 +4,7 @@
  * fake, so that they store and hand back exactly the same thing.
  */
 import { isObject, type KubeObject } from '../../shared/api/types.ts';
+import { shareEmptyFieldSets } from '../../shared/apply/empty-field-sets.ts';
 import { runSteps, WorkCounter, type Steps } from '../../shared/apply/steps.ts';
 import { TimeSlice } from '../../shared/apply/time-slice.ts';
 import { parseJsonSteps, slicedParseMinLength } from '../../shared/codec/json-sliced.ts';
@@ -41,14 +42,18 @@ export function decodeStoredObject(key: string, text: string, modRevision: numbe
  */
 export function* decodeStoredObjectSteps(key: string, text: string, modRevision: number): Steps<StoredValue> {
   let object: unknown;
+  const small = text.length < slicedParseMinLength;
   try {
     // A small value in one native call, as most are: no nesting scan (what was stored passed the write path's).
-    object = text.length < slicedParseMinLength ? JSON.parse(text) : yield* parseJsonSteps(text);
+    object = small ? JSON.parse(text) : yield* parseJsonSteps(text);
   } catch {
     throw new StorageError('Internal', key, `the value of ${key} is not JSON`);
   }
   if (!isObject(object) || !isObject(object.metadata)) throw new StorageError('Internal', key, `the value of ${key} is not an object`);
   const stored = object as KubeObject;
+  // A large value's trees are left as parsed: walking them would hold the loop its parse did not.
+  const entries: unknown = stored.metadata.managedFields;
+  if (small && Array.isArray(entries)) shareEmptyFieldSets(entries);
   stored.metadata.resourceVersion = String(modRevision);
   return { object: stored, modRevision };
 }

@@ -28,7 +28,18 @@ function leaseServer(): LeaseServer {
   let rv = 0;
   let failing = false;
   const keep = (body: KubeObject): KubeObject => {
-    stored = { ...deepCopy(body), metadata: { ...deepCopy(body.metadata), uid: 'lease-uid', resourceVersion: String(++rv) } };
+    // As the API server records them: an update without managedFields keeps the live object's.
+    const managedFields = body.metadata.managedFields ??
+      stored?.metadata.managedFields ?? [
+        {
+          manager: 'corral-nodeagent',
+          operation: 'Update',
+          apiVersion: 'coordination.k8s.io/v1',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:spec': { 'f:renewTime': {} } },
+        },
+      ];
+    stored = { ...deepCopy(body), metadata: { ...deepCopy(body.metadata), managedFields, uid: 'lease-uid', resourceVersion: String(++rv) } };
     return deepCopy(stored);
   };
   api.react((action) => {
@@ -101,6 +112,9 @@ describe('NodeLease.renew', () => {
     const body = server.api.actions[0]?.body as KubeObject;
     assert.equal(body.metadata.resourceVersion, '1');
     assert.deepEqual(body['spec'], { holderIdentity: 'node-1', leaseDurationSeconds: 40, renewTime: '2026-01-01T00:00:10.000000Z' });
+    // The answer's managedFields are not kept, nor sent back: the server keeps its own.
+    assert.equal(body.metadata.managedFields, undefined);
+    assert.equal(server.stored()?.metadata.managedFields?.[0]?.manager, 'corral-nodeagent');
     assert.equal(server.stored()?.metadata.resourceVersion, '2');
     clock.step(10_000);
     await lease.renew();

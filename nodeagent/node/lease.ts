@@ -6,12 +6,14 @@
  * renewTime to tell a live node from a lost one.
  *
  * The lease last written is kept and updated in place (one PUT per renewal, no read); a conflict
- * or a missing lease is read again. A failed renewal is retried after 200 ms, doubling up to 7 s,
+ * or a missing lease is read again. It is kept without its managedFields, which an update without
+ * them keeps as they are: less for each of a simulation's agents to hold, to encode and to send,
+ * and for the API server to decode. A failed renewal is retried after 200 ms, doubling up to 7 s,
  * until it succeeds: an API server restart or fail-over costs a few retries, not the node.
  */
 import type { Logger } from 'pino';
 import { isStatusError } from '../../shared/api/errors.ts';
-import { isObject, type KubeObject } from '../../shared/api/types.ts';
+import { isObject, withoutManagedFields, type KubeObject } from '../../shared/api/types.ts';
 import type { ApiClient } from '../../shared/client/api-client.ts';
 import { jittered, sleep, type Clock } from '../../shared/client/clock.ts';
 import { formatMicroTimeOf } from '../../shared/go/time.ts';
@@ -83,8 +85,8 @@ export class NodeLease {
     const { api, nodeName, clock } = this.options;
     const started = clock.now();
     try {
-      if (!this.lease) this.lease = await this.getOrCreate();
-      else this.lease = await api.update(`${leasesPath}/${nodeName}`, this.renewed(this.lease));
+      const written = this.lease ? await api.update(`${leasesPath}/${nodeName}`, this.renewed(this.lease)) : await this.getOrCreate();
+      this.lease = withoutManagedFields(written);
     } catch (err) {
       // The next attempt reads the lease afresh: someone else wrote it, or it was deleted.
       this.lease = undefined;

@@ -93,6 +93,17 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * `obj` without metadata.managedFields, for a reader that never looks at them: a copy of its top
+ * level and metadata only, the rest shared with `obj`; `obj` itself when it has none. An update
+ * sent without them keeps the live object's (a client unaware of managedFields never erases them).
+ */
+export function withoutManagedFields<T extends KubeObject>(obj: T): T {
+  if (!isObject(obj.metadata) || obj.metadata.managedFields === undefined) return obj;
+  const { managedFields: _dropped, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
 /** Deep copy of a JSON value; storage and cache hand out copies so that callers may mutate freely. */
 export function deepCopy<T>(value: T): T {
   return structuredClone(value);

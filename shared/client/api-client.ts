@@ -298,7 +298,7 @@ export class HttpApiClient implements ApiClient, WatchClient {
         ...(payload ? { 'content-type': payload.contentType } : {}),
       },
       ...(payload ? { body: payload.bytes } : {}),
-      idleTimeoutMs: this.timeoutMs,
+      timeoutMs: this.timeoutMs,
     });
     const bytes = await readBody(answer);
     const header = Number(answer.headers['retry-after']);

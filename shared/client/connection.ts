@@ -21,6 +21,11 @@
  * - Receive windows are Go's transport's (4 MiB per stream, 1 GiB per connection): Node's 64 KiB
  *   defaults would make the server stall on window updates while it streams a large list.
  * - An idle connection does not keep the process alive; one with streams open does.
+ * - A request's timeout is a deadline for its whole answer, connecting included (client-go's
+ *   Timeout), on a timer of ours that ends with its stream: Node's stream timeout outlives a stream
+ *   destroyed before its end, and through the request's listeners held the whole connection (a
+ *   node agent's bootstrap client, closed once the node has its certificate) for 30 s more. A
+ *   stream its connection's close destroys before an answer fails its request.
  * - The protocol is chosen per TLS connection by ALPN, offering h2 then http/1.1, as Go's
  *   transport does: the connection that asked becomes the HTTP/2 connection, or, when the server
  *   chose HTTP/1.1 (or no protocol), the client uses the HTTP/1.1 pool until its TLS material
@@ -42,8 +47,8 @@ export interface ExchangeRequest {
   /** Lower-case names; the credentials' headers are added. */
   headers: Record<string, string | number>;
   body?: Buffer;
-  /** Fails the exchange when nothing arrives for this long (no limit for a watch). */
-  idleTimeoutMs?: number;
+  /** Fails the exchange unless its answer arrived whole within this long, connecting included; unset for a watch. */
+  timeoutMs?: number;
   /** Aborts the request, or the body being read. */
   signal?: AbortSignal;
 }
@@ -106,19 +111,27 @@ export class ApiConnection {
 
   /** Sends `request`; resolves once the answer's headers arrived. */
   async exchange(request: ExchangeRequest): Promise<Exchange> {
+    const expiresAt = request.timeoutMs === undefined ? undefined : Date.now() + request.timeoutMs;
     const credentials = await this.applyCredentials();
     const headers = { ...credentials.headers, ...request.headers };
-    if (this.server.protocol !== 'https:') return this.exchangeHttp1(this.httpPool(), request, headers);
+    if (this.server.protocol !== 'https:') return this.exchangeHttp1(this.httpPool(), request, headers, expiresAt);
     try {
-      return await this.exchangeOn(await whileConnecting(this.transportFor(credentials.tls), request), request, headers);
+      return await this.exchangeOn(await whileConnecting(this.transportFor(credentials.tls), request, expiresAt), request, headers, expiresAt);
     } catch (err) {
       if (!neverReachedServer(err)) throw err;
-      return this.exchangeOn(await whileConnecting(this.transportFor(credentials.tls), request), request, headers);
+      return this.exchangeOn(await whileConnecting(this.transportFor(credentials.tls), request, expiresAt), request, headers, expiresAt);
     }
   }
 
-  private exchangeOn(transport: SessionEntry | Http1Pool, request: ExchangeRequest, headers: Record<string, string | number>): Promise<Exchange> {
-    return transport instanceof SessionEntry ? this.exchangeHttp2(transport, request, headers) : this.exchangeHttp1(transport, request, headers);
+  private exchangeOn(
+    transport: SessionEntry | Http1Pool,
+    request: ExchangeRequest,
+    headers: Record<string, string | number>,
+    expiresAt: number | undefined,
+  ): Promise<Exchange> {
+    return transport instanceof SessionEntry
+      ? this.exchangeHttp2(transport, request, headers, expiresAt)
+      : this.exchangeHttp1(transport, request, headers, expiresAt);
   }
 
   /** Applies the kubeconfig's credentials again on the next request: its certificate files were renewed. */
@@ -205,31 +218,40 @@ export class ApiConnection {
     return this.pool;
   }
 
-  private exchangeHttp2(entry: SessionEntry, request: ExchangeRequest, headers: Record<string, string | number>): Promise<Exchange> {
+  private exchangeHttp2(
+    entry: SessionEntry,
+    request: ExchangeRequest,
+    headers: Record<string, string | number>,
+    expiresAt: number | undefined,
+  ): Promise<Exchange> {
     return new Promise((resolve, reject) => {
       const stream = entry.session.request(
         { ...headers, [http2.HTTP2_HEADER_METHOD]: request.method, [http2.HTTP2_HEADER_PATH]: request.path },
         { endStream: request.body === undefined, ...(request.signal ? { signal: request.signal } : {}) },
       );
       entry.opened();
-      stream.once('close', () => entry.closed());
+      const deadline = expiresAt === undefined ? undefined : setTimeout(expire, Math.max(0, expiresAt - Date.now()), stream, request);
+      stream.once('close', () => {
+        clearTimeout(deadline);
+        entry.closed();
+        // Destroyed without an error (its connection closed under it): no 'error' came to fail it.
+        if (!answered) reject(closedEarly(request));
+      });
+      let answered = false;
       stream.once('error', reject);
       stream.once('response', (answer) => {
+        answered = true;
         // From here on a failure is the body's, for its reader to see; unread, it must not crash the process.
         stream.off('error', reject);
         stream.on('error', () => {});
         entry.heard();
         resolve({ code: Number(answer[http2.HTTP2_HEADER_STATUS]), headers: answer, body: stream });
       });
-      if (request.idleTimeoutMs !== undefined) {
-        const ms = request.idleTimeoutMs;
-        stream.setTimeout(ms, () => stream.destroy(noAnswer(request, ms)));
-      }
       if (request.body !== undefined) stream.end(request.body);
     });
   }
 
-  private exchangeHttp1(pool: Http1Pool, request: ExchangeRequest, headers: Record<string, string | number>): Promise<Exchange> {
+  private exchangeHttp1(pool: Http1Pool, request: ExchangeRequest, headers: Record<string, string | number>, expiresAt: number | undefined): Promise<Exchange> {
     return new Promise((resolve, reject) => {
       const options: RequestOptions = {
         method: request.method,
@@ -239,12 +261,17 @@ export class ApiConnection {
         headers: request.body !== undefined ? { ...headers, 'content-length': request.body.length } : headers,
         agent: pool.agent,
         ...(pool.tls ?? {}),
-        ...(request.idleTimeoutMs !== undefined ? { timeout: request.idleTimeoutMs } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
       };
-      const answered = (res: IncomingMessage): void => resolve({ code: res.statusCode ?? 0, headers: res.headers, body: res });
+      let answer: IncomingMessage | undefined;
+      const answered = (res: IncomingMessage): void => {
+        answer = res;
+        resolve({ code: res.statusCode ?? 0, headers: res.headers, body: res });
+      };
       const req: ClientRequest = pool.tls ? httpsRequest(options, answered) : httpRequest(options, answered);
-      req.on('timeout', () => req.destroy(noAnswer(request, request.idleTimeoutMs ?? 0)));
+      // Past the answer's headers the failure is its body's (destroying the request alone would fail the body with "aborted").
+      const deadline = expiresAt === undefined ? undefined : setTimeout(() => expire(answer ?? req, request), Math.max(0, expiresAt - Date.now()));
+      req.once('close', () => clearTimeout(deadline));
       req.on('error', reject);
       req.end(request.body);
     });
@@ -325,14 +352,15 @@ class SessionEntry {
 }
 
 /**
- * `connecting`, failed for the request that waits on it when the request's idle timeout passes or
+ * `connecting`, failed for the request that waits on it when the request's deadline passes or
  * its signal aborts first (the connection goes on for the others).
  */
-function whileConnecting<T>(connecting: Promise<T>, request: ExchangeRequest): Promise<T> {
-  const { idleTimeoutMs: ms, signal } = request;
-  if (ms === undefined && !signal) return connecting;
+function whileConnecting<T>(connecting: Promise<T>, request: ExchangeRequest, expiresAt: number | undefined): Promise<T> {
+  const { signal } = request;
+  if (expiresAt === undefined && !signal) return connecting;
   return new Promise((resolve, reject) => {
-    const timer = ms === undefined ? undefined : setTimeout(() => reject(noAnswer(request, ms)), ms);
+    const timer =
+      expiresAt === undefined ? undefined : setTimeout(() => reject(noAnswer(request, request.timeoutMs ?? 0)), Math.max(0, expiresAt - Date.now()));
     const aborted = (): void => reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
     if (signal?.aborted) aborted();
     signal?.addEventListener('abort', aborted, { once: true });
@@ -384,10 +412,25 @@ function neverReachedServer(err: unknown): boolean {
   return code === 'ERR_HTTP2_STREAM_ERROR' && err.message.includes('NGHTTP2_REFUSED_STREAM');
 }
 
-/** The failure of a request that heard nothing for `ms`, named by its method and path (without the query). */
+/** Fails an exchange whose deadline passed (a timer's callback: no closure per request). */
+function expire(exchange: { destroy(err: Error): unknown }, request: ExchangeRequest): void {
+  exchange.destroy(noAnswer(request, request.timeoutMs ?? 0));
+}
+
+/** The failure of a request whose stream closed, without an error of its own, before its answer came. */
+function closedEarly(request: ExchangeRequest): Error {
+  return new Error(`${requestName(request)}: the connection closed before an answer`);
+}
+
+/** The failure of a request not answered whole within `ms`, named by its method and path (without the query). */
 function noAnswer(request: ExchangeRequest, ms: number): Error {
+  return new Error(`${requestName(request)}: no answer within ${ms} ms`);
+}
+
+/** A request as errors name it: its method and path, without the query. */
+function requestName(request: ExchangeRequest): string {
   const query = request.path.indexOf('?');
-  return new Error(`${request.method} ${query < 0 ? request.path : request.path.slice(0, query)}: no answer within ${ms} ms`);
+  return `${request.method} ${query < 0 ? request.path : request.path.slice(0, query)}`;
 }
 
 /** The host to connect to: a URL's hostname without the brackets of an IPv6 address. */
