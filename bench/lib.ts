@@ -387,13 +387,16 @@ export interface HeapReading {
 
 /**
  * Runs this benchmark again in a child started with the shared host's Node flags
- * (shared/process/shared-host.ts), unless this process was started with a V8 pool size of its own,
- * and exits with the child's status: for a benchmark whose own process does part of the work (the
- * simulated agents) beside the processes it starts. Returns only in the process that runs the benchmark.
+ * (shared/process/shared-host.ts) and `ownFlags`, unless this process was started with a V8 pool
+ * size of its own, and exits with the child's status: for a benchmark whose own process does part of
+ * the work (the simulated agents) beside the processes it starts. Flags this process was started
+ * with come after them and win. Returns only in the process that runs the benchmark.
  */
-export function rerunAsSharedHostProcess(): void {
+export function rerunAsSharedHostProcess(ownFlags: readonly string[] = []): void {
   if (poolSizeFlag() !== undefined) return;
-  const child = spawnSync(process.execPath, [...sharedHostNodeFlags(), ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
+  const child = spawnSync(process.execPath, [...sharedHostNodeFlags(), ...ownFlags, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+  });
   process.exit(child.status ?? 1);
 }
 

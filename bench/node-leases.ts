@@ -14,6 +14,16 @@
  * - each replica's and etcd's CPU per renewal over the window, beside the baseline
  *   node's: renewals arriving one by one pay every wake-up alone, those arriving together share them.
  *
+ * The simulated agents share this process's heap, as hosts share nothing: what an agent holds
+ * across its 10 s tick (its sleeps, their async frames, its Lease) outlived the young generation's
+ * 2.4 s between scavenges and was promoted, and every major collection of ~200 MB of it (marking on
+ * both cores for 200-300 ms) stalled all 5,000 agents at once, then bunched their renewals again
+ * one interval later. So this process runs with a young generation large enough for a renew
+ * interval's allocations (`simulatorNodeFlags`; a flag given to this process wins). At 5,000
+ * nodes (Node 24, runs of one session): 10-11 scavenges in the window instead of 22-24, the
+ * process's longest stall 128-172 ms instead of 129-345 ms, major collections 0 and 4 (the
+ * longest 72 ms) against 1-2 (up to 118 ms).
+ *
  * Every simulated agent holds its own TLS connection, as a real node does: the open-files limit
  * (`ulimit -n`) must exceed the number of nodes, with room to spare.
  *
@@ -62,6 +72,9 @@ import {
   type ApiServerProcess,
   type Cleanup,
 } from './lib.ts';
+
+/** V8 flags of this process, the simulated agents' (see above): semi-spaces of 128 MiB. */
+const simulatorNodeFlags = ['--max-semi-space-size=128'];
 
 const usage = `Usage: npx tsx bench/node-leases.ts [flags]
   --nodes N               simulated node agents (default 5000), half on each API server replica
@@ -543,7 +556,8 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   process.stdout.write(
     `\n${opts.nodes} simulated nodes speaking ${opts.contentType} (joined in ${fixed(joinSeconds, 1)} s), lease renewals over ${fixed(elapsedMs / 1000, 0)} s; ` +
       `node ${process.version} (every process of the run), ${availableParallelism()} CPUs shared by all of them, ` +
-      `this process with ${poolSizeFlag() ?? "Node's default V8 pool"}, the others with ${sharedHostNodeFlags().join(' ')}` +
+      `this process with ${[poolSizeFlag() ?? "Node's default V8 pool", ...process.execArgv.filter((f) => f.startsWith('--max-semi-space-size'))].join(' ')}, ` +
+      `the others with ${sharedHostNodeFlags().join(' ')}` +
       (opts.replicaNodeFlags.length ? `; replicas started with ${opts.replicaNodeFlags.join(' ')}` : '') +
       (opts.replicaFlags.length ? `; replicas' flags ${opts.replicaFlags.join(' ')}` : '') +
       '\n\n',
@@ -671,5 +685,5 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
   return true;
 }
 
-rerunAsSharedHostProcess();
+rerunAsSharedHostProcess(simulatorNodeFlags);
 void benchMain(usage, parse, run);
