@@ -230,14 +230,14 @@ export class ApiConnection {
         { endStream: request.body === undefined, ...(request.signal ? { signal: request.signal } : {}) },
       );
       entry.opened();
-      const deadline = expiresAt === undefined ? undefined : setTimeout(expire, Math.max(0, expiresAt - Date.now()), stream, request);
+      let answered = false;
+      const deadline = expiresAt === undefined ? undefined : setTimeout(expire, msUntil(expiresAt), stream, request);
       stream.once('close', () => {
         clearTimeout(deadline);
         entry.closed();
         // Destroyed without an error (its connection closed under it): no 'error' came to fail it.
         if (!answered) reject(closedEarly(request));
       });
-      let answered = false;
       stream.once('error', reject);
       stream.once('response', (answer) => {
         answered = true;
@@ -270,7 +270,7 @@ export class ApiConnection {
       };
       const req: ClientRequest = pool.tls ? httpsRequest(options, answered) : httpRequest(options, answered);
       // Past the answer's headers the failure is its body's (destroying the request alone would fail the body with "aborted").
-      const deadline = expiresAt === undefined ? undefined : setTimeout(() => expire(answer ?? req, request), Math.max(0, expiresAt - Date.now()));
+      const deadline = expiresAt === undefined ? undefined : setTimeout(() => expire(answer ?? req, request), msUntil(expiresAt));
       req.once('close', () => clearTimeout(deadline));
       req.on('error', reject);
       req.end(request.body);
@@ -359,8 +359,7 @@ function whileConnecting<T>(connecting: Promise<T>, request: ExchangeRequest, ex
   const { signal } = request;
   if (expiresAt === undefined && !signal) return connecting;
   return new Promise((resolve, reject) => {
-    const timer =
-      expiresAt === undefined ? undefined : setTimeout(() => reject(noAnswer(request, request.timeoutMs ?? 0)), Math.max(0, expiresAt - Date.now()));
+    const timer = expiresAt === undefined ? undefined : setTimeout(() => reject(noAnswer(request)), msUntil(expiresAt));
     const aborted = (): void => reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
     if (signal?.aborted) aborted();
     signal?.addEventListener('abort', aborted, { once: true });
@@ -414,7 +413,7 @@ function neverReachedServer(err: unknown): boolean {
 
 /** Fails an exchange whose deadline passed (a timer's callback: no closure per request). */
 function expire(exchange: { destroy(err: Error): unknown }, request: ExchangeRequest): void {
-  exchange.destroy(noAnswer(request, request.timeoutMs ?? 0));
+  exchange.destroy(noAnswer(request));
 }
 
 /** The failure of a request whose stream closed, without an error of its own, before its answer came. */
@@ -422,9 +421,14 @@ function closedEarly(request: ExchangeRequest): Error {
   return new Error(`${requestName(request)}: the connection closed before an answer`);
 }
 
-/** The failure of a request not answered whole within `ms`, named by its method and path (without the query). */
-function noAnswer(request: ExchangeRequest, ms: number): Error {
-  return new Error(`${requestName(request)}: no answer within ${ms} ms`);
+/** The failure of a request not answered whole within its timeout. */
+function noAnswer(request: ExchangeRequest): Error {
+  return new Error(`${requestName(request)}: no answer within ${request.timeoutMs ?? 0} ms`);
+}
+
+/** Milliseconds left until `expiresAt` (a Date.now() time), none once it passed. */
+function msUntil(expiresAt: number): number {
+  return Math.max(0, expiresAt - Date.now());
 }
 
 /** A request as errors name it: its method and path, without the query. */
