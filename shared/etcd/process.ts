@@ -123,7 +123,15 @@ export async function startEtcd(opts: EtcdProcessOptions): Promise<EtcdProcess> 
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const spawnError = new Promise<never>((_, reject) => child.once('error', (err) => reject(new Error(`${missingEtcd}: ${err.message}`))));
   // A multi-member cluster becomes healthy only once a quorum runs, so callers wait for that themselves.
-  if (cluster.length === 1) await Promise.race([waitHealthy(clientUrl, child, 30_000), spawnError]);
+  if (cluster.length === 1) {
+    try {
+      await Promise.race([waitHealthy(clientUrl, child, 30_000), spawnError]);
+    } catch (err) {
+      // Not ours to hand on, so not left running: a live child would hold the caller's process open.
+      child.kill('SIGKILL');
+      throw err;
+    }
+  }
   const stopWith = async (signal: NodeJS.Signals, graceMs: number): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill(signal);
