@@ -135,7 +135,7 @@ describe('readProtobufEvents', () => {
     const body = new PassThrough();
     const events: [string, unknown][] = [];
     const ended = new Promise<unknown>((resolve) =>
-      readProtobufEvents({ code: 200, headers: {}, body }, (type, object) => events.push([type, object]), resolve),
+      readProtobufEvents({ code: 200, headers: {}, body, cutShort: () => false }, (type, object) => events.push([type, object]), resolve),
     );
     // Three bytes at a time: lengths and frames split anywhere.
     for (let i = 0; i < frames.length; i += 3) body.write(frames.subarray(i, i + 3));

@@ -198,7 +198,7 @@ export class HttpApiClient implements ApiClient, WatchClient {
         signal: controller.signal,
       });
       if (answer.code !== 200) {
-        end(failureOf('watch', path, answer.code, await readBody(answer), answer.headers['content-type'] ?? ''));
+        end(failureOf('watch', path, answer.code, await readBody(answer, 'GET', path), answer.headers['content-type'] ?? ''));
         return controller;
       }
       if (mediaTypeOf(answer.headers['content-type'] ?? '') === protobufMediaType) readProtobufEvents(answer, onEvent, end);
@@ -300,7 +300,7 @@ export class HttpApiClient implements ApiClient, WatchClient {
       ...(payload ? { body: payload.bytes } : {}),
       timeoutMs: this.timeoutMs,
     });
-    const bytes = await readBody(answer);
+    const bytes = await readBody(answer, method, target);
     const header = Number(answer.headers['retry-after']);
     return {
       code: answer.code,
@@ -311,12 +311,20 @@ export class HttpApiClient implements ApiClient, WatchClient {
   }
 }
 
-/** An answer's whole body. */
-function readBody(answer: Exchange): Promise<Buffer> {
+/**
+ * An answer's whole body. One its connection's loss cut short fails the request rather than being
+ * decoded: a protobuf body cut at a field boundary decodes as an object with fields missing. (A
+ * body shorter than its content-length fails in Node's HTTP/1.1 parser or HTTP/2 session.)
+ */
+function readBody(answer: Exchange, method: string, target: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     answer.body.on('data', (chunk: Buffer) => chunks.push(chunk));
-    answer.body.once('end', () => resolve(Buffer.concat(chunks)));
+    answer.body.once('end', () => {
+      const bytes = Buffer.concat(chunks);
+      if (!answer.cutShort()) return resolve(bytes);
+      reject(new Error(`${method} ${target.split('?', 1)[0]}: the connection closed after ${bytes.length} bytes of the answer`));
+    });
     answer.body.once('error', reject);
   });
 }

@@ -26,6 +26,8 @@
  *   destroyed before its end, and through the request's listeners held the whole connection (a
  *   node agent's bootstrap client, closed once the node has its certificate) for 30 s more. A
  *   stream its connection's close destroys before an answer fails its request.
+ * - An answer's body that its connection's loss ended says so (`cutShort`): Node ends such an
+ *   HTTP/2 stream without an error, and a protobuf body cut at a field boundary would decode.
  * - The protocol is chosen per TLS connection by ALPN, offering h2 then http/1.1, as Go's
  *   transport does: the connection that asked becomes the HTTP/2 connection, or, when the server
  *   chose HTTP/1.1 (or no protocol), the client uses the HTTP/1.1 pool until its TLS material
@@ -58,6 +60,12 @@ export interface Exchange {
   code: number;
   headers: IncomingHttpHeaders;
   body: Readable;
+  /**
+   * Asked once the body ended: true when it ended because its connection closed, not because the
+   * server ended it. Node ends an HTTP/2 stream that its connection's loss destroys as if it were
+   * whole (an 'end', no error), so only this tells an answer cut short from a complete one.
+   */
+  cutShort(): boolean;
 }
 
 /** HTTP/2 flow-control windows a client advertises for what it receives, in bytes. */
@@ -245,7 +253,8 @@ export class ApiConnection {
         stream.off('error', reject);
         stream.on('error', () => {});
         entry.heard();
-        resolve({ code: Number(answer[http2.HTTP2_HEADER_STATUS]), headers: answer, body: stream });
+        // A stream the server ended is still open at its 'end'; one its connection's loss ended was destroyed first.
+        resolve({ code: Number(answer[http2.HTTP2_HEADER_STATUS]), headers: answer, body: stream, cutShort: () => stream.destroyed });
       });
       if (request.body !== undefined) stream.end(request.body);
     });
@@ -266,7 +275,7 @@ export class ApiConnection {
       let answer: IncomingMessage | undefined;
       const answered = (res: IncomingMessage): void => {
         answer = res;
-        resolve({ code: res.statusCode ?? 0, headers: res.headers, body: res });
+        resolve({ code: res.statusCode ?? 0, headers: res.headers, body: res, cutShort: () => !res.complete });
       };
       const req: ClientRequest = pool.tls ? httpsRequest(options, answered) : httpRequest(options, answered);
       // Past the answer's headers the failure is its body's (destroying the request alone would fail the body with "aborted").
