@@ -313,8 +313,9 @@ export class HttpApiClient implements ApiClient, WatchClient {
 
 /**
  * An answer's whole body. One its connection's loss cut short fails the request rather than being
- * decoded: a protobuf body cut at a field boundary decodes as an object with fields missing. (A
- * body shorter than its content-length fails in Node's HTTP/1.1 parser or HTTP/2 session.)
+ * decoded: a protobuf body cut at a field boundary decodes as an object with fields missing. An
+ * answer is whole when it has its declared content-length (corral's servers declare it for every
+ * answer but a watch); without one, when the connection says the server ended it.
  */
 function readBody(answer: Exchange, method: string, target: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -322,8 +323,10 @@ function readBody(answer: Exchange, method: string, target: string): Promise<Buf
     answer.body.on('data', (chunk: Buffer) => chunks.push(chunk));
     answer.body.once('end', () => {
       const bytes = Buffer.concat(chunks);
-      if (!answer.cutShort()) return resolve(bytes);
-      reject(new Error(`${method} ${target.split('?', 1)[0]}: the connection closed after ${bytes.length} bytes of the answer`));
+      const declared = answer.headers['content-length'];
+      if (declared === undefined ? !answer.cutShort() : Number(declared) === bytes.length) return resolve(bytes);
+      const of = declared === undefined ? '' : ` of ${declared}`;
+      reject(new Error(`${method} ${target.split('?', 1)[0]}: the connection closed after ${bytes.length}${of} bytes of the answer`));
     });
     answer.body.once('error', reject);
   });

@@ -15,6 +15,8 @@ import { HttpApiClient } from './api-client.ts';
 
 const whole = '/api/v1/namespaces/default/configmaps/whole';
 const cut = '/api/v1/namespaces/default/configmaps/cut';
+/** Cut short too, its answer declaring the length it would have had. */
+const cutDeclared = '/api/v1/namespaces/default/configmaps/cut-declared';
 /** A complete object: what the server sends of its answer before the connection goes. */
 const configMap = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cut', namespace: 'default' } });
 
@@ -32,7 +34,8 @@ describe('an answer cut short by its connection', () => {
     h2.on('secureConnection', (socket: Socket) => h2Sockets.add(socket));
     h2.on('stream', (stream, headers) => {
       stream.on('error', () => {});
-      stream.respond({ ':status': 200, 'content-type': 'application/json' });
+      const declared = headers[':path'] === cutDeclared ? { 'content-length': Buffer.byteLength(configMap) + 10 } : {};
+      stream.respond({ ':status': 200, 'content-type': 'application/json', ...declared });
       if (headers[':path'] === whole) return void stream.end(configMap);
       // The whole object, then the connection goes before the stream's end.
       stream.write(configMap, () => setTimeout(() => h2Sockets.forEach((socket) => socket.destroy()), 20));
@@ -63,6 +66,9 @@ describe('an answer cut short by its connection', () => {
       assert.equal((await api.get(whole)).kind, 'ConfigMap', 'an answer the server ended is read');
       await assert.rejects(api.get(cut, { resourceVersion: 0 }), {
         message: `GET ${cut}: the connection closed after ${Buffer.byteLength(configMap)} bytes of the answer`,
+      });
+      await assert.rejects(api.get(cutDeclared), {
+        message: `GET ${cutDeclared}: the connection closed after ${Buffer.byteLength(configMap)} of ${Buffer.byteLength(configMap) + 10} bytes of the answer`,
       });
     } finally {
       api.close();

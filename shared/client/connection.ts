@@ -34,7 +34,7 @@
  *   changes.
  */
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
-import { connect as connectHttp2, constants as http2, type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
+import { connect as connectHttp2, constants as http2, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { isIP } from 'node:net';
 import { connect as connectTls, type TLSSocket } from 'node:tls';
@@ -63,7 +63,8 @@ export interface Exchange {
   /**
    * Asked once the body ended: true when it ended because its connection closed, not because the
    * server ended it. Node ends an HTTP/2 stream that its connection's loss destroys as if it were
-   * whole (an 'end', no error), so only this tells an answer cut short from a complete one.
+   * whole (an 'end', no error); such a stream was destroyed with a reset code (CANCEL), while one
+   * the server ended closed with NO_ERROR (and may be destroyed before its 'end' too).
    */
   cutShort(): boolean;
 }
@@ -253,8 +254,7 @@ export class ApiConnection {
         stream.off('error', reject);
         stream.on('error', () => {});
         entry.heard();
-        // A stream the server ended is still open at its 'end'; one its connection's loss ended was destroyed first.
-        resolve({ code: Number(answer[http2.HTTP2_HEADER_STATUS]), headers: answer, body: stream, cutShort: () => stream.destroyed });
+        resolve({ code: Number(answer[http2.HTTP2_HEADER_STATUS]), headers: answer, body: stream, cutShort: () => cutShort(stream) });
       });
       if (request.body !== undefined) stream.end(request.body);
     });
@@ -418,6 +418,11 @@ function neverReachedServer(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ERR_HTTP2_GOAWAY_SESSION' || code === 'ERR_HTTP2_INVALID_SESSION') return true;
   return code === 'ERR_HTTP2_STREAM_ERROR' && err.message.includes('NGHTTP2_REFUSED_STREAM');
+}
+
+/** Whether an HTTP/2 stream whose body ended was destroyed under it rather than ended by the server (see `Exchange.cutShort`). */
+function cutShort(stream: ClientHttp2Stream): boolean {
+  return stream.destroyed && stream.rstCode !== http2.NGHTTP2_NO_ERROR;
 }
 
 /** Fails an exchange whose deadline passed (a timer's callback: no closure per request). */
