@@ -25,8 +25,8 @@ import type { Host } from './node/host.ts';
 import { ensureCSINode } from './node/csinode.ts';
 import { NodeLease } from './node/lease.ts';
 import { initialNode, registerNode, type NodeIdentity } from './node/registration.ts';
-import { computeNodeStatus } from './node/status.ts';
-import { NodeStatusUpdater } from './node/status-updater.ts';
+import { computeNodeStatus, nodeAddresses, type NodeCondition, type NodeStatus } from './node/status.ts';
+import { NodeStatusUpdater, type Registered } from './node/status-updater.ts';
 import { BootstrappedServingCertificate } from './certificates/serving.ts';
 import { nodeAgentMetrics } from './metrics.ts';
 import { applyStaticPodApiDefaults, validateStaticPod } from './pod-rules.ts';
@@ -36,7 +36,6 @@ import { StaticPodSource } from './pods/static-pod-source.ts';
 import { podsResource } from './pods/status-manager.ts';
 import { NoRuntime } from './runtime/no-runtime.ts';
 import { startNodeAgentServers } from './server/servers.ts';
-import { nodeAddresses } from './node/status.ts';
 
 /** Where one agent keeps its identity. */
 export interface AgentPaths {
@@ -150,11 +149,26 @@ export class NodeAgent {
       operatingSystem: facts.operatingSystem,
       architecture: facts.architecture,
     };
-    const register = (): Promise<KubeObject> =>
-      registerNode(initialNode(identity, kubelet, flags.nodeLabels), identity, { api, clock, logger, signal }).then(
-        (node) => (this.node = withoutManagedFields(node)),
-      );
-    await register();
+    const computeStatus = (previous: readonly NodeCondition[]): NodeStatus =>
+      computeNodeStatus({
+        config: kubelet,
+        facts: this.deps.host.facts(),
+        usage: this.deps.host.usage(),
+        hostname: this.paths.hostname,
+        nodeIP: flags.nodeIP,
+        kubeletVersion: kubernetesVersion.gitVersion,
+        containerRuntimeVersion: this.deps.containerRuntimeVersion,
+        previous,
+        now: clock.now(),
+      });
+    // Created with its status, as the kubelet's initialNode is (registration.ts).
+    const register = async (): Promise<Registered> => {
+      const status = computeStatus([]);
+      const { node, created } = await registerNode(initialNode(identity, kubelet, flags.nodeLabels, status), identity, { api, clock, logger, signal });
+      this.node = withoutManagedFields(node);
+      return created ? { node, createdWith: status } : { node };
+    };
+    const registered = await register();
 
     const statusUpdater = new NodeStatusUpdater({
       api,
@@ -163,22 +177,11 @@ export class NodeAgent {
       logger,
       updateFrequencyMs: kubelet.nodeStatusUpdateFrequency,
       reportFrequencyMs: kubelet.nodeStatusReportFrequency,
-      compute: (previous) =>
-        computeNodeStatus({
-          config: kubelet,
-          facts: this.deps.host.facts(),
-          usage: this.deps.host.usage(),
-          hostname: this.paths.hostname,
-          nodeIP: flags.nodeIP,
-          kubeletVersion: kubernetesVersion.gitVersion,
-          containerRuntimeVersion: this.deps.containerRuntimeVersion,
-          previous,
-          now: clock.now(),
-        }),
+      compute: computeStatus,
       reregister: register,
       written: (node) => (this.node = withoutManagedFields(node)),
     });
-    if (this.node) statusUpdater.seed(this.node);
+    statusUpdater.seed(registered);
     this.loops.push(statusUpdater.run(signal));
 
     const lease = new NodeLease({

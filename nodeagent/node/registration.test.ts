@@ -8,6 +8,7 @@ import { RecordingApiClient, settle } from '../../shared/client/testing.ts';
 import { defaultKubeletConfiguration } from '../config/defaults.ts';
 import type { KubeletConfiguration } from '../config/fields.ts';
 import { controllerManagedAttachDetach, initialNode, nodesPath, reconcilePatch, registerNode, type NodeIdentity } from './registration.ts';
+import type { NodeStatus } from './status.ts';
 
 const logger = pino({ level: 'silent' });
 const identity: NodeIdentity = { name: 'node-1', hostname: 'node-1.example', operatingSystem: 'linux', architecture: 'arm64' };
@@ -63,6 +64,19 @@ describe('initialNode', () => {
     });
   });
 
+  it('carries the status it is given, as the kubelet creates its Node with its status set', () => {
+    const status: NodeStatus = {
+      capacity: { cpu: '2' },
+      allocatable: { cpu: '2' },
+      conditions: [],
+      addresses: [{ type: 'InternalIP', address: '10.0.0.1' }],
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      nodeInfo: {},
+    };
+    assert.deepEqual(initialNode(identity, config(), {}, status)['status'], status);
+    assert.equal('status' in initialNode(identity, config(), {}), false);
+  });
+
   it("lets --node-labels override the default labels, as upstream's initialNode does", () => {
     const node = initialNode(identity, config(), { 'kubernetes.io/hostname': 'custom-name' });
     assert.equal(node.metadata.labels?.['kubernetes.io/hostname'], 'custom-name');
@@ -101,8 +115,9 @@ describe('registerNode', () => {
       action.verb === 'create' ? { ...(action.body as KubeObject), metadata: { ...(action.body as KubeObject).metadata, uid: 'uid-new' } } : undefined,
     );
     const node = initialNode(identity, config(), {});
-    const stored = await registerNode(node, identity, { api, clock: new FakeClock(), logger, signal: new AbortController().signal });
+    const { node: stored, created } = await registerNode(node, identity, { api, clock: new FakeClock(), logger, signal: new AbortController().signal });
     assert.equal(stored.metadata.uid, 'uid-new');
+    assert.equal(created, true);
     assert.deepEqual(api.writes(), [`CREATE ${nodesPath}`]);
     assert.deepEqual(api.actions[0]?.body, node);
   });
@@ -127,7 +142,7 @@ describe('registerNode', () => {
       logger,
       signal: new AbortController().signal,
     });
-    assert.deepEqual(stored, existing);
+    assert.deepEqual(stored, { node: existing, created: false });
     assert.deepEqual(
       api.actions.map((a) => `${a.verb} ${a.path}`),
       [`create ${nodesPath}`, `get ${nodePath}`],
@@ -162,7 +177,7 @@ describe('registerNode', () => {
     });
     let stored: KubeObject | undefined;
     void registerNode(initialNode(identity, config(), {}), identity, { api, clock, logger, signal: new AbortController().signal }).then(
-      (node) => (stored = node),
+      (registered) => (stored = registered.node),
     );
     await settle();
     for (let i = 0; i < 300 && !stored; i++) {

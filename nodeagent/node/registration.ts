@@ -11,6 +11,7 @@ import type { KubeObject } from '../../shared/api/types.ts';
 import type { ApiClient } from '../../shared/client/api-client.ts';
 import { sleep, type Clock } from '../../shared/client/clock.ts';
 import type { KubeletConfiguration } from '../config/fields.ts';
+import type { NodeStatus } from './status.ts';
 
 export const nodesPath = '/api/v1/nodes';
 export const controllerManagedAttachDetach = 'volumes.kubernetes.io/controller-managed-attach-detach';
@@ -33,8 +34,14 @@ export function defaultLabels(identity: NodeIdentity): Record<string, string> {
   };
 }
 
-/** The Node as first registered: labels (`--node-labels` over the defaults' absence), taints, providerID. */
-export function initialNode(identity: NodeIdentity, config: KubeletConfiguration, nodeLabels: Record<string, string>): KubeObject {
+/**
+ * The Node as first registered: labels (`--node-labels` over the defaults' absence), taints,
+ * providerID, and its status as the agent sees it now: the kubelet's initialNode sets the status
+ * before the create, so the Node is never seen without conditions and the first status write is
+ * not needed (a second write right after the create raced the node lifecycle controller's first
+ * taint patch, which then failed on a stale resourceVersion).
+ */
+export function initialNode(identity: NodeIdentity, config: KubeletConfiguration, nodeLabels: Record<string, string>, status?: NodeStatus): KubeObject {
   const spec: Record<string, unknown> = {};
   if (config.providerID) spec['providerID'] = config.providerID;
   if (config.registerWithTaints.length > 0)
@@ -49,6 +56,7 @@ export function initialNode(identity: NodeIdentity, config: KubeletConfiguration
       annotations: { [controllerManagedAttachDetach]: 'true' },
     },
     spec,
+    ...(status ? { status } : {}),
   };
 }
 
@@ -81,8 +89,14 @@ export interface RegistrationOptions {
   signal: AbortSignal;
 }
 
-/** Registers `node` (see the module header); resolves to the Node as stored. */
-export async function registerNode(node: KubeObject, identity: NodeIdentity, options: RegistrationOptions): Promise<KubeObject> {
+/** A registration's outcome: the Node as stored, and whether this registration created it (else it existed). */
+export interface Registration {
+  node: KubeObject;
+  created: boolean;
+}
+
+/** Registers `node` (see the module header). */
+export async function registerNode(node: KubeObject, identity: NodeIdentity, options: RegistrationOptions): Promise<Registration> {
   const { api, clock, logger, signal } = options;
   let backoff = 100;
   for (;;) {
@@ -100,17 +114,17 @@ export async function registerNode(node: KubeObject, identity: NodeIdentity, opt
   }
 }
 
-async function tryRegister(api: ApiClient, node: KubeObject, identity: NodeIdentity, logger: Logger): Promise<KubeObject> {
+async function tryRegister(api: ApiClient, node: KubeObject, identity: NodeIdentity, logger: Logger): Promise<Registration> {
   try {
     const created = await api.create(nodesPath, node);
     logger.info({ node: identity.name }, 'Successfully registered node');
-    return created;
+    return { node: created, created: true };
   } catch (err) {
     if (!isStatusError(err, 'AlreadyExists')) throw err;
   }
   const existing = await api.get(`${nodesPath}/${encodeURIComponent(identity.name)}`);
   const patch = reconcilePatch(existing, identity, node.metadata.labels);
-  if (!patch) return existing;
+  if (!patch) return { node: existing, created: false };
   logger.info({ node: identity.name }, 'Node was previously registered; reconciling its labels');
-  return api.patch(`${nodesPath}/${encodeURIComponent(identity.name)}`, 'merge', patch);
+  return { node: await api.patch(`${nodesPath}/${encodeURIComponent(identity.name)}`, 'merge', patch), created: false };
 }

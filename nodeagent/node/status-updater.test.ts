@@ -23,6 +23,8 @@ interface Harness {
   /** The `previous` conditions each compute was given. */
   previous: Array<readonly NodeCondition[]>;
   reregistered: () => number;
+  /** The status the host gives now (what the agent computes at registration). */
+  compute: (before: readonly NodeCondition[]) => NodeStatus;
 }
 
 /** A status whose only condition carries the clock's time as its heartbeat. */
@@ -66,11 +68,11 @@ function harness(overrides: Partial<StatusUpdaterOptions> = {}): Harness {
     compute,
     reregister: () => {
       reregistrations++;
-      return Promise.resolve({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', uid: 'uid-2' } });
+      return Promise.resolve({ node: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', uid: 'uid-2' } } });
     },
     ...overrides,
   });
-  return { clock, api, updater, host, previous, reregistered: () => reregistrations };
+  return { clock, api, updater, host, previous, reregistered: () => reregistrations, compute };
 }
 
 describe('NodeStatusUpdater.sync', () => {
@@ -155,6 +157,24 @@ describe('NodeStatusUpdater.sync', () => {
     assert.ok(updater.lastReported);
   });
 
+  it('writes nothing more for a deleted Node that its registration created again with its status', async () => {
+    let createdWith: NodeStatus | undefined;
+    const { api, updater, compute } = harness({
+      reregister: () => {
+        createdWith = compute([]);
+        return Promise.resolve({ node: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', uid: 'uid-2' } }, createdWith });
+      },
+    });
+    api.react((action) => {
+      if (action.verb === 'patch') throw notFound({ group: '', resource: 'nodes' }, 'node-1');
+      return undefined;
+    });
+    assert.equal(await updater.sync(), true);
+    assert.deepEqual(api.writes(), [`PATCH ${statusPath}`], 'the failed patch alone');
+    assert.ok(createdWith);
+    assert.equal(updater.lastReported, createdWith);
+  });
+
   it('passes other errors on and writes again at the next tick', async () => {
     const { api, clock, updater, reregistered } = harness();
     let failing = true;
@@ -189,10 +209,31 @@ describe('NodeStatusUpdater.sync', () => {
         ],
       },
     };
-    updater.seed(registered);
+    updater.seed({ node: registered });
     assert.equal(await updater.sync(), true);
     assert.equal(previous[0]?.[0]?.lastTransitionTime, '2025-12-01T00:00:00Z');
     assert.equal((api.actions[0]?.body as { status: NodeStatus }).status.conditions[0]?.lastTransitionTime, '2025-12-01T00:00:00Z');
+  });
+});
+
+describe('NodeStatusUpdater.seed', () => {
+  it('counts the status a Node was created with as reported then: nothing is written until it changes or the report is due', async () => {
+    const { api, clock, updater, host, compute } = harness();
+    updater.seed({ node: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' } }, createdWith: compute([]) });
+    assert.equal(await updater.sync(), false, 'the create carried the status');
+    clock.step(updateFrequencyMs);
+    assert.equal(await updater.sync(), false);
+    host.pressure = true;
+    clock.step(updateFrequencyMs);
+    assert.equal(await updater.sync(), true, 'a change is written');
+    assert.deepEqual(api.writes(), [`PATCH ${statusPath}`]);
+  });
+
+  it('writes at the first sync for a Node that existed, whatever status it carries', async () => {
+    const { api, updater } = harness();
+    updater.seed({ node: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' }, status: { conditions: [] } } });
+    assert.equal(await updater.sync(), true);
+    assert.deepEqual(api.writes(), [`PATCH ${statusPath}`]);
   });
 });
 

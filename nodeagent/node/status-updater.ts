@@ -5,7 +5,8 @@
  * need not be rewritten every ten seconds). The write is a strategic merge patch of the status
  * subresource: conditions and addresses merge by type, so fields other writers own (the node
  * lifecycle controller's, say) are left alone. A failed write is tried again at the next tick; a
- * Node that was deleted is registered again.
+ * Node that was deleted is registered again. The Node is created with its status (registration.ts),
+ * which counts as the first write.
  */
 import type { Logger } from 'pino';
 import { isStatusError } from '../../shared/api/errors.ts';
@@ -24,12 +25,19 @@ export interface StatusUpdaterOptions {
   reportFrequencyMs: number;
   /** The status now, given the conditions last reported. */
   compute: (previous: readonly NodeCondition[]) => NodeStatus;
-  /** Registers the Node again (it was deleted); resolves to the new Node. */
-  reregister: () => Promise<KubeObject>;
+  /** Registers the Node again (it was deleted). */
+  reregister: () => Promise<Registered>;
   /** The Node as the API server returned it after each status write (its addresses feed the serving certificate and pods' hostIPs). */
   written?: (node: KubeObject) => void;
   /** Draws the jitter, in [0, 1) (tests); Math.random by default. */
   random?: () => number;
+}
+
+/** The Node as a registration left it. */
+export interface Registered {
+  node: KubeObject;
+  /** The status this registration created the Node with; absent when the Node already existed (its status is an earlier run's). */
+  createdWith?: NodeStatus;
 }
 
 /** The most a wait between two syncs is stretched, at random (the kubelet's: 0.04). */
@@ -46,8 +54,17 @@ export class NodeStatusUpdater {
     return this.reported;
   }
 
-  /** Starts from the Node as registered (its conditions' transition times carry over). */
-  seed(node: KubeObject): void {
+  /**
+   * Starts from the Node as registered. A Node this registration created carries the status it
+   * was created with, reported now; an existing Node's conditions' transition times carry over and
+   * its status is written at the first sync.
+   */
+  seed({ node, createdWith }: Registered): void {
+    if (createdWith) {
+      this.reported = createdWith;
+      this.reportedAt = this.options.clock.now();
+      return;
+    }
     const status = isObject(node['status']) ? node['status'] : {};
     const conditions = Array.isArray(status['conditions']) ? (status['conditions'] as NodeCondition[]) : [];
     this.reported = { ...(this.reported ?? emptyStatus()), conditions };
@@ -78,7 +95,10 @@ export class NodeStatusUpdater {
     } catch (err) {
       if (!isStatusError(err, 'NotFound')) throw err;
       this.options.logger.warn({ node: nodeName }, 'the Node was deleted; registering it again');
-      this.seed(await this.options.reregister());
+      const registered = await this.options.reregister();
+      this.seed(registered);
+      // Created again with its status: nothing left to write.
+      if (registered.createdWith) return true;
       node = await api.patch(path, 'strategic', { status });
     }
     this.options.written?.(node);
