@@ -168,6 +168,7 @@ describe('service flags', () => {
     assert.equal(c.serviceClusterIPRange, '10.0.0.0/24');
     assert.deepEqual(c.serviceNodePortRange, { base: 30000, size: 2768 });
     assert.equal(c.advertiseAddress, '');
+    assert.equal(c.advertisePort, undefined);
     assert.equal(c.endpointReconcilerType, 'lease');
   });
 
@@ -176,11 +177,13 @@ describe('service flags', () => {
       '--service-cluster-ip-range=10.96.0.0/12',
       '--service-node-port-range=20000-20099',
       '--advertise-address=192.0.2.7',
+      '--advertise-port=443',
       '--endpoint-reconciler-type=none',
     );
     assert.equal(c.serviceClusterIPRange, '10.96.0.0/12');
     assert.deepEqual(c.serviceNodePortRange, { base: 20000, size: 100 });
     assert.equal(c.advertiseAddress, '192.0.2.7');
+    assert.equal(c.advertisePort, 443);
     assert.equal(c.endpointReconcilerType, 'none');
   });
 
@@ -192,6 +195,8 @@ describe('service flags', () => {
     assert.match(error('--service-cluster-ip-range=nonsense'), /service-cluster-ip-range\[0\] is not a valid cidr/);
     assert.match(error('--service-node-port-range=3-1'), /invalid argument "3-1" for "--service-node-port-range" flag/);
     assert.match(error('--advertise-address=host'), /invalid argument "host" for "--advertise-address" flag: failed to parse IP: "host"/);
+    for (const port of ['0', '65536', '-1', 'https', '8.5'])
+      assert.match(error(`--advertise-port=${port}`), new RegExp(`--advertise-port ${port} must be between 1 and 65535, inclusive`));
     assert.match(error('--endpoint-reconciler-type=count'), /--endpoint-reconciler-type "count" is not one of lease, none/);
   });
 });

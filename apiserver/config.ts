@@ -74,6 +74,8 @@ export interface ApiServerConfig {
   auditLogMaxAgeDays: number;
   /** --advertise-address; empty: derived from the bind address at start (advertise-address.ts). */
   advertiseAddress: string;
+  /** --advertise-port; undefined: the port the server listens on. */
+  advertisePort: number | undefined;
   /** --service-cluster-ip-range, one CIDR (upstream's default 10.0.0.0/24 when unset). */
   serviceClusterIPRange: string;
   /** --service-node-port-range, inclusive. */
@@ -171,6 +173,11 @@ export const flags: Record<string, FlagSpec> = {
     default: '',
     help: "The IP address on which to advertise the apiserver to members of the cluster. This address must be reachable by the rest of the cluster. If blank, the --bind-address will be used. If --bind-address is unspecified, the host's default interface will be used.",
   },
+  'advertise-port': {
+    type: 'string',
+    default: '',
+    help: "The port on which to advertise the apiserver to members of the cluster: the kubernetes Service's target port and its endpoints' port. If blank, the secure port. (corral's, as k3s's: replicas sharing a host listen on different ports behind one load balancer, whose port they advertise.)",
+  },
   'service-cluster-ip-range': {
     type: 'string',
     default: '',
@@ -218,6 +225,13 @@ function advertiseAddress(text: string): string {
   if (text !== '' && !isIP(text))
     throw new Error(`invalid argument ${JSON.stringify(text)} for "--advertise-address" flag: failed to parse IP: ${JSON.stringify(text)}`);
   return text;
+}
+
+function advertisePort(text: string): number | undefined {
+  if (text === '') return undefined;
+  const port = Number(text);
+  if (!/^[0-9]+$/.test(text) || port < 1 || port > 65535) throw new Error(`--advertise-port ${text} must be between 1 and 65535, inclusive`);
+  return port;
 }
 
 function reconcilerType(text: string): 'lease' | 'none' {
@@ -320,6 +334,7 @@ export function configFromFlags(values: ParsedFlags): ApiServerConfig {
     auditLogMaxBackups: auditNumber('audit-log-maxbackup'),
     auditLogMaxAgeDays: auditNumber('audit-log-maxage'),
     advertiseAddress: check(() => advertiseAddress(str('advertise-address') ?? ''), ''),
+    advertisePort: check(() => advertisePort(str('advertise-port') ?? ''), undefined),
     serviceClusterIPRange: check(() => serviceClusterIPRange(str('service-cluster-ip-range') ?? ''), defaultServiceClusterIPRange),
     serviceNodePortRange: check(() => nodePortRange(str('service-node-port-range') ?? '30000-32767'), { base: 30000, size: 2768 }),
     endpointReconcilerType: check(() => reconcilerType(str('endpoint-reconciler-type') ?? 'lease'), 'lease'),

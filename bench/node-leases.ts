@@ -364,7 +364,9 @@ async function run(opts: Options, cleanup: Cleanup): Promise<boolean> {
       etcdEndpoints: etcd.endpoints,
       dataDir,
       logFile: join(dir, `apiserver-${i}.log`),
-      flags: ['--enable-bootstrap-token-auth=true', ...opts.replicaFlags],
+      // One advertised port, as replicas behind a load balancer: each its own would have them
+      // rewrite the kubernetes Service and its endpoints every 10 s.
+      flags: ['--enable-bootstrap-token-auth=true', '--advertise-port=6443', ...opts.replicaFlags],
       nodeFlags: [...sharedHostNodeFlags(), ...opts.replicaNodeFlags],
       ...(i === 0 && opts.cpuProfileDir ? { cpuProfileDir: opts.cpuProfileDir } : {}),
     });

@@ -210,6 +210,9 @@ export async function startTopology(opts: TopologyOptions): Promise<Topology> {
             ...corralCommand(runtime, 'apiserver'),
             `--etcd-servers=${etcdServers}`,
             `--secure-port=${port}`,
+            // Every replica advertises the load balancer's port: each its own would have them reset
+            // the kubernetes Service's target port to theirs every 10 s.
+            `--advertise-port=${ports.lb}`,
             '--bind-address=127.0.0.1',
             `--data-dir=${dir}`,
             `--token-auth-file=${files.tokenFile}`,

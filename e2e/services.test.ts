@@ -120,7 +120,8 @@ describe('the kubernetes endpoints with two replicas', { skip: skipUnlessEtcd() 
 
   before(
     async () => {
-      cluster = await startCluster({ replicas: 2, replicaArgs: (i) => [`--advertise-address=192.0.2.${20 + i}`] });
+      // Two ports on one host, one advertised port (as behind a load balancer).
+      cluster = await startCluster({ replicas: 2, replicaArgs: (i) => [`--advertise-address=192.0.2.${20 + i}`, '--advertise-port=6443'] });
     },
     { timeout: 120_000 },
   );
@@ -133,6 +134,14 @@ describe('the kubernetes endpoints with two replicas', { skip: skipUnlessEtcd() 
       const found = await kubernetesAddresses(cluster).catch(() => undefined);
       return found?.endpoints === '192.0.2.20 192.0.2.21' && found.slice.split(' ').sort().join(' ') === '192.0.2.20 192.0.2.21';
     });
+    const service = async (): Promise<string> =>
+      succeeded(
+        await cluster.kubectl(['get', 'service', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.metadata.resourceVersion} {.spec.ports[0].targetPort}']),
+      );
+    const [serviceVersion, targetPort] = (await service()).split(' ');
+    assert.equal(targetPort, '6443');
+    const endpointPorts = await cluster.kubectl(['get', 'endpoints', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.subsets[*].ports[*].port}']);
+    assert.equal(succeeded(endpointPorts), '6443');
     // SIGKILL: no graceful removal, the lease must expire (15 s) and the survivor's next sync (10 s) drop it.
     const second = cluster.replicas[1];
     assert.ok(second);
@@ -145,6 +154,8 @@ describe('the kubernetes endpoints with two replicas', { skip: skipUnlessEtcd() 
       },
       { timeoutMs: 90_000, intervalMs: 500 },
     );
+    // Over two reconcile intervals and more, neither replica reset the Service to its own port.
+    assert.equal(await service(), `${serviceVersion} 6443`);
     await terminate(second.child);
   });
 });

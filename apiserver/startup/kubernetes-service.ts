@@ -29,7 +29,7 @@ export function startKubernetesService(
   const publicIP = defaultAdvertiseAddress(config.advertiseAddress, config.bindAddress);
   const controller = new KubernetesServiceController({
     publicIP,
-    publicPort: port,
+    publicPort: config.advertisePort ?? port,
     serviceIP,
     leases: new MasterLeases(storage, masterLeaseTTLSeconds),
     stores: {
@@ -39,7 +39,7 @@ export function startKubernetesService(
     },
     logger,
   });
-  logger.info({ advertiseAddress: publicIP, serviceIP }, 'keeping the kubernetes service');
+  logger.info({ advertiseAddress: publicIP, advertisePort: config.advertisePort ?? port, serviceIP }, 'keeping the kubernetes service');
   controller.start();
   return controller;
 }
