@@ -197,46 +197,6 @@ describe('a default server', () => {
     );
   });
 
-  it('declares the length of every answer it sends whole, over HTTP/1.1 and HTTP/2, so that a client can tell one cut short', async () => {
-    const path = '/api/v1/namespaces/default/configmaps';
-    for (const [method, target, status] of [
-      ['GET', path, 200],
-      ['GET', `${path}/absent`, 404],
-      ['GET', '/version', 200],
-      ['GET', '/openapi/v2', 200],
-    ] as const) {
-      const res = await call(s.server.url, method, target);
-      assert.equal(res.status, status, `${method} ${target}`);
-      assert.equal(res.headers['content-length'], String(Buffer.byteLength(res.text)), `${method} ${target}`);
-      assert.equal(res.headers['transfer-encoding'], undefined, `${method} ${target}: not chunked`);
-    }
-    const head = await call(s.server.url, 'HEAD', path);
-    assert.equal(head.status, 200);
-    assert.equal(head.text, '');
-    assert.equal(head.headers['content-length'], (await call(s.server.url, 'GET', path)).headers['content-length'], "HEAD declares GET's length");
-
-    const pki = pkiPaths(dataDir);
-    const session = http2Connect(s.server.url, { ca: readFileSync(pki.caCert), cert: readFileSync(pki.adminCert), key: readFileSync(pki.adminKey) });
-    try {
-      for (const method of ['GET', 'HEAD']) {
-        const answer = await new Promise<{ headers: IncomingHttpHeaders; bytes: number }>((resolve, reject) => {
-          const stream = session.request({ ':method': method, ':path': path, accept: 'application/json' });
-          let bytes = 0;
-          let headers: IncomingHttpHeaders = {};
-          stream.once('response', (h) => (headers = h));
-          stream.on('data', (chunk: Buffer) => (bytes += chunk.length));
-          stream.once('end', () => resolve({ headers, bytes }));
-          stream.once('error', reject);
-        });
-        assert.equal(answer.headers[':status'], 200, method);
-        assert.equal(answer.headers['content-length'], head.headers['content-length'], method);
-        assert.equal(answer.bytes, method === 'GET' ? Number(head.headers['content-length']) : 0, method);
-      }
-    } finally {
-      session.close();
-    }
-  });
-
   it('signals that /healthz is deprecated', async () => {
     const res = await call(s.server.url, 'GET', '/healthz', { auth: 'none' });
     assert.equal(res.status, 200);
@@ -395,6 +355,46 @@ describe('a default server', () => {
 
   it('logs nothing per request at the default request log level', () => {
     assert.equal(s.logs.filter((l) => l.msg === 'request').length, 0);
+  });
+
+  it('declares the length of every answer it sends whole, over HTTP/1.1 and HTTP/2, so that a client can tell one cut short', async () => {
+    const path = '/api/v1/namespaces/default/configmaps';
+    for (const [method, target, status] of [
+      ['GET', path, 200],
+      ['GET', `${path}/absent`, 404],
+      ['GET', '/version', 200],
+      ['GET', '/openapi/v2', 200],
+    ] as const) {
+      const res = await call(s.server.url, method, target);
+      assert.equal(res.status, status, `${method} ${target}`);
+      assert.equal(res.headers['content-length'], String(Buffer.byteLength(res.text)), `${method} ${target}`);
+      assert.equal(res.headers['transfer-encoding'], undefined, `${method} ${target}: not chunked`);
+    }
+    const head = await call(s.server.url, 'HEAD', path);
+    assert.equal(head.status, 200);
+    assert.equal(head.text, '');
+    assert.equal(head.headers['content-length'], (await call(s.server.url, 'GET', path)).headers['content-length'], "HEAD declares GET's length");
+
+    const pki = pkiPaths(dataDir);
+    const session = http2Connect(s.server.url, { ca: readFileSync(pki.caCert), cert: readFileSync(pki.adminCert), key: readFileSync(pki.adminKey) });
+    try {
+      for (const method of ['GET', 'HEAD']) {
+        const answer = await new Promise<{ headers: IncomingHttpHeaders; bytes: number }>((resolve, reject) => {
+          const stream = session.request({ ':method': method, ':path': path, accept: 'application/json' });
+          let bytes = 0;
+          let headers: IncomingHttpHeaders = {};
+          stream.once('response', (h) => (headers = h));
+          stream.on('data', (chunk: Buffer) => (bytes += chunk.length));
+          stream.once('end', () => resolve({ headers, bytes }));
+          stream.once('error', reject);
+        });
+        assert.equal(answer.headers[':status'], 200, method);
+        assert.equal(answer.headers['content-length'], head.headers['content-length'], method);
+        assert.equal(answer.bytes, method === 'GET' ? Number(head.headers['content-length']) : 0, method);
+      }
+    } finally {
+      session.close();
+    }
   });
 });
 

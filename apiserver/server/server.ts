@@ -436,10 +436,13 @@ export class ApiServer {
       if (openapi) {
         // OpenAPI answers carry their own caching headers (ETag, max-age for hashed URLs).
         if (res.headersSent || res.destroyed) return;
-        const length = byteLength(openapi.body);
-        (res as ServerResponse).writeHead(openapi.status, openapi.status === 304 ? openapi.headers : { ...openapi.headers, 'content-length': String(length) });
-        ex.bytes = length;
-        res.end(openapi.body);
+        const payload = bodyBytes(openapi.body);
+        (res as ServerResponse).writeHead(
+          openapi.status,
+          openapi.status === 304 ? openapi.headers : { ...openapi.headers, 'content-length': String(payload.byteLength) },
+        );
+        ex.bytes = payload.byteLength;
+        res.end(payload);
         return;
       }
       const found = discovery(this.opts.registry, url.pathname, req.headers.accept, `${req.headers.host ?? ''}`);
@@ -694,7 +697,8 @@ export class ApiServer {
     extra: Record<string, string> = {},
   ): void {
     if (res.headersSent || res.destroyed) return;
-    const length = byteLength(body);
+    const payload = bodyBytes(body);
+    const length = payload.byteLength;
     // The length lets a client tell an answer its connection's loss cut short from a whole one
     // (Go's server declares it for the small answers it buffers), and spares HTTP/1.1 the chunking.
     const headers: Record<string, string | string[]> = {
@@ -717,7 +721,7 @@ export class ApiServer {
       ex.contentType = contentType;
       ex.body = body;
     }
-    res.end(body);
+    res.end(payload);
   }
 
   private requestLabels(ex: Exchange): RequestLabels {
@@ -748,7 +752,12 @@ export class ApiServer {
   }
 }
 
-/** The size of an answer's body on the wire. */
-function byteLength(body: string | Uint8Array): number {
-  return typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+/**
+ * An answer's body as bytes. Node writes a string body together with the HTTP/1.1 header block,
+ * both as UTF-8 once the answer has a content-length (it is not chunked), which re-encoded the
+ * Warning header's UTF-8 bytes, each carried by one latin1 character (warning-header.ts); bytes go
+ * out after the header block, which Node writes as latin1.
+ */
+function bodyBytes(body: string | Uint8Array): Uint8Array {
+  return typeof body === 'string' ? Buffer.from(body) : body;
 }
