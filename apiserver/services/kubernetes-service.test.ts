@@ -111,6 +111,15 @@ describe('the kubernetes service', () => {
     );
   });
 
+  it('is created once by replicas starting together, neither failing', async () => {
+    const { stores, replica } = setup();
+    const replicas = [replica('192.0.2.10'), replica('192.0.2.11')];
+    // Both find no Service, both create it: the second create fails on the address the first took.
+    await Promise.all(replicas.map((r) => r.ensureService()));
+    const svc = (await stores.services.get('default', 'kubernetes')) as Service;
+    assert.equal(svc.spec?.clusterIP, '10.0.0.1');
+  });
+
   it('resets a service whose ports someone changed', async () => {
     const { stores, controller } = setup();
     await controller.sync();

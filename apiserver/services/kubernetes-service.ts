@@ -163,7 +163,10 @@ export class KubernetesServiceController {
     try {
       await store.create(namespace, service, context(), writeOptions);
     } catch (err) {
-      if (!isStatusError(err, 'AlreadyExists')) throw err;
+      // Another replica created it meanwhile (replicas start together): its create took the
+      // service address first, so ours failed on the address (Invalid) or on the name.
+      if (isStatusError(err, 'AlreadyExists') || (await getOrUndefined<Service>(store, kubernetesServiceName))) return;
+      throw err;
     }
   }
 
