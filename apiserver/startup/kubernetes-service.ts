@@ -27,9 +27,10 @@ export function startKubernetesService(
   const services = registry.lookup('', 'v1', 'services')?.store;
   if (!services) return undefined;
   const publicIP = defaultAdvertiseAddress(config.advertiseAddress, config.bindAddress);
+  const publicPort = config.advertisePort ?? port;
   const controller = new KubernetesServiceController({
     publicIP,
-    publicPort: config.advertisePort ?? port,
+    publicPort,
     serviceIP,
     leases: new MasterLeases(storage, masterLeaseTTLSeconds),
     stores: {
@@ -39,7 +40,7 @@ export function startKubernetesService(
     },
     logger,
   });
-  logger.info({ advertiseAddress: publicIP, advertisePort: config.advertisePort ?? port, serviceIP }, 'keeping the kubernetes service');
+  logger.info({ advertiseAddress: publicIP, advertisePort: publicPort, serviceIP }, 'keeping the kubernetes service');
   controller.start();
   return controller;
 }
